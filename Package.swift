@@ -1,0 +1,50 @@
+// swift-tools-version:6.0
+import PackageDescription
+
+let package = Package(
+    name: "Seamcheck",
+    platforms: [.macOS(.v13)],
+    products: [
+        .executable(name: "seamcheck", targets: ["seamcheck"]),
+    ],
+    dependencies: [
+        .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
+        .package(url: "https://github.com/jpsim/Yams", from: "6.0.0"),
+    ],
+    targets: [
+        // C libraries from Debian's packages, found through pkg-config.
+        .systemLibrary(
+            name: "CFFmpeg",
+            pkgConfig: "libavformat libavcodec libavutil",
+            providers: [.apt(["libavformat-dev", "libavcodec-dev", "libavutil-dev"])]
+        ),
+        .systemLibrary(
+            name: "CAvahi",
+            pkgConfig: "avahi-client",
+            providers: [.apt(["libavahi-client-dev"])]
+        ),
+
+        // Modules: one job each; C types never leave MediaProbe and Discovery.
+        .target(name: "HLS"),
+        .target(name: "MediaProbe", dependencies: ["CFFmpeg", "HLS"]),
+        .target(name: "Discovery", dependencies: ["CAvahi"]),
+        .target(name: "Compatibility", dependencies: ["MediaProbe", "HLS", "Yams"]),
+        .target(name: "Reporting", dependencies: ["Compatibility", "MediaProbe"]),
+        .executableTarget(
+            name: "seamcheck",
+            dependencies: [
+                "HLS", "MediaProbe", "Discovery", "Compatibility", "Reporting",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ]
+        ),
+
+        // Tests: one target per module, plus end-to-end tests of the built binary.
+        .target(name: "SeamcheckTestSupport", path: "Tests/SeamcheckTestSupport"),
+        .testTarget(name: "HLSTests", dependencies: ["HLS"]),
+        .testTarget(name: "MediaProbeTests", dependencies: ["MediaProbe", "SeamcheckTestSupport"]),
+        .testTarget(name: "DiscoveryTests", dependencies: ["Discovery", "SeamcheckTestSupport"]),
+        .testTarget(name: "CompatibilityTests", dependencies: ["Compatibility", "MediaProbe", "SeamcheckTestSupport"]),
+        .testTarget(name: "ReportingTests", dependencies: ["Reporting", "Compatibility", "MediaProbe"]),
+        .testTarget(name: "EndToEndTests", dependencies: ["seamcheck", "SeamcheckTestSupport"]),
+    ]
+)

@@ -1,0 +1,12 @@
+#ifndef SEAMCHECK_CAVAHI_SHIM_H
+#define SEAMCHECK_CAVAHI_SHIM_H
+#include <avahi-client/client.h>
+#include <avahi-client/lookup.h>
+#include <avahi-common/simple-watch.h>
+#include <avahi-common/thread-watch.h>
+#include <avahi-common/error.h>
+#include <avahi-common/malloc.h>
+#include <avahi-common/strlst.h>
+#include <avahi-common/address.h>
+#include <avahi-common/defs.h>
+#endif

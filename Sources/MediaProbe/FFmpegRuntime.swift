@@ -1,0 +1,70 @@
+import CFFmpeg
+import Foundation
+import Synchronization
+
+/// Process-wide FFmpeg set-up, done once: logging goes to a per-thread capture instead of stderr.
+///
+/// FFmpeg's log callback is global. A probe runs all its FFmpeg calls on one thread, so the
+/// messages logged on that thread while a probe is active belong to that probe; they become the
+/// "reason" in errors ("moov atom not found") instead of noise on the user's terminal.
+enum FFmpegRuntime {
+    static let configured: Bool = {
+        av_log_set_callback { _, level, format, arguments in
+            guard level <= AV_LOG_ERROR, let format, let arguments, let raw = pthread_getspecific(logCaptureKey) else { return }
+            var buffer = [CChar](repeating: 0, count: 512)
+            let written = buffer.withUnsafeMutableBufferPointer { vsnprintf($0.baseAddress, $0.count, format, arguments) }
+            guard written > 0 else { return }
+            let capture = Unmanaged<LogCapture>.fromOpaque(raw).takeUnretainedValue()
+            capture.append(decodeCString(buffer))
+        }
+        return true
+    }()
+
+    /// Runs `body` with FFmpeg's error messages of this thread collected into `capture`.
+    static func capturingLog<T>(into capture: LogCapture, _ body: () throws -> T) rethrows -> T {
+        _ = configured
+        let previous = pthread_getspecific(logCaptureKey)
+        pthread_setspecific(logCaptureKey, Unmanaged.passUnretained(capture).toOpaque())
+        defer { pthread_setspecific(logCaptureKey, previous) }
+        return try withExtendedLifetime(capture) { try body() }
+    }
+
+    /// FFmpeg's text for an error code ("Invalid data found when processing input").
+    static func errorText(_ code: Int32) -> String {
+        var buffer = [CChar](repeating: 0, count: Int(AV_ERROR_MAX_STRING_SIZE))
+        let rc = buffer.withUnsafeMutableBufferPointer { av_strerror(code, $0.baseAddress, $0.count) }
+        return rc == 0 ? decodeCString(buffer) : "FFmpeg error \(code)"
+    }
+}
+
+private let logCaptureKey: pthread_key_t = {
+    var key = pthread_key_t()
+    pthread_key_create(&key, nil)
+    return key
+}()
+
+/// FFmpeg error-level messages logged during one probe, in order, without duplicates.
+final class LogCapture: @unchecked Sendable {
+    private let lines = Mutex<[String]>([])
+
+    func append(_ line: String) {
+        let text = line.trimmingCharacters(in: .whitespacesAndNewlines)
+        guard !text.isEmpty else { return }
+        lines.withLock { if !$0.contains(text) && $0.count < 20 { $0.append(text) } }
+    }
+
+    var messages: [String] { lines.withLock { $0 } }
+}
+
+/// Decodes a NUL-terminated buffer (String(cString: [CChar]) is deprecated in Swift 6).
+func decodeCString(_ buffer: [CChar]) -> String {
+    buffer.withUnsafeBufferPointer { ptr in
+        let length = ptr.firstIndex(of: 0) ?? ptr.count
+        return String(decoding: UnsafeRawBufferPointer(rebasing: UnsafeRawBufferPointer(ptr)[0..<length]),
+                      as: UTF8.self)
+    }
+}
+
+func optionalString(_ pointer: UnsafePointer<CChar>?) -> String? {
+    pointer.map { String(cString: $0) }
+}

@@ -1,0 +1,199 @@
+import CFFmpeg
+import Foundation
+import HLS
+import Synchronization
+
+/// Settings for one probe.
+public struct ProbeOptions: Sendable, Equatable {
+    /// Wall-clock limit for opening and analysing one input, enforced through FFmpeg's interrupt callback.
+    public var timeout: Double
+
+    public init(timeout: Double = 15) {
+        self.timeout = timeout
+    }
+
+    /// Demuxers a probe may use. Random bytes can otherwise "open" as some text subtitle format.
+    public static let allowedContainers = "mov,mp4,m4a,3gp,3g2,mj2,mpegts,matroska,webm,flac,wav,w64,aac,ac3,eac3,mp3,caf"
+    /// A local input may only open files; a remote one only network protocols, never `file:`.
+    static let localProtocols = "file"
+    static let remoteProtocols = "http,https,tcp,tls,crypto"
+}
+
+/// Cooperative stop signal for a running probe, checked by FFmpeg's interrupt callback.
+public final class ProbeCancellation: Sendable {
+    private let flag = Atomic<Bool>(false)
+    public init() {}
+    public func cancel() { flag.store(true, ordering: .relaxed) }
+    public var isCancelled: Bool { flag.load(ordering: .relaxed) }
+}
+
+/// Opens one input with libavformat and describes its tracks. Blocking: call it off Swift's
+/// cooperative pool (``ProbeSession`` does).
+public struct MediaProber: Sendable {
+    public var options: ProbeOptions
+
+    public init(options: ProbeOptions = ProbeOptions()) {
+        self.options = options
+    }
+
+    public func probe(_ text: String) throws(ProbeError) -> MediaDescription {
+        let location: InputLocation
+        do { location = try InputLocation(parsing: text) } catch { throw .invalidInput(error) }
+        return try probe(location)
+    }
+
+    public func probe(_ location: InputLocation, cancellation: ProbeCancellation = ProbeCancellation()) throws(ProbeError) -> MediaDescription {
+        let input = location.description
+        var fileSize: Int64?
+        if case .file(let path) = location {
+            fileSize = try Self.checkLocalFile(path)
+        }
+        let capture = LogCapture()
+        let interrupt = InterruptState(deadline: Date().addingTimeInterval(options.timeout), cancellation: cancellation)
+        let result: Result<MediaDescription, ProbeError> = FFmpegRuntime.capturingLog(into: capture) {
+            withExtendedLifetime(interrupt) {
+                Result { () throws(ProbeError) -> MediaDescription in
+                    try open(location, input: input, fileSize: fileSize, interrupt: interrupt, log: capture)
+                }
+            }
+        }
+        return try result.get()
+    }
+
+    static func checkLocalFile(_ path: String) throws(ProbeError) -> Int64 {
+        var info = stat()
+        guard stat(path, &info) == 0 else {
+            if errno == ENOENT || errno == ENOTDIR { throw .fileNotFound(path) }
+            throw .unreadable(path, reason: String(cString: strerror(errno)))
+        }
+        guard (info.st_mode & S_IFMT) == S_IFREG else { throw .notARegularFile(path) }
+        guard info.st_size > 0 else { throw .emptyFile(path) }
+        guard access(path, R_OK) == 0 else { throw .unreadable(path, reason: String(cString: strerror(errno))) }
+        return Int64(info.st_size)
+    }
+
+    private func open(_ location: InputLocation, input: String, fileSize: Int64?, interrupt: InterruptState,
+                      log: LogCapture) throws(ProbeError) -> MediaDescription {
+        var context: UnsafeMutablePointer<AVFormatContext>? = avformat_alloc_context()
+        guard context != nil else { throw .openFailed(input, reason: "out of memory") }
+        context!.pointee.interrupt_callback.callback = { opaque in
+            guard let opaque else { return 0 }
+            return Unmanaged<InterruptState>.fromOpaque(opaque).takeUnretainedValue().shouldStop ? 1 : 0
+        }
+        context!.pointee.interrupt_callback.opaque = Unmanaged.passUnretained(interrupt).toOpaque()
+
+        var dictionary: OpaquePointer?
+        defer { av_dict_free(&dictionary) }
+        av_dict_set(&dictionary, "format_whitelist", ProbeOptions.allowedContainers, 0)
+        switch location {
+        case .file:
+            av_dict_set(&dictionary, "protocol_whitelist", ProbeOptions.localProtocols, 0)
+        case .remote:
+            av_dict_set(&dictionary, "protocol_whitelist", ProbeOptions.remoteProtocols, 0)
+            av_dict_set(&dictionary, "rw_timeout", String(Int64(options.timeout * 1_000_000)), 0)
+            av_dict_set(&dictionary, "reconnect", "0", 0)
+        }
+        let url: String
+        switch location {
+        case .file(let path): url = "file:" + path
+        case .remote(let remote): url = remote.absoluteString
+        }
+
+        let openStatus = avformat_open_input(&context, url, nil, &dictionary)
+        guard openStatus >= 0, let ctx = context else {
+            throw classify(openStatus, location: location, input: input, interrupt: interrupt, log: log, opening: true)
+        }
+        defer { avformat_close_input(&context) }
+
+        let infoStatus = avformat_find_stream_info(ctx, nil)
+        guard infoStatus >= 0 else {
+            throw classify(infoStatus, location: location, input: input, interrupt: interrupt, log: log, opening: false)
+        }
+        if interrupt.shouldStop { throw interrupt.error(for: input, timeout: options.timeout) }
+
+        let description = StreamReader.describe(ctx, input: input)
+        try Self.validate(description, context: ctx, input: input, fileSize: fileSize)
+        return description
+    }
+
+    private func classify(_ status: Int32, location: InputLocation, input: String, interrupt: InterruptState, log: LogCapture,
+                          opening: Bool) -> ProbeError {
+        if status == sc_averror_exit() || interrupt.shouldStop {
+            return interrupt.error(for: input, timeout: options.timeout)
+        }
+        var reason = FFmpegRuntime.errorText(status)
+        let details = log.messages.filter { $0 != reason }
+        if !details.isEmpty { reason += ": " + details.prefix(3).joined(separator: "; ") }
+        if details.contains(where: { $0.contains("not on whitelist") }) {
+            return .notMedia(input, reason: "its format is not an allowed media container")
+        }
+        if status == sc_averror_invaliddata() {
+            if details.contains(where: { $0.contains("moov atom not found") }), startsWithISOBMFFBox(location) {
+                return .truncated(input, reason: reason)
+            }
+            return .notMedia(input, reason: reason)
+        }
+        if status == sc_averror(ENOENT) { return .fileNotFound(input) }
+        if status == sc_averror(EACCES) { return .unreadable(input, reason: reason) }
+        if status == sc_averror_eof() { return .truncated(input, reason: "unexpected end of file") }
+        if case .file = location { return .notMedia(input, reason: reason) }
+        return opening ? .openFailed(input, reason: reason) : .notMedia(input, reason: reason)
+    }
+
+    /// Whether a local file starts like an MP4/MOV (a box header with a known type), which tells a
+    /// truncated MP4 that lost its moov from random bytes the mov demuxer was tried on.
+    private func startsWithISOBMFFBox(_ location: InputLocation) -> Bool {
+        guard case .file(let path) = location, let handle = FileHandle(forReadingAtPath: path) else { return true }
+        defer { try? handle.close() }
+        let header = handle.readData(ofLength: 8)
+        guard header.count == 8 else { return false }
+        let type = String(decoding: header.suffix(4), as: UTF8.self)
+        return ["ftyp", "moov", "mdat", "free", "skip", "wide", "styp", "pnot", "uuid"].contains(type)
+    }
+
+    /// Rejects results that would make rules compare garbage: no media streams, zero sizes or
+    /// rates, and indexes that point past the end of a local file.
+    static func validate(_ media: MediaDescription, context: UnsafeMutablePointer<AVFormatContext>,
+                         input: String, fileSize: Int64?) throws(ProbeError) {
+        guard !media.video.isEmpty || !media.audio.isEmpty else {
+            throw .notMedia(input, reason: "no audio or video stream")
+        }
+        var missing: [String] = []
+        for track in media.video {
+            if track.width <= 0 || track.height <= 0 { missing.append("video #\(track.index) size") }
+            if track.frameRate == nil { missing.append("video #\(track.index) frame rate") }
+        }
+        for track in media.audio {
+            if track.sampleRate <= 0 { missing.append("audio #\(track.index) sample rate") }
+            if track.channels <= 0 { missing.append("audio #\(track.index) channels") }
+        }
+        guard missing.isEmpty else { throw .incomplete(input, missing: missing) }
+
+        if let fileSize {
+            for i in 0..<Int(context.pointee.nb_streams) {
+                guard let stream = context.pointee.streams[i] else { continue }
+                let end = sc_index_max_end(stream)
+                if end > fileSize {
+                    throw .truncated(input, reason: "stream \(i) has samples up to byte \(end) but the file has \(fileSize) bytes")
+                }
+            }
+        }
+    }
+}
+
+/// Deadline and cancellation seen by FFmpeg's interrupt callback (called often during blocking I/O).
+final class InterruptState: Sendable {
+    let deadline: Date
+    let cancellation: ProbeCancellation
+
+    init(deadline: Date, cancellation: ProbeCancellation) {
+        self.deadline = deadline
+        self.cancellation = cancellation
+    }
+
+    var shouldStop: Bool { cancellation.isCancelled || Date() >= deadline }
+
+    func error(for input: String, timeout: Double) -> ProbeError {
+        cancellation.isCancelled ? .cancelled(input) : .timedOut(input, seconds: timeout)
+    }
+}

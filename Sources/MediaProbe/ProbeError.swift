@@ -1,0 +1,60 @@
+import HLS
+
+/// Why an input could not be probed. Every case names the input and says what to do.
+public enum ProbeError: Error, Sendable, Equatable, CustomStringConvertible {
+    case invalidInput(InputLocationError)
+    case fileNotFound(String)
+    case notARegularFile(String)
+    case emptyFile(String)
+    case unreadable(String, reason: String)
+    /// The bytes are not one of the allowed media containers (random bytes, a text file, a playlist).
+    case notMedia(String, reason: String)
+    /// The container opened but the file ends before the data its index points to.
+    case truncated(String, reason: String)
+    /// FFmpeg opened the input but essential fields are missing (for example a server that ignores Range requests).
+    case incomplete(String, missing: [String])
+    case openFailed(String, reason: String)
+    case timedOut(String, seconds: Double)
+    case cancelled(String)
+
+    public var input: String? {
+        switch self {
+        case .invalidInput: return nil
+        case .fileNotFound(let i), .notARegularFile(let i), .emptyFile(let i), .cancelled(let i): return i
+        case .unreadable(let i, _), .notMedia(let i, _), .truncated(let i, _), .openFailed(let i, _): return i
+        case .incomplete(let i, _), .timedOut(let i, _): return i
+        }
+    }
+
+    public var description: String {
+        switch self {
+        case .invalidInput(let error):
+            return error.description
+        case .fileNotFound(let input):
+            return "\(input): no such file (check the path)"
+        case .notARegularFile(let input):
+            return "\(input): is a directory or special file, not a media file"
+        case .emptyFile(let input):
+            return "\(input): file is empty (0 bytes); re-export or re-download it"
+        case .unreadable(let input, let reason):
+            return "\(input): cannot read file (\(reason)); check its permissions"
+        case .notMedia(let input, let reason):
+            return "\(input): not a supported media file (\(reason)); expected MP4/MOV, MPEG-TS, Matroska/WebM or an audio file"
+        case .truncated(let input, let reason):
+            return "\(input): file is truncated (\(reason)); re-export or re-download it"
+        case .incomplete(let input, let missing):
+            return "\(input): opened but essential fields are missing (\(missing.joined(separator: ", "))); "
+                + "if this is a URL, the server may not support Range requests"
+        case .openFailed(let input, let reason):
+            return "\(input): cannot open (\(reason))"
+        case .timedOut(let input, let seconds):
+            return "\(input): probe timed out after \(formatSeconds(seconds)) s; check the server or raise --timeout"
+        case .cancelled(let input):
+            return "\(input): probe cancelled"
+        }
+    }
+}
+
+private func formatSeconds(_ s: Double) -> String {
+    s == s.rounded() ? String(Int(s)) : String(s)
+}

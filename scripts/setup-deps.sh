@@ -1,0 +1,32 @@
+#!/usr/bin/env bash
+# Installs the Debian packages Seamcheck builds and tests against, when any is missing.
+# Idempotent: a machine that has them all runs no apt-get at all.
+set -euo pipefail
+
+packages=(
+  pkg-config
+  ffmpeg libavformat-dev libavcodec-dev libavutil-dev
+  dbus avahi-daemon avahi-utils libavahi-client-dev
+  python3
+)
+
+missing=()
+for p in "${packages[@]}"; do
+  if ! dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed"; then
+    missing+=("$p")
+  fi
+done
+
+if [ "${#missing[@]}" -gt 0 ]; then
+  echo "setup: installing Debian packages: ${missing[*]}" >&2
+  sudo_cmd=()
+  [ "$(id -u)" -eq 0 ] || sudo_cmd=(sudo)
+  export DEBIAN_FRONTEND=noninteractive
+  "${sudo_cmd[@]}" apt-get -o DPkg::Lock::Timeout=600 update -q >&2
+  "${sudo_cmd[@]}" apt-get -o DPkg::Lock::Timeout=600 install -y -q --no-install-recommends "${missing[@]}" >&2
+fi
+
+if ! command -v swift >/dev/null 2>&1; then
+  echo "setup: no 'swift' on PATH. Install the Swift 6 toolchain (swift.org) and retry." >&2
+  exit 1
+fi
