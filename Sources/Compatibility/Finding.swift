@@ -1,0 +1,78 @@
+/// How much a finding matters on a device class: error (a stall or a broken MUST), warning, info.
+public enum Severity: String, Codable, Sendable, CaseIterable, Comparable {
+    case info
+    case warning
+    case error
+
+    private var rank: Int {
+        switch self {
+        case .info: return 0
+        case .warning: return 1
+        case .error: return 2
+        }
+    }
+
+    public static func < (lhs: Severity, rhs: Severity) -> Bool { lhs.rank < rhs.rank }
+}
+
+/// One thing a rule found: on which device class, about what, what was expected and seen.
+public struct Finding: Codable, Sendable, Equatable {
+    public var rule: String
+    public var severity: Severity
+    /// The device class id; nil for rules that do not depend on a receiver (spec rules).
+    public var deviceClass: String?
+    /// What the finding is about: an asset, a track, a tag.
+    public var subject: String
+    public var expected: String?
+    public var actual: String?
+    public var message: String
+    /// The encoder setting (ffmpeg arguments) that would make the interstitial match, when there is one.
+    public var remediation: String?
+
+    public init(rule: String, severity: Severity, deviceClass: String?, subject: String, expected: String?,
+                actual: String?, message: String, remediation: String?) {
+        self.rule = rule
+        self.severity = severity
+        self.deviceClass = deviceClass
+        self.subject = subject
+        self.expected = expected
+        self.actual = actual
+        self.message = message
+        self.remediation = remediation
+    }
+
+    enum CodingKeys: String, CodingKey {
+        case rule, severity, deviceClass, subject, expected, actual, message, remediation
+    }
+
+    // Nulls are written out: scripts test `remediation == null` rather than key presence.
+    public func encode(to encoder: Encoder) throws {
+        var c = encoder.container(keyedBy: CodingKeys.self)
+        try c.encode(rule, forKey: .rule)
+        try c.encode(severity, forKey: .severity)
+        try c.encode(deviceClass, forKey: .deviceClass)
+        try c.encode(subject, forKey: .subject)
+        try c.encode(expected, forKey: .expected)
+        try c.encode(actual, forKey: .actual)
+        try c.encode(message, forKey: .message)
+        try c.encode(remediation, forKey: .remediation)
+    }
+}
+
+/// Counts of findings by severity, as in the JSON `summary` object.
+public struct FindingSummary: Codable, Sendable, Equatable {
+    public var error: Int
+    public var warning: Int
+    public var info: Int
+
+    public init(_ findings: [Finding]) {
+        error = findings.filter { $0.severity == .error }.count
+        warning = findings.filter { $0.severity == .warning }.count
+        info = findings.filter { $0.severity == .info }.count
+    }
+
+    /// The most severe level present, if any.
+    public var highest: Severity? {
+        error > 0 ? .error : warning > 0 ? .warning : info > 0 ? .info : nil
+    }
+}

@@ -1,0 +1,27 @@
+/// Every rule identifier of INTERFACE.md. Users script against these names: never rename one.
+///
+/// A profile may set the severity of any of them, including rules whose checks are not in the
+/// catalog yet, so that profiles written today keep working as the catalog grows.
+public enum RuleIdentifiers {
+    public static let transition = [
+        "video-codec-mismatch", "frame-rate-mismatch", "aspect-ratio-mismatch", "dynamic-range-mismatch",
+        "audio-codec-mismatch", "sample-rate-mismatch", "audio-bit-depth-mismatch", "channel-layout-mismatch",
+        "track-set-mismatch", "av-start-misaligned", "rendition-language-mismatch",
+    ]
+    public static let capability = [
+        "unsupported-video-codec", "unsupported-dynamic-range", "unsupported-audio-codec", "unsupported-channel-count",
+        "resolution-exceeds-device", "frame-rate-exceeds-device", "no-playable-variant",
+    ]
+    public static let declared = [
+        "declared-codecs-mismatch", "declared-resolution-mismatch", "declared-frame-rate-mismatch",
+        "declared-video-range-mismatch", "declared-channels-mismatch",
+    ]
+    public static let spec = [
+        "daterange-missing-id", "daterange-missing-start-date", "daterange-dates-invalid", "daterange-id-conflict",
+        "end-on-next-invalid", "missing-program-date-time", "interstitial-asset-source", "interstitial-asset-uri-relative",
+        "asset-list-invalid", "asset-unreachable", "cue-pre-and-post", "unknown-enumerated-value",
+        "skip-control-label-invalid", "interstitial-not-vod", "interstitial-duration-mismatch",
+        "daterange-inconsistent-across-renditions",
+    ]
+    public static let all = Set(transition + capability + declared + spec)
+}

@@ -1,0 +1,95 @@
+import Compatibility
+import Foundation
+import MediaProbe
+
+/// Version of the JSON documents; bumped only when a field changes meaning or disappears.
+public let jsonSchemaVersion = 1
+
+/// The audit JSON of INTERFACE.md, plus the probed assets and per-interstitial remediation.
+public struct AuditDocument: Codable, Sendable {
+    public struct Asset: Codable, Sendable {
+        public var role: String
+        public var input: String
+        public var media: MediaDescription
+        /// ffmpeg arguments that make this interstitial match the primary on every audited class.
+        public var remediation: String?
+    }
+
+    public var schemaVersion: Int
+    public var input: String
+    public var interstitials: [String]
+    public var deviceClasses: [String]
+    public var findings: [Finding]
+    public var summary: FindingSummary
+    public var assets: [Asset]
+
+    public init(_ result: AuditResult) {
+        schemaVersion = jsonSchemaVersion
+        input = result.input
+        interstitials = result.interstitials.map(\.input)
+        deviceClasses = result.deviceClasses
+        findings = result.findings
+        summary = result.summary
+        assets = ([result.primary] + result.interstitials).map {
+            Asset(role: $0.role, input: $0.input, media: $0.media, remediation: $0.remediation?.rendered)
+        }
+    }
+
+    enum CodingKeys: String, CodingKey {
+        case schemaVersion, input, interstitials, deviceClasses, findings, summary, assets
+    }
+}
+
+extension AuditDocument.Asset {
+    enum CodingKeys: String, CodingKey { case role, input, media, remediation }
+
+    public func encode(to encoder: Encoder) throws {
+        var c = encoder.container(keyedBy: CodingKeys.self)
+        try c.encode(role, forKey: .role)
+        try c.encode(input, forKey: .input)
+        try c.encode(media, forKey: .media)
+        try c.encode(remediation, forKey: .remediation)
+    }
+}
+
+/// The probe JSON of INTERFACE.md: the media description with `schemaVersion` in front.
+public struct ProbeDocument: Encodable, Sendable {
+    public var media: MediaDescription
+
+    public init(_ media: MediaDescription) { self.media = media }
+
+    enum CodingKeys: String, CodingKey { case schemaVersion }
+
+    public func encode(to encoder: Encoder) throws {
+        var c = encoder.container(keyedBy: CodingKeys.self)
+        try c.encode(jsonSchemaVersion, forKey: .schemaVersion)
+        try media.encode(to: encoder)
+    }
+}
+
+/// Several probes in one document.
+public struct ProbeListDocument: Encodable, Sendable {
+    public var schemaVersion = jsonSchemaVersion
+    public var probes: [MediaDescription]
+
+    public init(_ probes: [MediaDescription]) { self.probes = probes }
+}
+
+public struct JSONReporter: AuditReporter {
+    public init() {}
+
+    public func render(_ result: AuditResult) -> String {
+        JSONOutput.encode(AuditDocument(result))
+    }
+}
+
+/// Pretty, key-sorted JSON with a trailing newline, as every JSON document of the tool is written.
+public enum JSONOutput {
+    public static func encode<T: Encodable>(_ value: T) -> String {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
+        // Encoding plain value types cannot fail; a failure here is a programming error.
+        let data = try! encoder.encode(value)
+        return String(decoding: data, as: UTF8.self) + "\n"
+    }
+}

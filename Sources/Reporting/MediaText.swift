@@ -1,0 +1,40 @@
+import MediaProbe
+
+/// One-line descriptions of probed media for people: "h264 High 1920x1080 29.97 fps 16:9 SDR".
+public enum MediaText {
+    public static func video(_ track: VideoTrack) -> String {
+        var parts = [track.codec]
+        if let profile = track.profile { parts.append(profile) }
+        parts.append("\(track.width)x\(track.height)")
+        if let rate = track.frameRate { parts.append("\(formatNumber(rate)) fps") }
+        if track.sampleAspectRatio != Ratio(1, 1) { parts.append("SAR \(track.sampleAspectRatio)") }
+        parts.append("DAR \(track.displayAspectRatio)")
+        parts.append(track.dynamicRange.rawValue)
+        if let depth = track.bitDepth { parts.append("\(depth)-bit") }
+        return parts.joined(separator: " ")
+    }
+
+    public static func audio(_ track: AudioTrack) -> String {
+        var parts = [track.codec]
+        if let profile = track.profile { parts.append(profile) }
+        parts.append(formatNumber(Double(track.sampleRate) / 1000) + " kHz")
+        if let depth = track.bitDepth { parts.append("\(depth)-bit") }
+        parts.append(track.channelLayout ?? "\(track.channels) ch")
+        if let language = track.language { parts.append(language) }
+        return parts.joined(separator: " ")
+    }
+
+    /// Video and audio of the default tracks, joined by " | ".
+    public static func summary(_ media: MediaDescription) -> String {
+        var parts: [String] = []
+        if let v = media.primaryVideo { parts.append(video(v)) }
+        if let a = media.primaryAudio { parts.append(audio(a)) }
+        if parts.isEmpty { return "no audio or video" }
+        return parts.joined(separator: " | ")
+    }
+
+    public static func formatNumber(_ value: Double) -> String {
+        let rounded = (value * 1000).rounded() / 1000
+        return rounded == rounded.rounded() ? String(Int(rounded)) : String(rounded)
+    }
+}

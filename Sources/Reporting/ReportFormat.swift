@@ -1,0 +1,46 @@
+import Compatibility
+import Foundation
+
+/// Output formats of `seamcheck audit`; the raw values are the `--format` names.
+public enum ReportFormat: String, CaseIterable, Sendable {
+    case table, json, markdown, html, junit
+
+    public var reporter: any AuditReporter {
+        switch self {
+        case .table: return TableReporter(color: false)
+        case .json: return JSONReporter()
+        case .markdown: return MarkdownReporter()
+        case .html: return HTMLReporter()
+        case .junit: return JUnitReporter()
+        }
+    }
+}
+
+/// Renders an audit result as one document.
+public protocol AuditReporter: Sendable {
+    func render(_ result: AuditResult) -> String
+}
+
+/// Text for a severity in tables and lists.
+extension Severity {
+    var label: String { rawValue }
+}
+
+/// Groups findings by interstitial subject, in audit order.
+func findings(for asset: AuditedAsset, in result: AuditResult) -> [Finding] {
+    let subject = "\(asset.role) (\(asset.media.input))"
+    return result.findings.filter { $0.subject == subject }
+}
+
+/// The highest severity per device class for one interstitial; nil where nothing fired.
+func worstSeverity(for asset: AuditedAsset, deviceClass: String, in result: AuditResult) -> Severity? {
+    findings(for: asset, in: result).filter { $0.deviceClass == deviceClass }.map(\.severity).max()
+}
+
+/// The remediation as a full ffmpeg command line for an interstitial.
+func remediationCommand(for asset: AuditedAsset) -> String? {
+    guard let remediation = asset.remediation else { return nil }
+    let input = (asset.input as NSString).lastPathComponent
+    let output = ((input as NSString).deletingPathExtension) + "-matched." + ((input as NSString).pathExtension.isEmpty ? "mp4" : (input as NSString).pathExtension)
+    return "ffmpeg -i \(shellQuoted(input)) \(remediation.rendered) \(shellQuoted(output))"
+}

@@ -1,0 +1,80 @@
+import Compatibility
+import Foundation
+
+/// The terminal view: each interstitial with a rule x device-class grid, messages and the fix.
+public struct TableReporter: AuditReporter {
+    public var color: Bool
+
+    public init(color: Bool) {
+        self.color = color
+    }
+
+    public func render(_ result: AuditResult) -> String {
+        var out: [String] = []
+        out.append(bold("Primary") + "  \(result.primary.input)")
+        out.append("  " + MediaText.summary(result.primary.media))
+        for asset in result.interstitials {
+            out.append("")
+            out.append(bold(asset.role.capitalized) + "  \(asset.input)")
+            out.append("  " + MediaText.summary(asset.media))
+            let found = findings(for: asset, in: result)
+            if found.isEmpty {
+                out.append("  " + paint("no findings: the switch is seamless on every device class audited", .green))
+                continue
+            }
+            out.append(contentsOf: grid(found, classes: result.deviceClasses).map { "  " + $0 })
+            var seenRules: Set<String> = []
+            for finding in found where seenRules.insert(finding.rule).inserted {
+                out.append("  - \(finding.rule): \(finding.message)")
+            }
+            if let command = remediationCommand(for: asset) {
+                out.append("  fix: \(command)")
+            }
+        }
+        let summary = result.summary
+        out.append("")
+        out.append("\(summary.error) error(s), \(summary.warning) warning(s), \(summary.info) info across "
+            + "\(result.deviceClasses.count) device class(es): \(result.deviceClasses.joined(separator: ", "))")
+        return out.joined(separator: "\n") + "\n"
+    }
+
+    /// Rows: rules that fired; columns: device classes; cells: the severity, "-" where it did not fire.
+    private func grid(_ found: [Finding], classes: [String]) -> [String] {
+        var rules: [String] = []
+        for finding in found where !rules.contains(finding.rule) { rules.append(finding.rule) }
+        let ruleWidth = max(4, rules.map(\.count).max() ?? 0)
+        let widths = classes.map { max($0.count, 7) }
+        var lines = [pad("rule", ruleWidth) + "  " + zip(classes, widths).map { pad($0, $1) }.joined(separator: "  ")]
+        for rule in rules {
+            var cells: [String] = []
+            for (deviceClass, width) in zip(classes, widths) {
+                let severity = found.first { $0.rule == rule && $0.deviceClass == deviceClass }?.severity
+                cells.append(paint(pad(severity?.label ?? "-", width), severity.map(tone) ?? .dim))
+            }
+            lines.append(pad(rule, ruleWidth) + "  " + cells.joined(separator: "  "))
+        }
+        return lines
+    }
+
+    private func pad(_ text: String, _ width: Int) -> String {
+        text.count >= width ? text : text + String(repeating: " ", count: width - text.count)
+    }
+
+    enum Tone: String { case red = "31", yellow = "33", blue = "36", green = "32", dim = "2" }
+
+    private func tone(_ severity: Severity) -> Tone {
+        switch severity {
+        case .error: return .red
+        case .warning: return .yellow
+        case .info: return .blue
+        }
+    }
+
+    private func paint(_ text: String, _ tone: Tone) -> String {
+        color ? "\u{1B}[\(tone.rawValue)m\(text)\u{1B}[0m" : text
+    }
+
+    private func bold(_ text: String) -> String {
+        color ? "\u{1B}[1m\(text)\u{1B}[0m" : text
+    }
+}

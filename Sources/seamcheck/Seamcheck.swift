@@ -1,0 +1,41 @@
+import ArgumentParser
+import Foundation
+
+@main
+struct Seamcheck: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "seamcheck",
+        abstract: "Checks that the switch between HLS primary content and interstitials is seamless on AirPlay receivers.",
+        discussion: """
+        Exit codes: 0 ran with no finding at or above --fail-on; 1 findings at or above --fail-on; \
+        2 bad usage or unusable input; 3 a needed service (avahi-daemon, D-Bus) is missing.
+        """,
+        version: "0.1.0",
+        subcommands: [ProbeCommand.self, AuditCommand.self, ProfilesCommand.self, RulesCommand.self]
+    )
+
+    /// Runs the command and maps every failure to INTERFACE.md's exit codes: usage errors are 2
+    /// (ArgumentParser's default is 64), typed failures carry their own code.
+    static func main() async {
+        do {
+            var command = try parseAsRoot()
+            if var asyncCommand = command as? AsyncParsableCommand {
+                try await asyncCommand.run()
+            } else {
+                try command.run()
+            }
+        } catch let failure as CLIFailure {
+            Terminal.error(failure.message)
+            Foundation.exit(failure.exitCode)
+        } catch {
+            let code = exitCode(for: error)
+            let message = fullMessage(for: error)
+            if code == .success {
+                if !message.isEmpty { print(message) }
+                Foundation.exit(0)
+            }
+            if !message.isEmpty { Terminal.writeStderr(message + "\n") }
+            Foundation.exit(code == .validationFailure ? CLIFailure.usage : code.rawValue)
+        }
+    }
+}

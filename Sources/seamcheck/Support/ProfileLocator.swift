@@ -1,0 +1,49 @@
+import Compatibility
+import Foundation
+
+/// Finds the DeviceProfiles directory: --profiles-dir, then SEAMCHECK_PROFILES_DIR, then
+/// ./DeviceProfiles, then the DeviceProfiles folder of the checkout the binary was built in.
+enum ProfileLocator {
+    static func directory(explicit: String?) throws(CLIFailure) -> String {
+        if let explicit { return explicit }
+        if let env = ProcessInfo.processInfo.environment["SEAMCHECK_PROFILES_DIR"], !env.isEmpty { return env }
+        let cwd = FileManager.default.currentDirectoryPath + "/DeviceProfiles"
+        if isDirectory(cwd) { return cwd }
+        var dir = URL(fileURLWithPath: CommandLine.arguments[0]).resolvingSymlinksInPath().deletingLastPathComponent()
+        if let exe = try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe") {
+            dir = URL(fileURLWithPath: exe).deletingLastPathComponent()
+        }
+        while dir.path != "/" {
+            let candidate = dir.appendingPathComponent("DeviceProfiles").path
+            if isDirectory(candidate) { return candidate }
+            dir.deleteLastPathComponent()
+        }
+        throw CLIFailure.input("no DeviceProfiles directory found; pass --profiles-dir DIR or set SEAMCHECK_PROFILES_DIR")
+    }
+
+    /// The profiles to use: all of them, or the ones named with --profile (in the order given).
+    static func load(explicitDirectory: String?, selecting ids: [String]) throws(CLIFailure) -> [DeviceProfile] {
+        let all: [DeviceProfile]
+        do { all = try ProfileLoader.loadDirectory(try directory(explicit: explicitDirectory)) } catch let error as ProfileError {
+            throw CLIFailure(error)
+        } catch let error as CLIFailure {
+            throw error
+        } catch {
+            throw CLIFailure.input("\(error)")
+        }
+        guard !ids.isEmpty else { return all }
+        var chosen: [DeviceProfile] = []
+        for id in ids {
+            guard let profile = all.first(where: { $0.id == id }) else {
+                throw CLIFailure(ProfileError.unknownProfile(id, available: all.map(\.id)))
+            }
+            if !chosen.contains(where: { $0.id == id }) { chosen.append(profile) }
+        }
+        return chosen
+    }
+
+    private static func isDirectory(_ path: String) -> Bool {
+        var flag: ObjCBool = false
+        return FileManager.default.fileExists(atPath: path, isDirectory: &flag) && flag.boolValue
+    }
+}
