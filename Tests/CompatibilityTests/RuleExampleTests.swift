@@ -1,0 +1,77 @@
+@testable import Compatibility
+import MediaProbe
+import XCTest
+
+/// Each rule's examples are its specification: they run here as tests.
+final class RuleExampleTests: XCTestCase {
+    func testEveryRuleExampleFiresExactlyWhenItSaysItDoes() {
+        for rule in RuleCatalog.transitionRules {
+            XCTAssertTrue(rule.examples.contains { $0.triggers }, "\(rule.id) needs an example that fires")
+            XCTAssertTrue(rule.examples.contains { !$0.triggers }, "\(rule.id) needs an example that does not fire")
+            for example in rule.examples {
+                let mismatch = rule.evaluate(TransitionContext(primary: example.primary, interstitial: example.interstitial))
+                XCTAssertEqual(mismatch != nil, example.triggers, "\(rule.id): example '\(example.name)'")
+            }
+        }
+    }
+
+    func testRuleIdsAreUniqueAndListedInInterface() {
+        let ids = RuleCatalog.transitionRules.map(\.id)
+        XCTAssertEqual(Set(ids).count, ids.count)
+        for id in ids { XCTAssertTrue(RuleIdentifiers.transition.contains(id), id) }
+    }
+
+    func testSkeletonTransitionRulesAreAllPresent() {
+        for id in ["video-codec-mismatch", "frame-rate-mismatch", "aspect-ratio-mismatch", "audio-codec-mismatch",
+                   "sample-rate-mismatch", "channel-layout-mismatch"] {
+            XCTAssertNotNil(RuleCatalog.rule(id), id)
+        }
+    }
+
+    func testFrameRateMismatchReportsRatesAndTheExactTarget() throws {
+        let rule = try XCTUnwrap(RuleCatalog.rule("frame-rate-mismatch"))
+        let mismatch = try XCTUnwrap(rule.evaluate(TransitionContext(
+            primary: Example.media(), interstitial: Example.media(video: Example.video(rate: Rational(25, 1))))))
+        XCTAssertEqual(mismatch.expected, "29.97")
+        XCTAssertEqual(mismatch.actual, "25")
+        XCTAssertEqual(mismatch.remediation?.arguments, ["-r", "30000/1001"])
+    }
+
+    func testAspectRemediationPadsToThePrimaryDisplaySize() throws {
+        let rule = try XCTUnwrap(RuleCatalog.rule("aspect-ratio-mismatch"))
+        let anamorphicPrimary = Example.media(video: Example.video(width: 1440, height: 1080, sar: Ratio(4, 3)))
+        let mismatch = try XCTUnwrap(rule.evaluate(TransitionContext(
+            primary: anamorphicPrimary, interstitial: Example.media(video: Example.video(width: 640, height: 480)))))
+        XCTAssertEqual(mismatch.expected, "16:9")
+        XCTAssertEqual(mismatch.actual, "4:3")
+        XCTAssertTrue(mismatch.remediation?.videoFilters.contains("pad=1920:1080:(ow-iw)/2:(oh-ih)/2") ?? false,
+                      "\(String(describing: mismatch.remediation))")
+    }
+
+    func testTrackSetIgnoresMissingVideoOnAudioOnlyReceivers() throws {
+        let rule = try XCTUnwrap(RuleCatalog.rule("track-set-mismatch"))
+        let audioOnlyAd = Example.media(video: nil)
+        XCTAssertNotNil(rule.evaluate(TransitionContext(primary: Example.media(), interstitial: audioOnlyAd, rendersVideo: true)))
+        XCTAssertNil(rule.evaluate(TransitionContext(primary: Example.media(), interstitial: audioOnlyAd, rendersVideo: false)))
+    }
+
+    func testRemediationsMergeIntoOneCommandAndCopyUntouchedStreams() {
+        let merged = Remediation.merge([
+            Remediation(arguments: ["-c:v", "libx264", "-profile:v", "high"]),
+            Remediation(arguments: ["-r", "30000/1001"]),
+            Remediation(arguments: ["-c:v", "libx264", "-profile:v", "high"]),
+            Remediation(videoFilters: ["scale=iw*sar:ih", "setsar=1", "pad=1920:1080", "setsar=1"]),
+            Remediation(videoFilters: ["scale=iw*sar:ih", "setsar=1", "pad=1920:1080", "setsar=1"]),
+        ])
+        XCTAssertEqual(merged.arguments, ["-c:v", "libx264", "-profile:v", "high", "-r", "30000/1001"])
+        XCTAssertEqual(merged.videoFilters, ["scale=iw*sar:ih", "setsar=1", "pad=1920:1080", "setsar=1"])
+        XCTAssertEqual(merged.commandArguments.suffix(2), ["-c:a", "copy"])
+        XCTAssertEqual(Remediation(arguments: ["-ar", "48000"]).rendered, "-ar 48000 -c:v copy")
+    }
+
+    func testShellQuotingOfFilterChains() {
+        XCTAssertEqual(shellQuoted("pad=1920:1080:(ow-iw)/2"), "'pad=1920:1080:(ow-iw)/2'")
+        XCTAssertEqual(shellQuoted("it's"), "'it'\\''s'")
+        XCTAssertEqual(shellQuoted("-c:v"), "-c:v")
+    }
+}

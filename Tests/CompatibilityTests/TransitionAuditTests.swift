@@ -1,0 +1,83 @@
+@testable import Compatibility
+import Foundation
+import MediaProbe
+import SeamcheckTestSupport
+import XCTest
+
+/// The rules on real media probed with FFmpeg: which fire for each pair, and which do not.
+final class TransitionAuditTests: XCTestCase {
+    /// The bundled profiles; DeviceProfileTests reports why when they do not load.
+    static let profiles = (try? ProfileLoader.loadDirectory(MediaFixture.packageRoot + "/DeviceProfiles")) ?? []
+    let prober = MediaProber()
+
+    func firedRules(_ fixture: MediaFixture, against primary: MediaFixture = Fixtures.primary,
+                    profile: String = "smart-tv-low-end") throws -> Set<String> {
+        let result = try audit(fixture, against: primary, profiles: [profile])
+        return Set(result.findings.map(\.rule))
+    }
+
+    func audit(_ fixture: MediaFixture, against primary: MediaFixture = Fixtures.primary,
+               profiles ids: [String]) throws -> AuditResult {
+        let profiles = Self.profiles.filter { ids.contains($0.id) }
+        XCTAssertEqual(profiles.count, ids.count)
+        let p = AuditedAsset(role: "primary", input: "primary", media: try prober.probe(try primary.path()))
+        let i = AuditedAsset(role: "interstitial 1", input: "ad", media: try prober.probe(try fixture.path()))
+        return TransitionAuditor().audit(primary: p, interstitials: [i], profiles: profiles)
+    }
+
+    func testMatchingInterstitialFiresNothingOnAnyClass() throws {
+        let result = try audit(Fixtures.matching, profiles: Self.profiles.map(\.id))
+        XCTAssertEqual(result.findings, [])
+        XCTAssertFalse(result.fails(at: .info))
+    }
+
+    func testAVCToHEVCFiresVideoCodecOnly() throws {
+        XCTAssertEqual(try firedRules(Fixtures.hevc), ["video-codec-mismatch"])
+    }
+
+    func testTwentyNineNineSevenToTwentyFiveFiresFrameRateOnly() throws {
+        XCTAssertEqual(try firedRules(Fixtures.fps25), ["frame-rate-mismatch"])
+    }
+
+    func testFourByThreeFiresAspectRatioOnly() throws {
+        XCTAssertEqual(try firedRules(Fixtures.fourByThree), ["aspect-ratio-mismatch"])
+    }
+
+    func testAnamorphicInterstitialMatchesWidescreenPrimary() throws {
+        XCTAssertEqual(try firedRules(Fixtures.anamorphic), [])
+    }
+
+    func testAACToAC3FiresAudioCodecOnly() throws {
+        XCTAssertEqual(try firedRules(Fixtures.ac3), ["audio-codec-mismatch"])
+    }
+
+    func testFortyEightToFortyFourOneFiresSampleRateOnly() throws {
+        XCTAssertEqual(try firedRules(Fixtures.aac44), ["sample-rate-mismatch"])
+    }
+
+    func testStereoToFivePointOneFiresChannelLayoutOnly() throws {
+        XCTAssertEqual(try firedRules(Fixtures.surround), ["channel-layout-mismatch"])
+    }
+
+    func testSDRToHDR10FiresDynamicRangeAndCodec() throws {
+        XCTAssertEqual(try firedRules(Fixtures.hdr10), ["dynamic-range-mismatch", "video-codec-mismatch"])
+    }
+
+    func testSeverityFollowsTheDeviceClass() throws {
+        let result = try audit(Fixtures.hevc, profiles: ["smart-tv-low-end", "apple-tv-4k", "speaker-audio-only"])
+        let byClass = Dictionary(uniqueKeysWithValues: result.findings.map { ($0.deviceClass ?? "", $0.severity) })
+        XCTAssertEqual(byClass, ["smart-tv-low-end": .error, "apple-tv-4k": .info])
+        let finding = try XCTUnwrap(result.findings.first)
+        XCTAssertEqual(finding.expected, "h264")
+        XCTAssertEqual(finding.actual, "hevc")
+        XCTAssertEqual(finding.subject, "interstitial 1 (\(try Fixtures.hevc.path()))")
+        XCTAssertTrue(finding.remediation?.hasPrefix("-c:v libx264") ?? false, "\(String(describing: finding.remediation))")
+        XCTAssertTrue(result.fails(at: .error))
+    }
+
+    func testAudioOnlyReceiverStillSeesAudioSwitch() throws {
+        let result = try audit(Fixtures.ac3, profiles: ["speaker-audio-only"])
+        XCTAssertEqual(result.findings.map(\.rule), ["audio-codec-mismatch"])
+        XCTAssertEqual(result.findings.first?.severity, .warning)
+    }
+}
