@@ -1,0 +1,107 @@
+import Compatibility
+import Foundation
+#if canImport(FoundationXML)
+import FoundationXML
+#endif
+import MediaProbe
+@testable import Reporting
+import XCTest
+
+final class ReporterTests: XCTestCase {
+    /// A primary and two interstitials: one matching, one with a <script> in its name and a codec switch.
+    func sampleResult() -> AuditResult {
+        let video = VideoTrack(codec: "h264", profile: "High", width: 1920, height: 1080, frameRate: Rational(30000, 1001))
+        let audio = AudioTrack(codec: "aac", profile: "LC", sampleRate: 48000, channels: 2, channelLayout: "stereo")
+        let primary = MediaDescription(input: "/m/main.mp4", container: "mp4", duration: 60, video: [video], audio: [audio])
+        var hevcVideo = video
+        hevcVideo.codec = "hevc"
+        let ad = MediaDescription(input: "/m/<script>ad.mp4", container: "mp4", duration: 15, video: [hevcVideo], audio: [audio])
+        let matching = MediaDescription(input: "/m/ok.mp4", container: "mp4", duration: 15, video: [video], audio: [audio])
+        let profiles = [
+            DeviceProfile(id: "smart-tv-low-end", name: "Low", plays: Capabilities(
+                video: true, videoCodecs: ["h264"], maxWidth: 1920, maxHeight: 1080, maxFrameRate: 60, dynamicRanges: ["SDR"],
+                audioCodecs: ["aac"], maxChannels: 2, sampleRates: [48000]), rules: ["video-codec-mismatch": .severity(.error)]),
+            DeviceProfile(id: "apple-tv-4k", name: "ATV", plays: Capabilities(
+                video: true, videoCodecs: ["h264", "hevc"], maxWidth: 3840, maxHeight: 2160, maxFrameRate: 60, dynamicRanges: ["SDR"],
+                audioCodecs: ["aac"], maxChannels: 8, sampleRates: [48000]), rules: ["video-codec-mismatch": .severity(.info)]),
+        ]
+        return TransitionAuditor().audit(
+            primary: AuditedAsset(role: "primary", input: primary.input, media: primary),
+            interstitials: [AuditedAsset(role: "interstitial 1", input: matching.input, media: matching),
+                            AuditedAsset(role: "interstitial 2", input: ad.input, media: ad)],
+            profiles: profiles)
+    }
+
+    func testJSONHasInterfaceShapeAndNulls() throws {
+        let text = JSONReporter().render(sampleResult())
+        let json = try XCTUnwrap(try JSONSerialization.jsonObject(with: Data(text.utf8)) as? [String: Any])
+        XCTAssertEqual(json["schemaVersion"] as? Int, 1)
+        XCTAssertEqual(json["input"] as? String, "/m/main.mp4")
+        XCTAssertEqual(json["deviceClasses"] as? [String], ["smart-tv-low-end", "apple-tv-4k"])
+        XCTAssertEqual(json["summary"] as? [String: Int], ["error": 1, "warning": 0, "info": 1])
+        let findings = try XCTUnwrap(json["findings"] as? [[String: Any]])
+        XCTAssertEqual(findings.count, 2)
+        XCTAssertEqual(findings[0]["remediation"] as? String, "-c:v libx264 -profile:v high -c:a copy")
+        let assets = try XCTUnwrap(json["assets"] as? [[String: Any]])
+        XCTAssertTrue(assets[1]["remediation"] is NSNull, "the matching interstitial needs no change")
+    }
+
+    func testJUnitIsWellFormedWithASuitePerClassAndFailuresForErrors() throws {
+        let xml = JUnitReporter().render(sampleResult())
+        let document = try XMLDocumentProbe(xml)
+        XCTAssertEqual(document.suites, ["smart-tv-low-end", "apple-tv-4k"])
+        XCTAssertEqual(document.testcases, 4)
+        XCTAssertEqual(document.failures, ["video-codec-mismatch"], "only the low-end TV's error fails")
+        XCTAssertTrue(xml.contains("&lt;script&gt;"))
+    }
+
+    func testHTMLEscapesInputNamesAndShowsTheGrid() {
+        let html = HTMLReporter().render(sampleResult())
+        XCTAssertFalse(html.contains("<script>ad.mp4"))
+        XCTAssertTrue(html.contains("&lt;script&gt;ad.mp4"))
+        XCTAssertEqual(html.components(separatedBy: "<td class=\"fail\">").count - 1, 1)
+        XCTAssertEqual(html.components(separatedBy: "<td class=\"pass\">").count - 1, 2)
+        XCTAssertEqual(html.components(separatedBy: "<td class=\"info\">").count - 1, 1)
+    }
+
+    func testMarkdownGroupsMustFixAndGivesTheCommand() {
+        let md = MarkdownReporter().render(sampleResult())
+        XCTAssertTrue(md.contains("### Must fix"))
+        XCTAssertTrue(md.contains("### Good to know"))
+        XCTAssertTrue(md.contains("ffmpeg -i '<script>ad.mp4' -c:v libx264 -profile:v high -c:a copy '<script>ad-matched.mp4'"), md)
+        XCTAssertTrue(md.contains("| interstitial 1: `ok.mp4` | pass | pass |"), md)
+    }
+
+    func testTableShowsGridAndSummaryWithoutColorCodes() {
+        let table = TableReporter(color: false).render(sampleResult())
+        XCTAssertFalse(table.contains("\u{1B}["))
+        XCTAssertTrue(table.contains("no findings"))
+        XCTAssertTrue(table.contains("1 error(s), 0 warning(s), 1 info across 2 device class(es)"))
+        let colored = TableReporter(color: true).render(sampleResult())
+        XCTAssertTrue(colored.contains("\u{1B}[31merror"))
+    }
+}
+
+/// Reads the parts of a JUnit document the tests check, with Foundation's XML parser.
+final class XMLDocumentProbe: NSObject, XMLParserDelegate {
+    var suites: [String] = []
+    var testcases = 0
+    var failures: [String] = []
+
+    init(_ xml: String) throws {
+        super.init()
+        let parser = XMLParser(data: Data(xml.utf8))
+        parser.delegate = self
+        guard parser.parse() else { throw parser.parserError ?? NSError(domain: "xml", code: 1) }
+    }
+
+    func parser(_ parser: XMLParser, didStartElement name: String, namespaceURI: String?, qualifiedName: String?,
+                attributes: [String: String] = [:]) {
+        switch name {
+        case "testsuite": suites.append(attributes["name"] ?? "")
+        case "testcase": testcases += 1
+        case "failure": failures.append(attributes["type"] ?? "")
+        default: break
+        }
+    }
+}

@@ -1,0 +1,43 @@
+#!/usr/bin/env bash
+# The README's demo command: installs what is missing, builds seamcheck, generates a sample
+# primary and three interstitials with ffmpeg (one matching, two that differ), audits them
+# against every device profile, and writes Reports/demo.json, Reports/demo.md and Reports/demo.html.
+set -euo pipefail
+cd "$(dirname "${BASH_SOURCE[0]}")/.."
+
+scripts/setup-deps.sh
+echo "demo: building seamcheck" >&2
+swift build 2>&1 | grep -v -- '-D_REENTRANT' | tail -n 1 >&2
+bin="$(swift build --show-bin-path)/seamcheck"
+
+media=.build/demo-media
+mkdir -p "$media" Reports
+make_clip() { # name, seconds, video size, frame rate, video encoder args, audio rate, layout, audio encoder args
+  local out="$media/$1"
+  [ -s "$out" ] && return 0
+  echo "demo: generating $out" >&2
+  # shellcheck disable=SC2086
+  ffmpeg -nostdin -v error -y \
+    -f lavfi -i "testsrc2=size=$3:rate=$4:duration=$2" \
+    -f lavfi -i "sine=frequency=440:sample_rate=$6:duration=$2,aformat=channel_layouts=$7" \
+    $5 -pix_fmt yuv420p $8 -ar "$6" -shortest "$out.part.mp4"
+  mv "$out.part.mp4" "$out"
+}
+x264="-c:v libx264 -preset veryfast -profile:v high"
+x265="-c:v libx265 -preset ultrafast -tag:v hvc1 -x265-params log-level=error"
+make_clip primary.mp4            10 1280x720 30000/1001 "$x264" 48000 stereo "-c:a aac"
+make_clip ad-matching.mp4         5 1280x720 30000/1001 "$x264" 48000 stereo "-c:a aac"
+make_clip ad-hevc-25fps.mp4       5 1280x720 25         "$x265" 48000 stereo "-c:a aac"
+make_clip ad-ac3-5.1-44k.mp4      5 1280x720 30000/1001 "$x264" 44100 5.1    "-c:a ac3"
+
+args=(audit --primary "$media/primary.mp4"
+      --interstitial "$media/ad-matching.mp4"
+      --interstitial "$media/ad-hevc-25fps.mp4"
+      --interstitial "$media/ad-ac3-5.1-44k.mp4"
+      --fail-on never)
+"$bin" "${args[@]}" --format table
+"$bin" "${args[@]}" --format json --output Reports/demo.json
+"$bin" "${args[@]}" --format markdown --output Reports/demo.md
+"$bin" "${args[@]}" --format html --output Reports/demo.html
+echo >&2
+echo "demo: reports written: Reports/demo.json Reports/demo.md Reports/demo.html" >&2

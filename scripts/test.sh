@@ -1,0 +1,45 @@
+#!/usr/bin/env bash
+# The README's test command: installs what is missing, starts a private D-Bus and a loopback-only
+# avahi-daemon, builds, runs every test, and stops only the services it started.
+set -euo pipefail
+cd "$(dirname "${BASH_SOURCE[0]}")/.."
+
+scripts/setup-deps.sh
+
+started_services=0
+cleanup() {
+  if [ "$started_services" = 1 ]; then scripts/services.sh stop || true; fi
+}
+trap cleanup EXIT
+
+if scripts/services.sh status >/dev/null 2>&1; then
+  echo "test: reusing the running test avahi-daemon" >&2
+else
+  scripts/services.sh start
+  started_services=1
+fi
+# shellcheck disable=SC1091
+source .build/services/env
+export SEAMCHECK_REQUIRE_AVAHI=1
+
+swift build --build-tests 2>&1 | grep -v -- '-D_REENTRANT' || { echo "test: build failed" >&2; exit 1; }
+
+log=$(mktemp)
+status=0
+# XCTest only: no Swift Testing tests exist, and its "0 tests" line must not close the run.
+swift test --skip-build --disable-swift-testing 2>&1 | tee "$log" || status=$?
+[ "${PIPESTATUS[0]}" = 0 ] || status=1
+
+# One plain closing line for CI, from XCTest's own totals.
+summary=$(grep -E "^[[:space:]]*Executed [0-9]+ tests?, with [0-9]+ failures?" "$log" | tail -n 1 || true)
+rm -f "$log"
+if [ -n "$summary" ]; then
+  total=$(echo "$summary" | sed -E 's/.*Executed ([0-9]+) tests?.*/\1/')
+  failed=$(echo "$summary" | sed -E 's/.*with ([0-9]+) failures?.*/\1/')
+  echo "tests: $((total - failed)) passed, $failed failed"
+  [ "$failed" = 0 ] || status=1
+else
+  echo "test: no XCTest summary found" >&2
+  status=1
+fi
+exit "$status"
