@@ -1,0 +1,230 @@
+#!/usr/bin/env python3
+"""A real HTTP server on 127.0.0.1 for Seamcheck's tests (stdlib only).
+
+Serves files from a directory with byte-range support, plus routes that misbehave on purpose:
+
+  /files/PATH                 the file, honouring Range (206) like a CDN
+  /norange/PATH               the file, ignoring Range (always 200, whole body) like python's http.server
+  /redirect/N/PATH            N chained 302s, then /files/PATH
+  /loop                       302 to itself, forever
+  /status/CODE                an empty response with that status
+  /html                       200 with an HTML error page (a captive portal, a CDN error)
+  /slow/SECONDS/PATH          waits, then serves /files/PATH
+  /drip/SECONDS/PATH          sends headers, then the body one byte per SECONDS
+  /huge/BYTES                 Content-Length BYTES of zeros, streamed until the client stops
+  /__log                      JSON list of the requests served so far: path, range, status, bytes
+  /__reset                    clears the log
+
+Prints "PORT <n>" on stdout once it listens (port 0 = any free port), then serves until killed
+or until --lifetime seconds pass (a test that dies never leaves it running for long).
+"""
+import argparse
+import json
+import os
+import re
+import sys
+import threading
+import time
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+LOG = []
+LOG_LOCK = threading.Lock()
+
+
+class Handler(BaseHTTPRequestHandler):
+    protocol_version = "HTTP/1.1"
+    root = "."
+
+    def log_message(self, fmt, *args):  # keep test output clean
+        pass
+
+    def record(self, status, sent):
+        with LOG_LOCK:
+            LOG.append({"path": self.path, "range": self.headers.get("Range"), "status": status, "bytes": sent})
+
+    def do_HEAD(self):
+        self.handle_request(head=True)
+
+    def do_GET(self):
+        self.handle_request(head=False)
+
+    def handle_request(self, head):
+        path = self.path.split("?", 1)[0]
+        try:
+            if path == "/__log":
+                with LOG_LOCK:
+                    body = json.dumps(LOG).encode()
+                return self.send_body(200, body, "application/json", log=False)
+            if path == "/__reset":
+                with LOG_LOCK:
+                    LOG.clear()
+                return self.send_body(200, b"ok\n", "text/plain", log=False)
+            if path.startswith("/files/"):
+                return self.serve_file(path[len("/files/"):], ranges=True, head=head)
+            if path.startswith("/norange/"):
+                return self.serve_file(path[len("/norange/"):], ranges=False, head=head)
+            m = re.match(r"^/redirect/(\d+)/(.*)$", path)
+            if m:
+                n = int(m.group(1))
+                target = f"/redirect/{n - 1}/{m.group(2)}" if n > 1 else f"/files/{m.group(2)}"
+                return self.redirect(target)
+            if path == "/loop":
+                return self.redirect("/loop")
+            m = re.match(r"^/status/(\d{3})$", path)
+            if m:
+                return self.send_body(int(m.group(1)), b"", "text/plain")
+            if path == "/html":
+                return self.send_body(200, b"<!DOCTYPE html><html><body><h1>503 Service Unavailable</h1></body></html>",
+                                      "text/html")
+            m = re.match(r"^/slow/([0-9.]+)/(.*)$", path)
+            if m:
+                time.sleep(float(m.group(1)))
+                return self.serve_file(m.group(2), ranges=True, head=head)
+            m = re.match(r"^/drip/([0-9.]+)/(.*)$", path)
+            if m:
+                return self.drip(float(m.group(1)), m.group(2))
+            m = re.match(r"^/huge/(\d+)$", path)
+            if m:
+                return self.huge(int(m.group(1)), head)
+            return self.send_body(404, b"not found\n", "text/plain")
+        except (BrokenPipeError, ConnectionResetError):
+            return
+
+    def send_body(self, status, body, content_type, log=True):
+        self.send_response(status)
+        self.send_header("Content-Type", content_type)
+        self.send_header("Content-Length", str(len(body)))
+        self.end_headers()
+        self.wfile.write(body)
+        if log:
+            self.record(status, len(body))
+
+    def redirect(self, target):
+        self.send_response(302)
+        self.send_header("Location", target)
+        self.send_header("Content-Length", "0")
+        self.end_headers()
+        self.record(302, 0)
+
+    def resolve(self, rel):
+        full = os.path.realpath(os.path.join(self.root, rel))
+        if not full.startswith(os.path.realpath(self.root) + os.sep) or not os.path.isfile(full):
+            return None
+        return full
+
+    def content_type(self, full):
+        if full.endswith(".m3u8"):
+            return "application/vnd.apple.mpegurl"
+        if full.endswith(".json"):
+            return "application/json"
+        if full.endswith(".ts"):
+            return "video/mp2t"
+        if full.endswith((".mp4", ".m4s", ".m4v")):
+            return "video/mp4"
+        return "application/octet-stream"
+
+    def serve_file(self, rel, ranges, head):
+        full = self.resolve(rel)
+        if full is None:
+            return self.send_body(404, b"not found\n", "text/plain")
+        size = os.path.getsize(full)
+        start, end, status = 0, size - 1, 200
+        header = self.headers.get("Range") if ranges else None
+        if header:
+            m = re.match(r"^bytes=(\d*)-(\d*)$", header.strip())
+            if m and (m.group(1) or m.group(2)):
+                if m.group(1):
+                    start = int(m.group(1))
+                    end = int(m.group(2)) if m.group(2) else size - 1
+                else:
+                    start = max(0, size - int(m.group(2)))
+                end = min(end, size - 1)
+                if start >= size or start > end:
+                    self.send_response(416)
+                    self.send_header("Content-Range", f"bytes */{size}")
+                    self.send_header("Content-Length", "0")
+                    self.end_headers()
+                    return self.record(416, 0)
+                status = 206
+        length = end - start + 1
+        self.send_response(status)
+        self.send_header("Content-Type", self.content_type(full))
+        self.send_header("Content-Length", str(length))
+        if ranges:
+            self.send_header("Accept-Ranges", "bytes")
+        if status == 206:
+            self.send_header("Content-Range", f"bytes {start}-{end}/{size}")
+        self.end_headers()
+        sent = 0
+        if not head:
+            with open(full, "rb") as f:
+                f.seek(start)
+                remaining = length
+                try:
+                    while remaining > 0:
+                        chunk = f.read(min(65536, remaining))
+                        if not chunk:
+                            break
+                        self.wfile.write(chunk)
+                        sent += len(chunk)
+                        remaining -= len(chunk)
+                except (BrokenPipeError, ConnectionResetError):
+                    pass
+        self.record(status, sent)
+
+    def drip(self, interval, rel):
+        full = self.resolve(rel)
+        if full is None:
+            return self.send_body(404, b"not found\n", "text/plain")
+        data = open(full, "rb").read()
+        self.send_response(200)
+        self.send_header("Content-Type", self.content_type(full))
+        self.send_header("Content-Length", str(len(data)))
+        self.end_headers()
+        sent = 0
+        try:
+            for i in range(len(data)):
+                self.wfile.write(data[i:i + 1])
+                self.wfile.flush()
+                sent += 1
+                time.sleep(interval)
+        except (BrokenPipeError, ConnectionResetError):
+            pass
+        self.record(200, sent)
+
+    def huge(self, size, head):
+        self.send_response(200)
+        self.send_header("Content-Type", "application/vnd.apple.mpegurl")
+        self.send_header("Content-Length", str(size))
+        self.end_headers()
+        sent = 0
+        if not head:
+            block = b"#EXTM3U\n" + b"#" * 65528
+            try:
+                while sent < size:
+                    n = min(len(block), size - sent)
+                    self.wfile.write(block[:n])
+                    sent += n
+            except (BrokenPipeError, ConnectionResetError):
+                pass
+        self.record(200, sent)
+
+
+def main():
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--root", required=True)
+    parser.add_argument("--port", type=int, default=0)
+    parser.add_argument("--lifetime", type=float, default=1800)
+    args = parser.parse_args()
+    Handler.root = args.root
+    server = ThreadingHTTPServer(("127.0.0.1", args.port), Handler)
+    server.daemon_threads = True
+    print(f"PORT {server.server_address[1]}", flush=True)
+    timer = threading.Timer(args.lifetime, server.shutdown)
+    timer.daemon = True
+    timer.start()
+    server.serve_forever()
+
+
+if __name__ == "__main__":
+    sys.exit(main())
