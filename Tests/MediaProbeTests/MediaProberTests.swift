@@ -122,3 +122,74 @@ final class MediaProberTests: XCTestCase {
         XCTAssertEqual(audio["channelLayout"] as? String, "stereo")
     }
 }
+
+final class MediaProberFieldTests: XCTestCase {
+    func probe(_ fixture: MediaFixture) throws -> MediaDescription {
+        try MediaProber().probe(try fixture.path())
+    }
+
+    func testDolbyVisionFromItsConfigurationRecord() throws {
+        let video = try XCTUnwrap(try probe(Fixtures.dolbyVision).primaryVideo)
+        XCTAssertEqual(video.dynamicRange, .dolbyVision)
+        XCTAssertEqual(video.codecTag, "dvh1")
+        let dv = try XCTUnwrap(video.dolbyVision)
+        XCTAssertEqual(dv.profile, 8)
+        XCTAssertEqual(dv.level, 1)
+        XCTAssertEqual(dv.baseLayerCompatibilityId, 1)
+        XCTAssertTrue(dv.rpuPresent)
+        XCTAssertTrue(dv.baseLayerPresent)
+        XCTAssertFalse(dv.enhancementLayerPresent)
+    }
+
+    func testHLGWithHev1Tag() throws {
+        let video = try XCTUnwrap(try probe(Fixtures.hlg).primaryVideo)
+        XCTAssertEqual(video.dynamicRange, .hlg)
+        XCTAssertEqual(video.codecTag, "hev1")
+        XCTAssertEqual(video.bitDepth, 10)
+    }
+
+    func testHDVAnamorphicLevelAndDisplayAspect() throws {
+        let video = try XCTUnwrap(try probe(Fixtures.hdv).primaryVideo)
+        XCTAssertEqual(video.level, 40)
+        XCTAssertEqual(video.sampleAspectRatio, Ratio(4, 3))
+        XCTAssertEqual(video.displayAspectRatio, Ratio(16, 9))
+    }
+
+    func testSideAndSevenOneLayouts() throws {
+        let side = try XCTUnwrap(try probe(Fixtures.surroundSide).primaryAudio)
+        XCTAssertEqual(side.codec, "eac3")
+        XCTAssertEqual(side.codecTag, "ec-3")
+        XCTAssertEqual(side.channelLayout, "5.1(side)")
+        XCTAssertEqual(side.channels, 6)
+        let seven = try XCTUnwrap(try probe(Fixtures.sevenOne).primaryAudio)
+        XCTAssertEqual(seven.channelLayout, "7.1")
+        XCTAssertEqual(seven.channels, 8)
+    }
+
+    func testALACReportsTwentyFourBits() throws {
+        let audio = try XCTUnwrap(try probe(Fixtures.alac24).primaryAudio)
+        XCTAssertEqual(audio.codec, "alac")
+        XCTAssertEqual(audio.bitDepth, 24)
+    }
+
+    func testDelayedAudioStartAndLanguage() throws {
+        let media = try probe(Fixtures.delayedAudio)
+        let audio = try XCTUnwrap(media.primaryAudio)
+        let video = try XCTUnwrap(media.primaryVideo)
+        XCTAssertEqual(audio.language, "fra")
+        XCTAssertEqual(try XCTUnwrap(audio.startTime) - (video.startTime ?? 0), 0.5, accuracy: 0.05)
+    }
+
+    func testFragmentedMatroskaWebMAndAudioOnlyContainers() throws {
+        XCTAssertEqual(try probe(Fixtures.fragmented).primaryVideo?.codecTag, "avc1")
+        let mkv = try probe(Fixtures.matroska)
+        XCTAssertEqual(mkv.container, "matroska,webm")
+        XCTAssertNil(mkv.primaryVideo?.codecTag, "Matroska has no fourcc")
+        let webm = try probe(Fixtures.webm)
+        XCTAssertEqual(webm.primaryVideo?.codec, "vp9")
+        XCTAssertEqual(webm.primaryAudio?.codec, "opus")
+        let audioOnly = try probe(Fixtures.audioOnly)
+        XCTAssertTrue(audioOnly.video.isEmpty)
+        XCTAssertEqual(audioOnly.primaryAudio?.codec, "aac")
+    }
+}

@@ -9,11 +9,19 @@ public struct MediaFixture: Sendable, Hashable {
     public var fileExtension: String
     /// Everything between `ffmpeg -y` and the output path.
     public var arguments: [String]
+    /// A change made to the file after ffmpeg wrote it.
+    public var postProcess: PostProcess?
 
-    public init(name: String, fileExtension: String, arguments: [String]) {
+    public enum PostProcess: Sendable, Hashable {
+        /// Marks the HEVC track as Dolby Vision: sample entry dvh1 and a dvcC configuration record.
+        case dolbyVision(profile: Int, level: Int, compatibilityId: Int)
+    }
+
+    public init(name: String, fileExtension: String, arguments: [String], postProcess: PostProcess? = nil) {
         self.name = name
         self.fileExtension = fileExtension
         self.arguments = arguments
+        self.postProcess = postProcess
     }
 
     public struct Video: Sendable, Hashable {
@@ -31,6 +39,8 @@ public struct MediaFixture: Sendable, Hashable {
         public var encoder = "aac"
         public var sampleRate = 48000
         public var layout = "stereo"
+        /// Options placed before the audio input, e.g. `-itsoffset 0.5` to start audio late.
+        public var inputOptions: [String] = []
         public var extra: [String] = []
         public init() {}
     }
@@ -43,7 +53,7 @@ public struct MediaFixture: Sendable, Hashable {
             args += ["-f", "lavfi", "-i", "testsrc2=size=\(v.width)x\(v.height):rate=\(v.rate):duration=\(duration)"]
         }
         if let a = audio {
-            args += ["-f", "lavfi", "-i",
+            args += a.inputOptions + ["-f", "lavfi", "-i",
                      "sine=frequency=440:sample_rate=\(a.sampleRate):duration=\(duration),aformat=channel_layouts=\(a.layout)"]
         }
         if let v = video {
@@ -73,6 +83,9 @@ public struct MediaFixture: Sendable, Hashable {
             try? FileManager.default.removeItem(atPath: partial)
             throw CommandError.failed("ffmpeg " + arguments.joined(separator: " "), result)
         }
+        if case .dolbyVision(let profile, let level, let compatibilityId) = postProcess {
+            try ISOBMFFPatcher.markDolbyVision(path: partial, profile: profile, level: level, compatibilityId: compatibilityId)
+        }
         _ = rename(partial, target)
         return target
     }
@@ -80,7 +93,7 @@ public struct MediaFixture: Sendable, Hashable {
     /// FNV-1a of the recipe: stable across runs and machines.
     var recipeHash: String {
         var hash: UInt64 = 0xcbf29ce484222325
-        for byte in (arguments.joined(separator: "\u{1}") + fileExtension).utf8 {
+        for byte in (arguments.joined(separator: "\u{1}") + fileExtension + String(describing: postProcess)).utf8 {
             hash ^= UInt64(byte)
             hash = hash &* 0x100000001b3
         }
@@ -136,4 +149,79 @@ public enum Fixtures {
     }())
     /// MPEG-TS with H.264 and AAC, as HLS segments carry them.
     public static let transportStream = MediaFixture.clip("h264-2997-16x9-aac48-stereo", container: "ts")
+
+    /// Audio starts 0.5 s after video (AAC priming makes it read as about 0.478 s).
+    public static let delayedAudio = MediaFixture.clip("h264-aac-delayed-fra", audio: {
+        var a = MediaFixture.Audio()
+        a.inputOptions = ["-itsoffset", "0.5"]
+        a.extra = ["-metadata:s:a:0", "language=fra"]
+        return a
+    }())
+    /// HEVC with the hev1 sample entry, 10-bit HLG.
+    public static let hlg = MediaFixture.clip("hevc-hev1-hlg", video: {
+        var v = MediaFixture.Video()
+        v.encoder = "libx265"
+        v.pixelFormat = "yuv420p10le"
+        v.extra = ["-tag:v", "hev1", "-color_primaries", "bt2020", "-color_trc", "arib-std-b67", "-colorspace", "bt2020nc"]
+        return v
+    }())
+    /// HEVC marked Dolby Vision profile 8.1 (HDR10-compatible base layer) through its dvcC record.
+    public static let dolbyVision = MediaFixture(
+        name: "hevc-dolby-vision-8.1", fileExtension: "mp4",
+        arguments: MediaFixture.clip("dv-base", video: {
+            var v = MediaFixture.Video()
+            v.encoder = "libx265"
+            v.pixelFormat = "yuv420p10le"
+            v.extra = ["-tag:v", "hvc1", "-color_primaries", "bt2020", "-color_trc", "smpte2084", "-colorspace", "bt2020nc"]
+            return v
+        }()).arguments,
+        postProcess: .dolbyVision(profile: 8, level: 1, compatibilityId: 1))
+    /// H.264 at level 3.1 with 1440x1080 pixels and SAR 4:3 (HDV), displaying at 16:9.
+    public static let hdv = MediaFixture.clip("h264-hdv-1440x1080", video: {
+        var v = MediaFixture.Video()
+        v.width = 1440
+        v.height = 1080
+        v.sar = "4/3"
+        v.extra = ["-level", "4.0"]
+        return v
+    }(), audio: nil)
+    public static let surroundSide = MediaFixture.clip("eac3-5.1side", container: "mp4", video: nil, audio: {
+        var a = MediaFixture.Audio()
+        a.encoder = "eac3"
+        a.layout = "5.1(side)"
+        return a
+    }())
+    public static let sevenOne = MediaFixture.clip("aac-7.1", container: "m4a", video: nil, audio: {
+        var a = MediaFixture.Audio()
+        a.layout = "7.1"
+        return a
+    }())
+    /// 24-bit ALAC next to H.264 in an MP4.
+    public static let alac24 = MediaFixture.clip("h264-alac24", container: "m4a", audio: {
+        var a = MediaFixture.Audio()
+        a.encoder = "alac"
+        a.extra = ["-sample_fmt", "s32p"]
+        return a
+    }())
+    public static let fragmented = MediaFixture.clip("h264-aac-fmp4", extra: ["-movflags", "+frag_keyframe+empty_moov+default_base_moof"])
+    public static let faststart = MediaFixture.clip("h264-aac-faststart", extra: ["-movflags", "+faststart"])
+    public static let matroska = MediaFixture.clip("h264-aac-mkv", container: "mkv")
+    public static let webm = MediaFixture.clip("vp9-opus-webm", container: "webm", video: {
+        var v = MediaFixture.Video()
+        v.encoder = "libvpx-vp9"
+        v.extra = ["-deadline", "realtime", "-cpu-used", "8"]
+        return v
+    }(), audio: {
+        var a = MediaFixture.Audio()
+        a.encoder = "libopus"
+        return a
+    }())
+    /// An audio-only AAC file, as an audio-only rendition or a radio-style interstitial.
+    public static let audioOnly = MediaFixture.clip("aac-only", container: "m4a", video: nil)
+
+    /// Every fixture the differential test compares with ffprobe.
+    public static let all: [MediaFixture] = [
+        primary, matching, hevc, fps25, fourByThree, anamorphic, aac44, surround, ac3, hdr10, flac24, transportStream,
+        delayedAudio, hlg, dolbyVision, hdv, surroundSide, sevenOne, alac24, fragmented, faststart, matroska, webm, audioOnly,
+    ]
 }
