@@ -4,7 +4,7 @@
 set -euo pipefail
 
 packages=(
-  pkg-config
+  pkg-config curl
   ffmpeg libavformat-dev libavcodec-dev libavutil-dev
   dbus avahi-daemon avahi-utils libavahi-client-dev
   python3

@@ -30,13 +30,18 @@ status=0
 swift test --skip-build --disable-swift-testing 2>&1 | tee "$log" || status=$?
 [ "${PIPESTATUS[0]}" = 0 ] || status=1
 
-# One plain closing line for CI, from XCTest's own totals.
-summary=$(grep -E "^[[:space:]]*Executed [0-9]+ tests?, with [0-9]+ failures?" "$log" | tail -n 1 || true)
+# One plain closing line for CI, from XCTest's own totals
+# ("Executed 138 tests, with 1 test skipped and 0 failures (0 unexpected) in ...").
+summary=$(grep -E "^[[:space:]]*Executed [0-9]+ tests?, with " "$log" | tail -n 1 || true)
 rm -f "$log"
 if [ -n "$summary" ]; then
   total=$(echo "$summary" | sed -E 's/.*Executed ([0-9]+) tests?.*/\1/')
-  failed=$(echo "$summary" | sed -E 's/.*with ([0-9]+) failures?.*/\1/')
-  echo "tests: $((total - failed)) passed, $failed failed"
+  failed=$(echo "$summary" | sed -E 's/.* ([0-9]+) failures? .*/\1/')
+  skipped=0
+  if echo "$summary" | grep -qE '[0-9]+ tests? skipped'; then
+    skipped=$(echo "$summary" | sed -E 's/.* ([0-9]+) tests? skipped.*/\1/')
+  fi
+  echo "tests: $((total - failed - skipped)) passed, $failed failed, $skipped skipped"
   [ "$failed" = 0 ] || status=1
 else
   echo "test: no XCTest summary found" >&2

@@ -101,13 +101,13 @@ public struct MediaProber: Sendable {
 
         let openStatus = avformat_open_input(&context, url, nil, &dictionary)
         guard openStatus >= 0, let ctx = context else {
-            throw classify(openStatus, location: location, input: input, interrupt: interrupt, log: log, opening: true)
+            throw classify(openStatus, location: location, url: url, input: input, interrupt: interrupt, log: log, opening: true)
         }
         defer { avformat_close_input(&context) }
 
         let infoStatus = avformat_find_stream_info(ctx, nil)
         guard infoStatus >= 0 else {
-            throw classify(infoStatus, location: location, input: input, interrupt: interrupt, log: log, opening: false)
+            throw classify(infoStatus, location: location, url: url, input: input, interrupt: interrupt, log: log, opening: false)
         }
         if interrupt.shouldStop { throw interrupt.error(for: input, timeout: options.timeout) }
 
@@ -116,7 +116,7 @@ public struct MediaProber: Sendable {
         return description
     }
 
-    private func classify(_ status: Int32, location: InputLocation, input: String, interrupt: InterruptState, log: LogCapture,
+    private func classify(_ status: Int32, location: InputLocation, url: String, input: String, interrupt: InterruptState, log: LogCapture,
                           opening: Bool) -> ProbeError {
         if status == sc_averror_exit() || interrupt.shouldStop {
             return interrupt.error(for: input, timeout: options.timeout)
@@ -128,7 +128,7 @@ public struct MediaProber: Sendable {
             return .notMedia(input, reason: "its format is not an allowed media container")
         }
         if status == sc_averror_invaliddata() {
-            if details.contains(where: { $0.contains("moov atom not found") }), startsWithISOBMFFBox(location) {
+            if details.contains(where: { $0.contains("moov atom not found") }), startsWithISOBMFFBox(location, url: url, interrupt: interrupt) {
                 return .truncated(input, reason: reason)
             }
             return .notMedia(input, reason: reason)
@@ -140,12 +140,32 @@ public struct MediaProber: Sendable {
         return opening ? .openFailed(input, reason: reason) : .notMedia(input, reason: reason)
     }
 
-    /// Whether a local file starts like an MP4/MOV (a box header with a known type), which tells a
-    /// truncated MP4 that lost its moov from random bytes the mov demuxer was tried on.
-    private func startsWithISOBMFFBox(_ location: InputLocation) -> Bool {
-        guard case .file(let path) = location, let handle = FileHandle(forReadingAtPath: path) else { return true }
-        defer { try? handle.close() }
-        let header = handle.readData(ofLength: 8)
+    /// Whether the input starts like an MP4/MOV (a box header with a known type), which tells a
+    /// truncated MP4 that lost its moov from random bytes the mov demuxer was tried on. Reads the
+    /// first 8 bytes again: a file read, or one small extra request for http(s), on this error path only.
+    private func startsWithISOBMFFBox(_ location: InputLocation, url: String, interrupt: InterruptState) -> Bool {
+        var header = [UInt8]()
+        switch location {
+        case .file(let path):
+            guard let handle = FileHandle(forReadingAtPath: path) else { return false }
+            defer { try? handle.close() }
+            header = [UInt8](handle.readData(ofLength: 8))
+        case .remote:
+            var io: UnsafeMutablePointer<AVIOContext>?
+            var callback = AVIOInterruptCB(callback: { opaque in
+                guard let opaque else { return 0 }
+                return Unmanaged<InterruptState>.fromOpaque(opaque).takeUnretainedValue().shouldStop ? 1 : 0
+            }, opaque: Unmanaged.passUnretained(interrupt).toOpaque())
+            var dictionary: OpaquePointer?
+            defer { av_dict_free(&dictionary) }
+            av_dict_set(&dictionary, "protocol_whitelist", ProbeOptions.remoteProtocols, 0)
+            av_dict_set(&dictionary, "rw_timeout", String(Int64(options.timeout * 1_000_000)), 0)
+            guard avio_open2(&io, url, AVIO_FLAG_READ, &callback, &dictionary) >= 0, let opened = io else { return false }
+            defer { avio_closep(&io) }
+            header = [UInt8](repeating: 0, count: 8)
+            let count = avio_read(opened, &header, 8)
+            header = Array(header.prefix(max(0, Int(count))))
+        }
         guard header.count == 8 else { return false }
         let type = String(decoding: header.suffix(4), as: UTF8.self)
         return ["ftyp", "moov", "mdat", "free", "skip", "wide", "styp", "pnot", "uuid"].contains(type)
@@ -159,22 +179,30 @@ public struct MediaProber: Sendable {
             throw .notMedia(input, reason: "no audio or video stream")
         }
         var missing: [String] = []
+        // Fields that only decoding the first packets yields (pixel format, profile) are missing
+        // when FFmpeg could not reach the media data, e.g. a moov-at-end MP4 from a server that
+        // ignores Range requests: such a result would make rules compare garbage.
         for track in media.video {
             if track.width <= 0 || track.height <= 0 { missing.append("video #\(track.index) size") }
             if track.frameRate == nil { missing.append("video #\(track.index) frame rate") }
+            if track.pixelFormat == nil { missing.append("video #\(track.index) pixel format") }
+            if ["h264", "hevc"].contains(track.codec), track.profile == nil { missing.append("video #\(track.index) profile") }
         }
         for track in media.audio {
             if track.sampleRate <= 0 { missing.append("audio #\(track.index) sample rate") }
             if track.channels <= 0 { missing.append("audio #\(track.index) channels") }
+            if track.codec == "aac", track.profile == nil { missing.append("audio #\(track.index) profile") }
         }
         guard missing.isEmpty else { throw .incomplete(input, missing: missing) }
 
-        if let fileSize {
+        // The size is the file's, or the server's Content-Length for http(s).
+        let size = context.pointee.pb.map { avio_size($0) }.flatMap { $0 > 0 ? $0 : nil } ?? fileSize
+        if let size {
             for i in 0..<Int(context.pointee.nb_streams) {
                 guard let stream = context.pointee.streams[i] else { continue }
                 let end = sc_index_max_end(stream)
-                if end > fileSize {
-                    throw .truncated(input, reason: "stream \(i) has samples up to byte \(end) but the file has \(fileSize) bytes")
+                if end > size {
+                    throw .truncated(input, reason: "stream \(i) has samples up to byte \(end) but the file has \(size) bytes")
                 }
             }
         }

@@ -216,6 +216,14 @@ public enum Fixtures {
         a.encoder = "libopus"
         return a
     }())
+    /// 4 s of 1280x720 with the moov at the end: too large for FFmpeg's read buffer to hide a
+    /// server that ignores Range requests.
+    public static let largeMoovAtEnd = MediaFixture.clip("h264-720p-moov-end", duration: 4, video: {
+        var v = MediaFixture.Video()
+        v.width = 1280
+        v.height = 720
+        return v
+    }())
     /// An audio-only AAC file, as an audio-only rendition or a radio-style interstitial.
     public static let audioOnly = MediaFixture.clip("aac-only", container: "m4a", video: nil)
 

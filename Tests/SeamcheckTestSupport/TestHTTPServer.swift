@@ -8,30 +8,22 @@ import Foundation
 public final class TestHTTPServer: @unchecked Sendable {
     public let root: String
     public let port: Int
-    private let process: Process
+    private let process: ChildProcess
 
     public init(root: String, lifetime: Double = 900) throws {
         self.root = root
         let script = MediaFixture.packageRoot + "/Tests/Server/test_http_server.py"
-        process = Process()
-        process.executableURL = URL(fileURLWithPath: try Command.resolve("python3"))
-        process.arguments = [script, "--root", root, "--lifetime", String(lifetime)]
-        let out = Pipe()
-        process.standardOutput = out
-        process.standardError = FileHandle.nullDevice
-        process.standardInput = FileHandle.nullDevice
-        try process.run()
+        process = try ChildProcess(executable: URL(fileURLWithPath: try Command.resolve("python3")),
+                                   arguments: [script, "--root", root, "--lifetime", String(lifetime)])
         // The first line is "PORT n".
-        var buffer = Data()
-        while !buffer.contains(UInt8(ascii: "\n")) {
-            let chunk = out.fileHandleForReading.availableData
-            if chunk.isEmpty { break }
-            buffer.append(chunk)
+        let deadline = Date().addingTimeInterval(10)
+        while !process.output.contains("\n"), process.exitCode == nil, Date() < deadline {
+            Thread.sleep(forTimeInterval: 0.01)
         }
-        let line = String(decoding: buffer, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
+        let line = process.output.split(separator: "\n").first.map(String.init) ?? ""
         guard line.hasPrefix("PORT "), let port = Int(line.dropFirst(5)) else {
             process.terminate()
-            throw CommandError.notFound("test HTTP server did not start (got '\(line)')")
+            throw CommandError.notFound("test HTTP server did not start (got '\(process.output)')")
         }
         self.port = port
     }
@@ -41,10 +33,7 @@ public final class TestHTTPServer: @unchecked Sendable {
     }
 
     public func stop() {
-        if process.isRunning {
-            process.terminate()
-            process.waitUntilExit()
-        }
+        process.terminate()
     }
 
     /// `http://127.0.0.1:PORT` + `path` (which starts with "/").
@@ -61,11 +50,17 @@ public final class TestHTTPServer: @unchecked Sendable {
 
     /// The requests served since start or the last `resetLog()`.
     public func log() throws -> [Request] {
-        let data = try Data(contentsOf: URL(string: url("/__log"))!)
-        return try JSONDecoder().decode([Request].self, from: data)
+        try JSONDecoder().decode([Request].self, from: try get("/__log"))
     }
 
     public func resetLog() throws {
-        _ = try Data(contentsOf: URL(string: url("/__reset"))!)
+        _ = try get("/__reset")
+    }
+
+    /// A blocking GET on this server (Foundation on Linux has no Data(contentsOf:) for http).
+    public func get(_ path: String) throws -> Data {
+        let result = try Command.run("curl", ["-sS", "--max-time", "10", "-f", url(path)])
+        guard result.status == 0 else { throw CommandError.failed("curl \(url(path))", result) }
+        return Data(result.stdout.utf8)
     }
 }

@@ -1,0 +1,294 @@
+#!/usr/bin/env bash
+# Starts, stops and reports a private D-Bus bus and a loopback-only avahi-daemon for tests.
+#
+#   scripts/services.sh start    start both (or reuse the ones an earlier start left running),
+#                                wait until avahi answers, write .build/services/env
+#   scripts/services.sh stop     SIGTERM only the processes this script started, wait for them
+#   scripts/services.sh status   print what runs; exit 0 when avahi answers, 3 when not
+#
+# After `start`, `source .build/services/env` points DBUS_SYSTEM_BUS_ADDRESS at the private bus,
+# which libavahi-client, avahi-browse and avahi-publish all honour. Needs root (avahi-daemon
+# refuses to run otherwise); needs no systemd and no /dev/log. Nothing leaves loopback: the
+# daemon listens on `lo` only, IPv4 only, with wide-area DNS and host publishing off.
+set -euo pipefail
+
+# The real repository, also when this script is reached through a symlink.
+root_dir="$(cd -P "$(dirname "$(readlink -f "${BASH_SOURCE[0]}")")/.." && pwd)"
+state_dir="$root_dir/.build/services"
+bus_socket="$state_dir/dbus.sock"
+bus_address="unix:path=$bus_socket"
+bus_conf="$state_dir/dbus.conf"
+avahi_conf="$state_dir/avahi-daemon.conf"
+dbus_pid_file="$state_dir/dbus.pid"
+avahi_pid_file="$state_dir/avahi.pid"
+dbus_log="$state_dir/dbus.log"
+avahi_log="$state_dir/avahi.log"
+env_file="$state_dir/env"
+avahi_system_pid_file="/run/avahi-daemon/pid"
+ready_timeout_s=15
+stop_timeout_s=10
+
+say() { echo "services: $*" >&2; }
+die() { say "error: $*"; exit 1; }
+
+# Prints the PID stored in file $1 when that process is alive (not a zombie) and its
+# /proc/PID/comm is $2; prints nothing otherwise.
+live_pid() {
+  local file="$1" comm="$2" pid
+  [ -f "$file" ] || return 0
+  pid="$(tr -dc '0-9' <"$file")"
+  [ -n "$pid" ] || return 0
+  is_alive "$pid" "$comm" && echo "$pid"
+  return 0
+}
+
+# True when process $1 exists, is not a zombie, and its comm is $2.
+is_alive() {
+  local pid="$1" comm="$2" state
+  [ -r "/proc/$pid/comm" ] || return 1
+  [ "$(cat "/proc/$pid/comm" 2>/dev/null)" = "$comm" ] || return 1
+  # Field 3 of /proc/PID/stat is the state; comm (field 2) has no spaces for our daemons.
+  state="$(awk '{print $3}' "/proc/$pid/stat" 2>/dev/null || echo X)"
+  [ "$state" != "Z" ] && [ "$state" != "X" ]
+}
+
+# True when process $1 exists and is not a zombie: for start-up, when /proc/PID/comm may still
+# name the shell or setsid that is about to exec the daemon.
+exists() {
+  local state
+  state="$(awk '{print $3}' "/proc/$1/stat" 2>/dev/null || echo X)"
+  [ "$state" != "Z" ] && [ "$state" != "X" ]
+}
+
+# Prints avahi's state number over the private bus (2 = running), or nothing.
+avahi_state() {
+  dbus-send --bus="$bus_address" --print-reply=literal --reply-timeout=2000 \
+    --dest=org.freedesktop.Avahi / org.freedesktop.Avahi.Server.GetState 2>/dev/null \
+    | awk '{print $NF}' || true
+}
+
+log_tail() {
+  local file="$1"
+  [ -s "$file" ] || { echo "  ($file is empty)"; return; }
+  echo "  last lines of $file:"
+  tail -n 15 "$file" | sed 's/^/    /'
+}
+
+write_env() {
+  printf 'export DBUS_SYSTEM_BUS_ADDRESS=%q\n' "$bus_address" >"$env_file"
+}
+
+# Sends SIGTERM to process $1 (if it is still our $2) and waits for it to exit.
+terminate() {
+  local pid="$1" comm="$2" name="$3" waited=0
+  is_alive "$pid" "$comm" || return 0
+  kill -TERM "$pid" 2>/dev/null || true
+  while is_alive "$pid" "$comm"; do
+    if [ "$waited" -ge $((stop_timeout_s * 10)) ]; then
+      say "$name (pid $pid) ignored SIGTERM for ${stop_timeout_s}s; sending SIGKILL"
+      kill -KILL "$pid" 2>/dev/null || true
+      sleep 0.5
+      break
+    fi
+    sleep 0.1
+    waited=$((waited + 1))
+  done
+}
+
+stop_ours() {
+  local apid dpid
+  apid="$(live_pid "$avahi_pid_file" avahi-daemon)"
+  dpid="$(live_pid "$dbus_pid_file" dbus-daemon)"
+  [ -z "$apid" ] || terminate "$apid" avahi-daemon avahi-daemon
+  [ -z "$dpid" ] || terminate "$dpid" dbus-daemon dbus-daemon
+  rm -f "$avahi_pid_file" "$dbus_pid_file" "$env_file" "$bus_socket"
+  if [ -n "$apid" ] && [ -f "$avahi_system_pid_file" ] \
+     && [ "$(tr -dc '0-9' <"$avahi_system_pid_file")" = "$apid" ]; then
+    rm -f "$avahi_system_pid_file"   # left behind only when the daemon was SIGKILLed
+  fi
+  [ -n "$apid$dpid" ] && say "stopped${apid:+ avahi-daemon (pid $apid)}${dpid:+ dbus-daemon (pid $dpid)}"
+  return 0
+}
+
+# Fails when an avahi-daemon we did not start holds /run/avahi-daemon/pid; removes the file
+# when its process is gone (or a zombie), since avahi would refuse to start because of it.
+check_foreign_avahi() {
+  local pid
+  [ -f "$avahi_system_pid_file" ] || return 0
+  pid="$(tr -dc '0-9' <"$avahi_system_pid_file")"
+  if [ -n "$pid" ] && is_alive "$pid" avahi-daemon; then
+    die "another avahi-daemon (pid $pid, not started by this script) is running; avahi's pid file
+  $avahi_system_pid_file is compiled in, so a second daemon cannot start. Either stop it
+  (\`service avahi-daemon stop\`, or \`kill $pid\` if you started it) and rerun
+  \`scripts/services.sh start\`, or use it directly: export
+  DBUS_SYSTEM_BUS_ADDRESS=unix:path=/run/dbus/system_bus_socket (its configuration may
+  multicast beyond loopback, and its host name is not seamcheck-ci)."
+  fi
+  say "removing stale $avahi_system_pid_file (pid ${pid:-?} is gone)"
+  rm -f "$avahi_system_pid_file"
+}
+
+write_configs() {
+  cat >"$bus_conf" <<EOF
+<!DOCTYPE busconfig PUBLIC "-//freedesktop//DTD D-Bus Bus Configuration 1.0//EN"
+ "http://www.freedesktop.org/standards/dbus/1.0/busconfig.dtd">
+<!-- Private bus for Seamcheck's tests (written by scripts/services.sh): anyone may connect,
+     own any name and talk to anyone. It listens on a socket under .build only. -->
+<busconfig>
+  <type>system</type>
+  <listen>$bus_address</listen>
+  <auth>EXTERNAL</auth>
+  <policy context="default">
+    <allow user="*"/>
+    <allow own="*"/>
+    <allow send_destination="*"/>
+    <allow receive_sender="*"/>
+  </policy>
+</busconfig>
+EOF
+  cat >"$avahi_conf" <<'EOF'
+# Loopback-only avahi-daemon for Seamcheck's tests (written by scripts/services.sh).
+[server]
+host-name=seamcheck-ci
+use-ipv4=yes
+use-ipv6=no
+allow-interfaces=lo
+enable-dbus=yes
+ratelimit-interval-usec=1000000
+ratelimit-burst=1000
+[wide-area]
+enable-wide-area=no
+[publish]
+publish-hinfo=no
+publish-workstation=no
+publish-domain=no
+publish-aaaa-on-ipv4=no
+publish-a-on-ipv6=no
+[reflector]
+enable-reflector=no
+EOF
+}
+
+# Runs a daemon in a new session with TERM, INT and HUP unblocked and at their defaults: a
+# caller such as a Swift test (Foundation's Process on a libdispatch thread) may pass on a signal
+# mask that blocks SIGTERM, and a daemon that inherits it could then only be stopped by SIGKILL.
+# Call it only in the background (`launch ... &`): it execs, so $! is the daemon's PID.
+launch() {
+  if env --default-signal=TERM true 2>/dev/null; then
+    exec env --default-signal=TERM,INT,HUP setsid "$@"
+  else
+    exec setsid "$@"
+  fi
+}
+
+start_dbus() {
+  rm -f "$bus_socket"
+  # Started in the background from a non-interactive shell, env and setsid exec in place: $! is
+  # the daemon's own PID, and the daemon leaves the caller's process group and session.
+  launch dbus-daemon --config-file="$bus_conf" --nofork --nopidfile \
+    </dev/null >"$dbus_log" 2>&1 9>&- &
+  local pid=$! waited=0
+  echo "$pid" >"$dbus_pid_file"
+  until [ -S "$bus_socket" ]; do
+    if ! exists "$pid" || [ "$waited" -ge 50 ]; then
+      say "error: dbus-daemon did not create $bus_socket"
+      log_tail "$dbus_log" >&2
+      stop_ours
+      exit 1
+    fi
+    sleep 0.1
+    waited=$((waited + 1))
+  done
+}
+
+start_avahi() {
+  # --no-drop-root and --no-chroot: the private bus socket lives under the repository, which
+  # user avahi may not be allowed to reach, and a chrooted daemon could not reconnect to it.
+  launch env DBUS_SYSTEM_BUS_ADDRESS="$bus_address" avahi-daemon -f "$avahi_conf" \
+    --no-rlimits --no-proc-title --no-drop-root --no-chroot \
+    </dev/null >"$avahi_log" 2>&1 9>&- &
+  local pid=$! waited=0
+  echo "$pid" >"$avahi_pid_file"
+  while [ "$(avahi_state)" != "2" ]; do
+    if ! exists "$pid"; then
+      say "error: avahi-daemon (pid $pid) exited during start-up"
+      log_tail "$avahi_log" >&2
+      stop_ours
+      exit 1
+    fi
+    if [ "$waited" -ge $((ready_timeout_s * 10)) ]; then
+      say "error: avahi-daemon (pid $pid) did not reach state 2 (running) within ${ready_timeout_s}s"
+      log_tail "$avahi_log" >&2
+      stop_ours
+      exit 1
+    fi
+    sleep 0.1
+    waited=$((waited + 1))
+  done
+}
+
+cmd_start() {
+  [ "$(id -u)" -eq 0 ] || die "avahi-daemon must be started as root; rerun with sudo."
+  local tool
+  for tool in dbus-daemon dbus-send avahi-daemon setsid flock; do
+    command -v "$tool" >/dev/null 2>&1 \
+      || die "'$tool' is missing; install dbus avahi-daemon avahi-utils (scripts/setup-deps.sh)."
+  done
+  mkdir -p "$state_dir"
+
+  local apid dpid
+  apid="$(live_pid "$avahi_pid_file" avahi-daemon)"
+  dpid="$(live_pid "$dbus_pid_file" dbus-daemon)"
+  if [ -n "$apid" ] && [ -n "$dpid" ] && [ "$(avahi_state)" = "2" ]; then
+    write_env
+    say "already running: dbus-daemon (pid $dpid), avahi-daemon (pid $apid)"
+    say "bus: $bus_address  (source $env_file)"
+    return 0
+  fi
+  # A half-alive or stale pair from an earlier start: clear it and start both afresh.
+  stop_ours
+
+  check_foreign_avahi
+  write_configs
+  start_dbus
+  start_avahi
+  write_env
+  say "started dbus-daemon (pid $(cat "$dbus_pid_file")), avahi-daemon (pid $(cat "$avahi_pid_file"))"
+  say "bus: $bus_address  (source $env_file)"
+}
+
+cmd_stop() {
+  if [ -z "$(live_pid "$avahi_pid_file" avahi-daemon)$(live_pid "$dbus_pid_file" dbus-daemon)" ]; then
+    rm -f "$avahi_pid_file" "$dbus_pid_file" "$env_file" "$bus_socket"
+    say "not running"
+    return 0
+  fi
+  stop_ours
+}
+
+cmd_status() {
+  local apid dpid state
+  apid="$(live_pid "$avahi_pid_file" avahi-daemon)"
+  dpid="$(live_pid "$dbus_pid_file" dbus-daemon)"
+  echo "dbus-daemon:  $( [ -n "$dpid" ] && echo "running (pid $dpid)" || echo "not running")"
+  echo "avahi-daemon: $( [ -n "$apid" ] && echo "running (pid $apid)" || echo "not running")"
+  echo "bus:          $bus_address"
+  state="$( [ -n "$dpid" ] && avahi_state || true)"
+  echo "avahi state:  ${state:-no answer}"
+  [ -n "$apid" ] && [ -n "$dpid" ] && [ "$state" = "2" ] && return 0
+  return 3
+}
+
+# One start or stop at a time (parallel test runs); the daemons get fd 9 closed.
+lock() {
+  mkdir -p "$state_dir"
+  exec 9>"$state_dir/lock"
+  flock -w 30 9 || die "another scripts/services.sh holds $state_dir/lock for 30s"
+}
+
+case "${1:-}" in
+  start) lock; cmd_start ;;
+  stop) lock; cmd_stop ;;
+  status) cmd_status ;;
+  *) echo "usage: $0 start|stop|status" >&2; exit 2 ;;
+esac
