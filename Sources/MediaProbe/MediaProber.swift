@@ -27,6 +27,12 @@ public final class ProbeCancellation: Sendable {
     public var isCancelled: Bool { flag.load(ordering: .relaxed) }
 }
 
+/// What one probe cost: the bytes FFmpeg consumed from the input and the wall time.
+public struct ProbeStatistics: Codable, Sendable, Equatable {
+    public var bytesRead: Int64
+    public var seconds: Double
+}
+
 /// Opens one input with libavformat and describes its tracks. Blocking: call it off Swift's
 /// cooperative pool (``ProbeSession`` does).
 public struct MediaProber: Sendable {
@@ -43,6 +49,12 @@ public struct MediaProber: Sendable {
     }
 
     public func probe(_ location: InputLocation, cancellation: ProbeCancellation = ProbeCancellation()) throws(ProbeError) -> MediaDescription {
+        try probeWithStatistics(location, cancellation: cancellation).media
+    }
+
+    public func probeWithStatistics(_ location: InputLocation, cancellation: ProbeCancellation = ProbeCancellation())
+        throws(ProbeError) -> (media: MediaDescription, statistics: ProbeStatistics) {
+        let started = Date()
         let input = location.description
         var fileSize: Int64?
         if case .file(let path) = location {
@@ -50,14 +62,16 @@ public struct MediaProber: Sendable {
         }
         let capture = LogCapture()
         let interrupt = InterruptState(deadline: Date().addingTimeInterval(options.timeout), cancellation: cancellation)
+        var bytesRead: Int64 = 0
         let result: Result<MediaDescription, ProbeError> = FFmpegRuntime.capturingLog(into: capture) {
             withExtendedLifetime(interrupt) {
                 Result { () throws(ProbeError) -> MediaDescription in
-                    try open(location, input: input, fileSize: fileSize, interrupt: interrupt, log: capture)
+                    try open(location, input: input, fileSize: fileSize, interrupt: interrupt, log: capture, bytesRead: &bytesRead)
                 }
             }
         }
-        return try result.get()
+        let media = try result.get()
+        return (media, ProbeStatistics(bytesRead: bytesRead, seconds: Date().timeIntervalSince(started)))
     }
 
     static func checkLocalFile(_ path: String) throws(ProbeError) -> Int64 {
@@ -73,7 +87,7 @@ public struct MediaProber: Sendable {
     }
 
     private func open(_ location: InputLocation, input: String, fileSize: Int64?, interrupt: InterruptState,
-                      log: LogCapture) throws(ProbeError) -> MediaDescription {
+                      log: LogCapture, bytesRead: inout Int64) throws(ProbeError) -> MediaDescription {
         var context: UnsafeMutablePointer<AVFormatContext>? = avformat_alloc_context()
         guard context != nil else { throw .openFailed(input, reason: "out of memory") }
         context!.pointee.interrupt_callback.callback = { opaque in
@@ -103,7 +117,10 @@ public struct MediaProber: Sendable {
         guard openStatus >= 0, let ctx = context else {
             throw classify(openStatus, location: location, url: url, input: input, interrupt: interrupt, log: log, opening: true)
         }
-        defer { avformat_close_input(&context) }
+        defer {
+            bytesRead = ctx.pointee.pb?.pointee.bytes_read ?? 0
+            avformat_close_input(&context)
+        }
 
         let infoStatus = avformat_find_stream_info(ctx, nil)
         guard infoStatus >= 0 else {

@@ -13,6 +13,7 @@ public actor ProbeSession {
     private var waiters: [CheckedContinuation<Void, Never>] = []
     private var results: [InputLocation: Task<MediaDescription, Error>] = [:]
     public private(set) var probesPerformed = 0
+    private var statistics: [InputLocation: ProbeStatistics] = [:]
 
     public init(options: ProbeOptions = ProbeOptions(), maxConcurrent: Int = ProcessInfo.processInfo.activeProcessorCount) {
         self.prober = MediaProber(options: options)
@@ -43,15 +44,22 @@ public actor ProbeSession {
         probesPerformed += 1
         let prober = self.prober
         let cancellation = ProbeCancellation()
-        return try await withTaskCancellationHandler {
-            try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<MediaDescription, Error>) in
+        let (media, cost) = try await withTaskCancellationHandler {
+            try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<(MediaDescription, ProbeStatistics), Error>) in
                 Thread.detachNewThread {
-                    continuation.resume(with: Result { try prober.probe(location, cancellation: cancellation) })
+                    continuation.resume(with: Result { try prober.probeWithStatistics(location, cancellation: cancellation) })
                 }
             }
         } onCancel: {
             cancellation.cancel()
         }
+        statistics[location] = cost
+        return media
+    }
+
+    /// What probing `location` cost, once it has been probed successfully.
+    public func statistics(for location: InputLocation) -> ProbeStatistics? {
+        statistics[location]
     }
 
     private func acquire() async {

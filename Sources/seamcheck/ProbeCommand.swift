@@ -18,6 +18,9 @@ struct ProbeCommand: AsyncParsableCommand {
 
     @OptionGroup var timeout: TimeoutOption
 
+    @Flag(help: "Print the bytes read and the time taken for each input on stderr.")
+    var stats = false
+
     func validate() throws {
         guard !inputs.isEmpty else { throw ValidationError("give at least one INPUT to probe") }
     }
@@ -26,6 +29,13 @@ struct ProbeCommand: AsyncParsableCommand {
         let locations = try ProbeRunner.locations(inputs)
         let session = ProbeSession(options: ProbeOptions(timeout: timeout.timeout))
         let media = try await ProbeRunner.describeAll(locations, with: session)
+        if stats {
+            for location in locations {
+                guard let cost = await session.statistics(for: location) else { continue }
+                Terminal.writeStderr("stats: \(location): \(cost.bytesRead) bytes read in "
+                    + String(format: "%.1f ms", cost.seconds * 1000) + "\n")
+            }
+        }
         switch ListFormat.resolve(format) {
         case .json:
             let text = media.count == 1 ? JSONOutput.encode(ProbeDocument(media[0])) : JSONOutput.encode(ProbeListDocument(media))
@@ -48,30 +58,40 @@ enum ProbeRunner {
     }
 
     static func describeAll(_ locations: [InputLocation], with session: ProbeSession) async throws(CLIFailure) -> [MediaDescription] {
-        let results = await withTaskGroup(of: (Int, Result<MediaDescription, ProbeError>).self) { group in
+        let results = await withTaskGroup(of: Outcome.self) { group in
             for (index, location) in locations.enumerated() {
-                group.addTask {
-                    do throws(ProbeError) {
-                        return (index, .success(try await session.describe(location)))
-                    } catch {
-                        return (index, .failure(error))
-                    }
-                }
+                group.addTask { await Outcome(index: index, location: location, session: session) }
             }
-            var collected = [Result<MediaDescription, ProbeError>?](repeating: nil, count: locations.count)
-            for await (index, result) in group { collected[index] = result }
+            var collected = [Outcome?](repeating: nil, count: locations.count)
+            for await outcome in group { collected[outcome.index] = outcome }
             return collected.compactMap { $0 }
         }
         var errors: [ProbeError] = []
         var media: [MediaDescription] = []
-        for result in results {
-            switch result {
-            case .success(let m): media.append(m)
-            case .failure(let e): if !errors.contains(e) { errors.append(e) }
-            }
+        for outcome in results {
+            if let m = outcome.media { media.append(m) }
+            if let e = outcome.error, !errors.contains(e) { errors.append(e) }
         }
         guard errors.isEmpty else { throw CLIFailure(errors) }
         return media
+    }
+
+    /// One input's probe, as a plain value the task group can return. (A child task returning
+    /// `(Int, Result<MediaDescription, ProbeError>)` got a garbage index in -O builds with 50+
+    /// inputs under Swift 6.3; this shape does not.)
+    struct Outcome: Sendable {
+        var index: Int
+        var media: MediaDescription?
+        var error: ProbeError?
+
+        init(index: Int, location: InputLocation, session: ProbeSession) async {
+            self.index = index
+            do {
+                media = try await session.describe(location)
+            } catch let failure {
+                error = failure
+            }
+        }
     }
 }
 

@@ -103,6 +103,17 @@ final class HTTPProbeTests: XCTestCase {
         guard case .notMedia = error("/html") else { return XCTFail("an HTML error page is not media") }
     }
 
+    func testRedirectToALocalFileIsNeverFollowed() throws {
+        let secret = root.appendingPathComponent("secret.mp4")
+        try FileManager.default.copyItem(atPath: try Fixtures.primary.path(), toPath: secret.path)
+        let path = "/goto?to=file://" + secret.path
+        guard case .some(let failure) = error(path) else {
+            return XCTFail("a remote input must not be probed through a redirect to file:")
+        }
+        if case .incomplete = failure { XCTFail("must fail to open, not half-open: \(failure)") }
+        XCTAssertTrue(failure.description.contains(server.url("/goto")), failure.description)
+    }
+
     private func probeError(_ url: String) -> ProbeError? {
         do { _ = try MediaProber().probe(url); return nil } catch { return error }
     }

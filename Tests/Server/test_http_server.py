@@ -7,6 +7,7 @@ Serves files from a directory with byte-range support, plus routes that misbehav
   /norange/PATH               the file, ignoring Range (always 200, whole body) like python's http.server
   /redirect/N/PATH            N chained 302s, then /files/PATH
   /loop                       302 to itself, forever
+  /goto?to=URL                302 to any URL (file:///etc/passwd, to test that remote inputs never read local files)
   /status/CODE                an empty response with that status
   /html                       200 with an HTML error page (a captive portal, a CDN error)
   /slow/SECONDS/PATH          waits, then serves /files/PATH
@@ -70,6 +71,10 @@ class Handler(BaseHTTPRequestHandler):
                 return self.redirect(target)
             if path == "/loop":
                 return self.redirect("/loop")
+            if path == "/goto":
+                from urllib.parse import parse_qs, urlsplit
+                target = parse_qs(urlsplit(self.path).query).get("to", ["/"])[0]
+                return self.redirect(target)
             m = re.match(r"^/status/(\d{3})$", path)
             if m:
                 return self.send_body(int(m.group(1)), b"", "text/plain")
