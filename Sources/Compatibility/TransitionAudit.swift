@@ -35,18 +35,23 @@ public struct AuditResult: Sendable, Equatable {
     }
 }
 
-/// Applies the transition rules to each (primary, interstitial) pair for each device class.
+/// Applies the media rules for each device class: capability rules to every asset, transition
+/// rules to each (primary, interstitial) pair.
 public struct TransitionAuditor: Sendable {
     public var rules: [TransitionRule]
+    public var capabilityRules: [CapabilityRule]
 
-    public init(rules: [TransitionRule] = RuleCatalog.transitionRules) {
+    public init(rules: [TransitionRule] = RuleCatalog.transitionRules,
+                capabilityRules: [CapabilityRule] = RuleCatalog.capabilityRules) {
         self.rules = rules
+        self.capabilityRules = capabilityRules
     }
 
     public func audit(primary: AuditedAsset, interstitials: [AuditedAsset], profiles: [DeviceProfile]) -> AuditResult {
-        var findings: [Finding] = []
+        var findings = capabilityFindings(primary, profiles: profiles)
         var audited: [AuditedAsset] = []
         for var interstitial in interstitials {
+            findings += capabilityFindings(interstitial, profiles: profiles)
             var remediations: [Remediation] = []
             for profile in profiles {
                 let context = TransitionContext(primary: primary.media, interstitial: interstitial.media,
@@ -68,5 +73,23 @@ public struct TransitionAuditor: Sendable {
         }
         return AuditResult(input: primary.input, deviceClasses: profiles.map(\.id), primary: primary,
                            interstitials: audited, findings: findings)
+    }
+
+    /// What each class cannot play in this asset at all. Their fixes are not merged into the
+    /// asset's matching command: they can pull against it (scale down versus pad to the primary).
+    private func capabilityFindings(_ asset: AuditedAsset, profiles: [DeviceProfile]) -> [Finding] {
+        var findings: [Finding] = []
+        for profile in profiles {
+            for rule in capabilityRules {
+                guard let severity = profile.severity(for: rule.description),
+                      let mismatch = rule.evaluate(asset.media, on: profile.plays) else { continue }
+                findings.append(Finding(
+                    rule: rule.id, severity: severity, deviceClass: profile.id,
+                    subject: "\(asset.role) (\(asset.media.input))",
+                    expected: mismatch.expected, actual: mismatch.actual,
+                    message: mismatch.message, remediation: mismatch.remediation?.rendered))
+            }
+        }
+        return findings
     }
 }

@@ -58,9 +58,9 @@ struct ProfilesCommand: ParsableCommand {
                 lines.append("  audio: \(plays.audioCodecs.joined(separator: ", ")), up to \(plays.maxChannels) channels, "
                     + plays.sampleRates.map { "\($0) Hz" }.joined(separator: ", "))
                 lines.append("")
-                lines.append("transition rules:")
-                for rule in RuleCatalog.transitionRules {
-                    lines.append("  \(rule.id): \(profile.severity(for: rule.description)?.rawValue ?? "off")")
+                lines.append("rules:")
+                for rule in RuleCatalog.descriptions {
+                    lines.append("  \(rule.id): \(profile.severity(for: rule)?.rawValue ?? "off")")
                 }
                 if let sources = profile.sources, !sources.isEmpty {
                     lines.append("")

@@ -14,7 +14,7 @@ struct RulesCommand: ParsableCommand {
         @Option(help: "table (default on a terminal) or json.") var format: ListFormat?
 
         func run() throws {
-            let rules = RuleCatalog.transitionRules.map(\.description)
+            let rules = RuleCatalog.descriptions
             switch ListFormat.resolve(format) {
             case .json:
                 try Output.write(JSONOutput.encode(RulesDocument(rules: rules)), to: nil)
@@ -35,21 +35,26 @@ struct RulesCommand: ParsableCommand {
         @Option(help: "table (default on a terminal) or json.") var format: ListFormat?
 
         func run() throws {
-            guard let rule = RuleCatalog.rule(id) else {
-                let known = RuleCatalog.transitionRules.map(\.id)
+            let examples: [RuleDocument.Example]
+            let d: RuleDescription
+            if let rule = RuleCatalog.rule(id) {
+                d = rule.description
+                examples = rule.examples.map { RuleDocument.Example(name: $0.name, triggers: $0.triggers) }
+            } else if let rule = RuleCatalog.capabilityRule(id) {
+                d = rule.description
+                examples = rule.examples.map { RuleDocument.Example(name: $0.name, triggers: $0.triggers) }
+            } else {
+                let known = RuleCatalog.descriptions.map(\.id)
                 let planned = RuleIdentifiers.all.contains(id) ? " (a planned rule, not implemented yet)" : ""
                 throw CLIFailure.input("unknown rule '\(id)'\(planned); known rules: \(known.joined(separator: ", "))")
             }
-            let d = rule.description
             switch ListFormat.resolve(format) {
             case .json:
-                try Output.write(JSONOutput.encode(RuleDocument(rule: d, examples: rule.examples.map {
-                    RuleDocument.Example(name: $0.name, triggers: $0.triggers)
-                })), to: nil)
+                try Output.write(JSONOutput.encode(RuleDocument(rule: d, examples: examples)), to: nil)
             case .table:
                 var lines = ["\(d.id): \(d.title)", "", d.rationale, "", "source: \(d.source)",
                              "default severity: \(d.defaultSeverity.rawValue)", "inputs: \(d.inputs)", "", "examples:"]
-                for example in rule.examples {
+                for example in examples {
                     lines.append("  \(example.triggers ? "fires     " : "does not  ") \(example.name)")
                 }
                 try Output.write(lines.joined(separator: "\n") + "\n", to: nil)

@@ -15,10 +15,21 @@ final class RuleExampleTests: XCTestCase {
         }
     }
 
+    func testEveryCapabilityExampleFiresExactlyWhenItSaysItDoes() {
+        for rule in RuleCatalog.capabilityRules {
+            XCTAssertTrue(rule.examples.contains { $0.triggers }, "\(rule.id) needs an example that fires")
+            XCTAssertTrue(rule.examples.contains { !$0.triggers }, "\(rule.id) needs an example that does not fire")
+            for example in rule.examples {
+                XCTAssertEqual(rule.evaluate(example.media, on: example.plays) != nil, example.triggers, "\(rule.id): '\(example.name)'")
+            }
+        }
+    }
+
     func testRuleIdsAreUniqueAndListedInInterface() {
-        let ids = RuleCatalog.transitionRules.map(\.id)
+        let ids = RuleCatalog.descriptions.map(\.id)
         XCTAssertEqual(Set(ids).count, ids.count)
-        for id in ids { XCTAssertTrue(RuleIdentifiers.transition.contains(id), id) }
+        for rule in RuleCatalog.transitionRules { XCTAssertTrue(RuleIdentifiers.transition.contains(rule.id), rule.id) }
+        for rule in RuleCatalog.capabilityRules { XCTAssertTrue(RuleIdentifiers.capability.contains(rule.id), rule.id) }
     }
 
     func testSkeletonTransitionRulesAreAllPresent() {

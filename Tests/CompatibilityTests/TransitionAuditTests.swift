@@ -10,10 +10,17 @@ final class TransitionAuditTests: XCTestCase {
     static let profiles = (try? ProfileLoader.loadDirectory(MediaFixture.packageRoot + "/DeviceProfiles")) ?? []
     let prober = MediaProber()
 
+    /// The transition rules that fire; capability findings are tested on their own below.
     func firedRules(_ fixture: MediaFixture, against primary: MediaFixture = Fixtures.primary,
                     profile: String = "smart-tv-low-end") throws -> Set<String> {
         let result = try audit(fixture, against: primary, profiles: [profile])
-        return Set(result.findings.map(\.rule))
+        return Set(result.findings.map(\.rule).filter { RuleIdentifiers.transition.contains($0) })
+    }
+
+    func capabilityRules(_ fixture: MediaFixture, profile: String) throws -> Set<String> {
+        let result = try audit(fixture, profiles: [profile])
+        return Set(result.findings.filter { $0.subject.hasPrefix("interstitial") }.map(\.rule)
+            .filter { RuleIdentifiers.capability.contains($0) })
     }
 
     func audit(_ fixture: MediaFixture, against primary: MediaFixture = Fixtures.primary,
@@ -59,15 +66,16 @@ final class TransitionAuditTests: XCTestCase {
         XCTAssertEqual(try firedRules(Fixtures.surround), ["channel-layout-mismatch"])
     }
 
-    func testSDRToHDR10FiresDynamicRangeAndCodec() throws {
+    func testSDRToHDR10FiresDynamicRangeAndCodecTransitions() throws {
         XCTAssertEqual(try firedRules(Fixtures.hdr10), ["dynamic-range-mismatch", "video-codec-mismatch"])
     }
 
     func testSeverityFollowsTheDeviceClass() throws {
         let result = try audit(Fixtures.hevc, profiles: ["smart-tv-low-end", "apple-tv-4k", "speaker-audio-only"])
-        let byClass = Dictionary(uniqueKeysWithValues: result.findings.map { ($0.deviceClass ?? "", $0.severity) })
+        let codecFindings = result.findings.filter { $0.rule == "video-codec-mismatch" }
+        let byClass = Dictionary(uniqueKeysWithValues: codecFindings.map { ($0.deviceClass ?? "", $0.severity) })
         XCTAssertEqual(byClass, ["smart-tv-low-end": .error, "apple-tv-4k": .info])
-        let finding = try XCTUnwrap(result.findings.first)
+        let finding = try XCTUnwrap(codecFindings.first)
         XCTAssertEqual(finding.expected, "h264")
         XCTAssertEqual(finding.actual, "hevc")
         XCTAssertEqual(finding.subject, "interstitial 1 (\(try Fixtures.hevc.path()))")
@@ -77,7 +85,31 @@ final class TransitionAuditTests: XCTestCase {
 
     func testAudioOnlyReceiverStillSeesAudioSwitch() throws {
         let result = try audit(Fixtures.ac3, profiles: ["speaker-audio-only"])
-        XCTAssertEqual(result.findings.map(\.rule), ["audio-codec-mismatch"])
-        XCTAssertEqual(result.findings.first?.severity, .warning)
+        let switchFinding = try XCTUnwrap(result.findings.first { $0.rule == "audio-codec-mismatch" })
+        XCTAssertEqual(switchFinding.severity, .warning)
+        XCTAssertEqual(Set(result.findings.map(\.rule)), ["audio-codec-mismatch", "unsupported-audio-codec"],
+                       "a HomePod does not decode AC-3 either")
+    }
+
+    func testDelayedAudioFiresAVStartAndUntaggedLanguageIsNotCompared() throws {
+        XCTAssertEqual(try firedRules(Fixtures.delayedAudio), ["av-start-misaligned"],
+                       "the primary has no language tag, so the French ad is not a language switch")
+        XCTAssertEqual(try firedRules(Fixtures.delayedAudio, against: Fixtures.delayedAudio), ["av-start-misaligned"],
+                       "a misaligned interstitial is misaligned even after a misaligned primary; both are French")
+    }
+
+    func testCapabilityRulesOnTheLowEndTV() throws {
+        XCTAssertEqual(try capabilityRules(Fixtures.hevc, profile: "smart-tv-low-end"), ["unsupported-video-codec"])
+        XCTAssertEqual(try capabilityRules(Fixtures.hdr10, profile: "smart-tv-low-end"),
+                       ["unsupported-video-codec", "unsupported-dynamic-range"])
+        XCTAssertEqual(try capabilityRules(Fixtures.ac3, profile: "smart-tv-low-end"), ["unsupported-audio-codec"])
+        XCTAssertEqual(try capabilityRules(Fixtures.surround, profile: "smart-tv-low-end"), ["unsupported-channel-count"])
+        XCTAssertEqual(try capabilityRules(Fixtures.matching, profile: "smart-tv-low-end"), [])
+    }
+
+    func testAppleTV4KPlaysWhatTheLowEndTVCannot() throws {
+        for fixture in [Fixtures.hevc, Fixtures.hdr10, Fixtures.ac3, Fixtures.surround, Fixtures.dolbyVision] {
+            XCTAssertEqual(try capabilityRules(fixture, profile: "apple-tv-4k"), [], fixture.name)
+        }
     }
 }

@@ -27,7 +27,10 @@ final class AuditCommandTests: XCTestCase {
         ])
         XCTAssertEqual(status, 1, stderr)
         let findings = try XCTUnwrap(json["findings"] as? [[String: Any]])
-        let lowEnd = findings.filter { $0["deviceClass"] as? String == "smart-tv-low-end" }
+        let lowEnd = findings.filter {
+            $0["deviceClass"] as? String == "smart-tv-low-end" && ($0["rule"] as? String ?? "").hasSuffix("-mismatch")
+        }
+        XCTAssertTrue(findings.contains { $0["rule"] as? String == "unsupported-video-codec" }, "H.264-only TV cannot play HEVC")
         XCTAssertEqual(Set(lowEnd.compactMap { $0["rule"] as? String }), ["video-codec-mismatch", "channel-layout-mismatch"])
         XCTAssertTrue(lowEnd.allSatisfy { $0["severity"] as? String == "error" })
         let first = try XCTUnwrap(lowEnd.first)

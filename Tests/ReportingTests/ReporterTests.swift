@@ -25,7 +25,7 @@ final class ReporterTests: XCTestCase {
                 video: true, videoCodecs: ["h264", "hevc"], maxWidth: 3840, maxHeight: 2160, maxFrameRate: 60, dynamicRanges: ["SDR"],
                 audioCodecs: ["aac"], maxChannels: 8, sampleRates: [48000]), rules: ["video-codec-mismatch": .severity(.info)]),
         ]
-        return TransitionAuditor().audit(
+        return TransitionAuditor(capabilityRules: []).audit(
             primary: AuditedAsset(role: "primary", input: primary.input, media: primary),
             interstitials: [AuditedAsset(role: "interstitial 1", input: matching.input, media: matching),
                             AuditedAsset(role: "interstitial 2", input: ad.input, media: ad)],

@@ -89,13 +89,24 @@ public struct TransitionRule: Sendable {
     }
 }
 
-/// All transition rules, in the order reports list them.
+/// All rules that run on probed media, in the order reports list them.
 public enum RuleCatalog {
     public static let transitionRules: [TransitionRule] = VideoTransitionRules.all + AudioTransitionRules.all
-        + [TrackSetRule.rule]
+        + [TrackSetRule.rule, TimingRules.avStart, TimingRules.language]
+
+    public static let capabilityRules: [CapabilityRule] = CapabilityRules.all
 
     public static func rule(_ id: String) -> TransitionRule? {
         transitionRules.first { $0.id == id }
+    }
+
+    public static func capabilityRule(_ id: String) -> CapabilityRule? {
+        capabilityRules.first { $0.id == id }
+    }
+
+    /// Every media rule's description, transition rules first.
+    public static var descriptions: [RuleDescription] {
+        transitionRules.map(\.description) + capabilityRules.map(\.description)
     }
 }
 

@@ -1,0 +1,64 @@
+import MediaProbe
+
+/// Timestamps and languages: what makes the switch glitch even when the codecs match.
+enum TimingRules {
+    /// Audio and video of one asset may start this far apart (seconds) before the rule fires:
+    /// above one AAC frame of encoder priming (23 ms at 44.1 kHz) and one frame at 24 fps (42 ms).
+    static let startTolerance = 0.05
+
+    static let avStart = TransitionRule(
+        RuleDescription(
+            id: "av-start-misaligned", title: "Audio and video of the interstitial do not start together",
+            rationale: "Presentation units must be accurately timestamped and aligned: when the interstitial's audio starts later or earlier than its video (more than 50 ms, or differently from the primary), the receiver waits for the late stream or drops the early one at the switch.",
+            source: "WWDC23 Explore AirPlay with interstitials (seeds/000): all presentation units must be accurately timestamped and aligned",
+            defaultSeverity: .warning, track: .both, inputs: "stream start times of primary and interstitial (probed)"),
+        examples: [
+            RuleExample(name: "ad audio starts 0.5 s after its video", primary: Example.media(),
+                        interstitial: Example.media(audio: { var a = Example.audio(); a.startTime = 0.5; return a }()), triggers: true),
+            RuleExample(name: "21 ms of AAC priming", primary: Example.media(),
+                        interstitial: Example.media(audio: { var a = Example.audio(); a.startTime = 0.021; return a }()), triggers: false),
+            RuleExample(name: "audio-only ad (nothing to align)", primary: Example.media(),
+                        interstitial: Example.media(video: nil), triggers: false),
+        ]
+    ) { context in
+        guard let offset = avOffset(context.interstitial) else { return nil }
+        let primaryOffset = avOffset(context.primary) ?? 0
+        guard abs(offset) > startTolerance || abs(offset - primaryOffset) > startTolerance else { return nil }
+        return Mismatch(
+            expected: "audio starts \(milliseconds(primaryOffset)) after video (as in the primary)",
+            actual: "audio starts \(milliseconds(offset)) after video",
+            message: "the interstitial's audio starts \(milliseconds(offset)) \(offset >= 0 ? "after" : "before") its video",
+            remediation: Remediation(audioFilters: ["aresample=async=1:first_pts=0"]))
+    }
+
+    static let language = TransitionRule(
+        RuleDescription(
+            id: "rendition-language-mismatch", title: "Audio language differs from the primary",
+            rationale: "When the interstitial's audio is tagged with another language than the primary's, the player's automatic rendition selection can pick nothing or the wrong track at the switch. Untagged audio is not compared.",
+            source: "reference/interstitials.md: different languages of the audio/subtitle renditions (automatic selection fails)",
+            defaultSeverity: .info, track: .audio, inputs: "audio language tags of primary and interstitial (probed)"),
+        examples: [
+            RuleExample(name: "English primary, French ad",
+                        primary: Example.media(audio: { var a = Example.audio(); a.language = "eng"; return a }()),
+                        interstitial: Example.media(audio: { var a = Example.audio(); a.language = "fra"; return a }()), triggers: true),
+            RuleExample(name: "ad without a language tag",
+                        primary: Example.media(audio: { var a = Example.audio(); a.language = "eng"; return a }()),
+                        interstitial: Example.media(), triggers: false),
+        ]
+    ) { context in
+        guard let p = context.primary.primaryAudio?.language, let i = context.interstitial.primaryAudio?.language,
+              p != i else { return nil }
+        return Mismatch(expected: p, actual: i, message: "audio language changes from \(p) to \(i)",
+                        remediation: Remediation(arguments: ["-metadata:s:a:0", "language=\(p)"]))
+    }
+
+    /// Audio start minus video start, in seconds, when both tracks have a start time.
+    static func avOffset(_ media: MediaDescription) -> Double? {
+        guard let video = media.primaryVideo?.startTime, let audio = media.primaryAudio?.startTime else { return nil }
+        return audio - video
+    }
+
+    static func milliseconds(_ seconds: Double) -> String {
+        "\(Int((seconds * 1000).rounded())) ms"
+    }
+}
