@@ -10,6 +10,7 @@ let package = Package(
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
         .package(url: "https://github.com/jpsim/Yams", from: "6.0.0"),
+        .package(url: "https://github.com/groue/GRDB.swift", from: "7.0.0"),
     ],
     targets: [
         // C libraries from Debian's packages, found through pkg-config.
@@ -28,12 +29,17 @@ let package = Package(
         .target(name: "HLS"),
         .target(name: "MediaProbe", dependencies: ["CFFmpeg", "HLS"]),
         .target(name: "Discovery", dependencies: ["CAvahi"]),
-        .target(name: "Compatibility", dependencies: ["MediaProbe", "HLS", "Yams"]),
-        .target(name: "Reporting", dependencies: ["Compatibility", "MediaProbe"]),
+        .target(name: "Compatibility", dependencies: ["MediaProbe", "HLS", "Discovery", "Yams"]),
+        .target(
+            name: "Matrix",
+            dependencies: ["Compatibility", "MediaProbe", "HLS", "Discovery", "Yams",
+                           .product(name: "GRDB", package: "GRDB.swift")]
+        ),
+        .target(name: "Reporting", dependencies: ["Compatibility", "MediaProbe", "Matrix"]),
         .executableTarget(
             name: "seamcheck",
             dependencies: [
-                "HLS", "MediaProbe", "Discovery", "Compatibility", "Reporting",
+                "HLS", "MediaProbe", "Discovery", "Compatibility", "Matrix", "Reporting",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
@@ -44,7 +50,8 @@ let package = Package(
         .testTarget(name: "MediaProbeTests", dependencies: ["MediaProbe", "SeamcheckTestSupport"]),
         .testTarget(name: "DiscoveryTests", dependencies: ["Discovery", "SeamcheckTestSupport"]),
         .testTarget(name: "CompatibilityTests", dependencies: ["Compatibility", "MediaProbe", "SeamcheckTestSupport"]),
-        .testTarget(name: "ReportingTests", dependencies: ["Reporting", "Compatibility", "MediaProbe"]),
+        .testTarget(name: "MatrixTests", dependencies: ["Matrix", "Compatibility", "MediaProbe", "SeamcheckTestSupport"]),
+        .testTarget(name: "ReportingTests", dependencies: ["Reporting", "Compatibility", "MediaProbe", "Matrix"]),
         .testTarget(name: "EndToEndTests", dependencies: ["seamcheck", "SeamcheckTestSupport"]),
     ]
 )
