@@ -66,7 +66,7 @@ public struct MediaProber: Sendable {
         let result: Result<MediaDescription, ProbeError> = FFmpegRuntime.capturingLog(into: capture) {
             withExtendedLifetime(interrupt) {
                 Result { () throws(ProbeError) -> MediaDescription in
-                    try open(location, input: input, fileSize: fileSize, interrupt: interrupt, log: capture, bytesRead: &bytesRead)
+                    try open(.location(location), input: input, fileSize: fileSize, interrupt: interrupt, log: capture, bytesRead: &bytesRead)
                 }
             }
         }
@@ -86,8 +86,8 @@ public struct MediaProber: Sendable {
         return Int64(info.st_size)
     }
 
-    private func open(_ location: InputLocation, input: String, fileSize: Int64?, interrupt: InterruptState,
-                      log: LogCapture, bytesRead: inout Int64) throws(ProbeError) -> MediaDescription {
+    func open(_ source: ProbeSource, input: String, fileSize: Int64?, interrupt: InterruptState,
+              log: LogCapture, bytesRead: inout Int64) throws(ProbeError) -> MediaDescription {
         var context: UnsafeMutablePointer<AVFormatContext>? = avformat_alloc_context()
         guard context != nil else { throw .openFailed(input, reason: "out of memory") }
         context!.pointee.interrupt_callback.callback = { opaque in
@@ -99,23 +99,34 @@ public struct MediaProber: Sendable {
         var dictionary: OpaquePointer?
         defer { av_dict_free(&dictionary) }
         av_dict_set(&dictionary, "format_whitelist", ProbeOptions.allowedContainers, 0)
-        switch location {
-        case .file:
+        let url: String
+        var memoryIO: UnsafeMutablePointer<AVIOContext>?
+        switch source {
+        case .location(.file(let path)):
             av_dict_set(&dictionary, "protocol_whitelist", ProbeOptions.localProtocols, 0)
-        case .remote:
+            url = "file:" + path
+        case .location(.remote(let remote)):
             av_dict_set(&dictionary, "protocol_whitelist", ProbeOptions.remoteProtocols, 0)
             av_dict_set(&dictionary, "rw_timeout", String(Int64(options.timeout * 1_000_000)), 0)
             av_dict_set(&dictionary, "reconnect", "0", 0)
+            url = remote.absoluteString
+        case .memory(let bytes):
+            // Bytes already fetched: FFmpeg may open nothing else.
+            av_dict_set(&dictionary, "protocol_whitelist", "none", 0)
+            guard let io = bytes.makeIOContext() else {
+                avformat_free_context(context)
+                throw .openFailed(input, reason: "out of memory")
+            }
+            memoryIO = io
+            context!.pointee.pb = io
+            context!.pointee.flags |= AVFMT_FLAG_CUSTOM_IO
+            url = ""
         }
-        let url: String
-        switch location {
-        case .file(let path): url = "file:" + path
-        case .remote(let remote): url = remote.absoluteString
-        }
+        defer { MemoryInput.free(&memoryIO) }
 
         let openStatus = avformat_open_input(&context, url, nil, &dictionary)
         guard openStatus >= 0, let ctx = context else {
-            throw classify(openStatus, location: location, url: url, input: input, interrupt: interrupt, log: log, opening: true)
+            throw classify(openStatus, source: source, url: url, input: input, interrupt: interrupt, log: log, opening: true)
         }
         defer {
             bytesRead = ctx.pointee.pb?.pointee.bytes_read ?? 0
@@ -124,16 +135,20 @@ public struct MediaProber: Sendable {
 
         let infoStatus = avformat_find_stream_info(ctx, nil)
         guard infoStatus >= 0 else {
-            throw classify(infoStatus, location: location, url: url, input: input, interrupt: interrupt, log: log, opening: false)
+            throw classify(infoStatus, source: source, url: url, input: input, interrupt: interrupt, log: log, opening: false)
         }
         if interrupt.shouldStop { throw interrupt.error(for: input, timeout: options.timeout) }
 
         let description = StreamReader.describe(ctx, input: input)
-        try Self.validate(description, context: ctx, input: input, fileSize: fileSize)
+        // Bytes in memory are a deliberate prefix (an init section and a first segment): their
+        // index may point further, which is not truncation.
+        let isMemory: Bool
+        if case .memory = source { isMemory = true } else { isMemory = false }
+        try Self.validate(description, context: ctx, input: input, fileSize: fileSize, checkIndex: !isMemory)
         return description
     }
 
-    private func classify(_ status: Int32, location: InputLocation, url: String, input: String, interrupt: InterruptState, log: LogCapture,
+    private func classify(_ status: Int32, source: ProbeSource, url: String, input: String, interrupt: InterruptState, log: LogCapture,
                           opening: Bool) -> ProbeError {
         if status == sc_averror_exit() || interrupt.shouldStop {
             return interrupt.error(for: input, timeout: options.timeout)
@@ -145,7 +160,7 @@ public struct MediaProber: Sendable {
             return .notMedia(input, reason: "its format is not an allowed media container")
         }
         if status == sc_averror_invaliddata() {
-            if details.contains(where: { $0.contains("moov atom not found") }), startsWithISOBMFFBox(location, url: url, interrupt: interrupt) {
+            if details.contains(where: { $0.contains("moov atom not found") }), startsWithISOBMFFBox(source, url: url, interrupt: interrupt) {
                 return .truncated(input, reason: reason)
             }
             return .notMedia(input, reason: reason)
@@ -153,21 +168,23 @@ public struct MediaProber: Sendable {
         if status == sc_averror(ENOENT) { return .fileNotFound(input) }
         if status == sc_averror(EACCES) { return .unreadable(input, reason: reason) }
         if status == sc_averror_eof() { return .truncated(input, reason: "unexpected end of file") }
-        if case .file = location { return .notMedia(input, reason: reason) }
-        return opening ? .openFailed(input, reason: reason) : .notMedia(input, reason: reason)
+        if case .location(.remote) = source { return opening ? .openFailed(input, reason: reason) : .notMedia(input, reason: reason) }
+        return .notMedia(input, reason: reason)
     }
 
     /// Whether the input starts like an MP4/MOV (a box header with a known type), which tells a
     /// truncated MP4 that lost its moov from random bytes the mov demuxer was tried on. Reads the
     /// first 8 bytes again: a file read, or one small extra request for http(s), on this error path only.
-    private func startsWithISOBMFFBox(_ location: InputLocation, url: String, interrupt: InterruptState) -> Bool {
+    private func startsWithISOBMFFBox(_ source: ProbeSource, url: String, interrupt: InterruptState) -> Bool {
         var header = [UInt8]()
-        switch location {
-        case .file(let path):
+        switch source {
+        case .memory(let bytes):
+            header = [UInt8](bytes.data.prefix(8))
+        case .location(.file(let path)):
             guard let handle = FileHandle(forReadingAtPath: path) else { return false }
             defer { try? handle.close() }
             header = [UInt8](handle.readData(ofLength: 8))
-        case .remote:
+        case .location(.remote):
             var io: UnsafeMutablePointer<AVIOContext>?
             var callback = AVIOInterruptCB(callback: { opaque in
                 guard let opaque else { return 0 }
@@ -191,7 +208,7 @@ public struct MediaProber: Sendable {
     /// Rejects results that would make rules compare garbage: no media streams, zero sizes or
     /// rates, and indexes that point past the end of a local file.
     static func validate(_ media: MediaDescription, context: UnsafeMutablePointer<AVFormatContext>,
-                         input: String, fileSize: Int64?) throws(ProbeError) {
+                         input: String, fileSize: Int64?, checkIndex: Bool = true) throws(ProbeError) {
         guard !media.video.isEmpty || !media.audio.isEmpty else {
             throw .notMedia(input, reason: "no audio or video stream")
         }
@@ -214,7 +231,7 @@ public struct MediaProber: Sendable {
 
         // The size is the file's, or the server's Content-Length for http(s).
         let size = context.pointee.pb.map { avio_size($0) }.flatMap { $0 > 0 ? $0 : nil } ?? fileSize
-        if let size {
+        if checkIndex, let size {
             for i in 0..<Int(context.pointee.nb_streams) {
                 guard let stream = context.pointee.streams[i] else { continue }
                 let end = sc_index_max_end(stream)

@@ -7,7 +7,8 @@ enum ISOBMFFPatcher {
     }
 
     /// Renames the first hvc1/hev1 sample entry to dvh1/dvhe and appends a dvcC box to it.
-    /// Needs moov after mdat (ffmpeg's default), so that no chunk offset moves.
+    /// Needs moov after mdat (ffmpeg's default) or no mdat at all (an fMP4 init section), so
+    /// that no chunk offset moves.
     static func markDolbyVision(path: String, profile: Int, level: Int, compatibilityId: Int) throws {
         var data = try Data(contentsOf: URL(fileURLWithPath: path))
         let containers: Set<String> = ["moov", "trak", "mdia", "minf", "stbl"]
@@ -15,7 +16,8 @@ enum ISOBMFFPatcher {
         guard let entry = findSampleEntry(in: data, range: 0..<data.count, containers: containers, chain: &chain) else {
             throw PatchError(description: "\(path): no hvc1/hev1 sample entry")
         }
-        guard let mdat = findTopLevel("mdat", in: data), let moov = findTopLevel("moov", in: data), moov > mdat else {
+        guard let moov = findTopLevel("moov", in: data) else { throw PatchError(description: "\(path): no moov") }
+        if let mdat = findTopLevel("mdat", in: data), moov < mdat {
             throw PatchError(description: "\(path): moov must follow mdat for this patch")
         }
         var record = Data([1, 0])  // dv_version_major, dv_version_minor
