@@ -1,20 +1,79 @@
 import MediaProbe
 
-/// One interstitial of an audit, after probing.
+/// Where an interstitial plays on its primary's timeline (playlist audits).
+public struct Placement: Codable, Sendable, Equatable {
+    /// The EXT-X-DATERANGE ID.
+    public var id: String?
+    /// The tag's line in the primary media playlist.
+    public var line: Int?
+    /// pre-roll, mid-roll or post-roll.
+    public var kind: String
+    /// Seconds from the start of the primary; nil when it cannot be placed (no PROGRAM-DATE-TIME).
+    public var offset: Double?
+    /// Which pod (tags at one START-DATE) and where in it.
+    public var pod: Int
+    public var positionInPod: Int
+    /// The asset's duration from its playlist or asset list.
+    public var duration: Double?
+
+    public init(id: String?, line: Int?, kind: String, offset: Double?, pod: Int, positionInPod: Int, duration: Double?) {
+        self.id = id
+        self.line = line
+        self.kind = kind
+        self.offset = offset
+        self.pod = pod
+        self.positionInPod = positionInPod
+        self.duration = duration
+    }
+}
+
+/// What one set of device classes plays of an asset: the rendition it selects and its media.
+public struct RenditionSelection: Codable, Sendable, Equatable {
+    public var deviceClasses: [String]
+    /// The selected variant's media playlist URL, and the audio rendition's when separate.
+    public var rendition: String
+    public var audioRendition: String?
+    public var media: MediaDescription
+
+    public init(deviceClasses: [String], rendition: String, audioRendition: String?, media: MediaDescription) {
+        self.deviceClasses = deviceClasses
+        self.rendition = rendition
+        self.audioRendition = audioRendition
+        self.media = media
+    }
+}
+
+/// The primary or one interstitial of an audit, after probing.
 public struct AuditedAsset: Codable, Sendable, Equatable {
     /// "primary", or "interstitial 1", "interstitial 2"...
     public var role: String
     public var input: String
+    /// The probed media. In playlist audits, that of the first selection (see `selections`).
     public var media: MediaDescription
     /// The settings that would make this interstitial match the primary on every class audited
     /// (nil for the primary, or when nothing needs to change).
     public var remediation: Remediation?
+    /// Playlist audits: what each device class plays of this asset. Empty for file audits.
+    public var selections: [RenditionSelection]
+    /// Playlist audits: where the interstitial is scheduled.
+    public var placement: Placement?
+    /// Why the asset could not be described (unreachable, nothing playable); its findings say more.
+    public var problem: String?
 
-    public init(role: String, input: String, media: MediaDescription, remediation: Remediation? = nil) {
+    public init(role: String, input: String, media: MediaDescription, remediation: Remediation? = nil,
+                selections: [RenditionSelection] = [], placement: Placement? = nil, problem: String? = nil) {
         self.role = role
         self.input = input
         self.media = media
         self.remediation = remediation
+        self.selections = selections
+        self.placement = placement
+        self.problem = problem
+    }
+
+    /// The subject line findings about this asset carry: role, then what was probed.
+    public func subject(for media: MediaDescription? = nil) -> String {
+        "\(role) (\((media ?? self.media).input))"
     }
 }
 
@@ -26,12 +85,25 @@ public struct AuditResult: Sendable, Equatable {
     public var interstitials: [AuditedAsset]
     public var findings: [Finding]
 
+    public init(input: String, deviceClasses: [String], primary: AuditedAsset, interstitials: [AuditedAsset], findings: [Finding]) {
+        self.input = input
+        self.deviceClasses = deviceClasses
+        self.primary = primary
+        self.interstitials = interstitials
+        self.findings = findings
+    }
+
     public var summary: FindingSummary { FindingSummary(findings) }
 
     /// Whether any finding is at or above `threshold` (nil threshold: never fail).
     public func fails(at threshold: Severity?) -> Bool {
         guard let threshold else { return false }
         return findings.contains { $0.severity >= threshold }
+    }
+
+    /// The findings about one asset, in audit order.
+    public func findings(for asset: AuditedAsset) -> [Finding] {
+        findings.filter { $0.subject.hasPrefix(asset.role + " (") }
     }
 }
 
@@ -47,49 +119,61 @@ public struct TransitionAuditor: Sendable {
         self.capabilityRules = capabilityRules
     }
 
+    /// File audits: the same media for every class.
     public func audit(primary: AuditedAsset, interstitials: [AuditedAsset], profiles: [DeviceProfile]) -> AuditResult {
-        var findings = capabilityFindings(primary, profiles: profiles)
+        var findings = profiles.flatMap { capabilityFindings(primary.media, subject: primary.subject(), profile: $0) }
         var audited: [AuditedAsset] = []
         for var interstitial in interstitials {
-            findings += capabilityFindings(interstitial, profiles: profiles)
+            findings += profiles.flatMap { capabilityFindings(interstitial.media, subject: interstitial.subject(), profile: $0) }
             var remediations: [Remediation] = []
             for profile in profiles {
-                let context = TransitionContext(primary: primary.media, interstitial: interstitial.media,
-                                                rendersVideo: profile.plays.video)
-                for rule in rules {
-                    guard let severity = profile.severity(for: rule.description),
-                          let mismatch = rule.evaluate(context) else { continue }
-                    if let remediation = mismatch.remediation { remediations.append(remediation) }
-                    findings.append(Finding(
-                        rule: rule.id, severity: severity, deviceClass: profile.id,
-                        subject: "\(interstitial.role) (\(interstitial.media.input))",
-                        expected: mismatch.expected, actual: mismatch.actual,
-                        message: mismatch.message, remediation: mismatch.remediation?.rendered))
-                }
+                let (found, fixes) = transitionFindings(primary: primary.media, interstitial: interstitial.media,
+                                                        subject: interstitial.subject(), profile: profile)
+                findings += found
+                remediations += fixes
             }
-            let merged = Remediation.merge(remediations)
-            interstitial.remediation = merged == Remediation() ? nil : merged
+            interstitial.remediation = Remediation.mergedOrNil(remediations)
             audited.append(interstitial)
         }
         return AuditResult(input: primary.input, deviceClasses: profiles.map(\.id), primary: primary,
                            interstitials: audited, findings: findings)
     }
 
-    /// What each class cannot play in this asset at all. Their fixes are not merged into the
-    /// asset's matching command: they can pull against it (scale down versus pad to the primary).
-    private func capabilityFindings(_ asset: AuditedAsset, profiles: [DeviceProfile]) -> [Finding] {
+    /// What one class's receivers hit when switching from `primary` to `interstitial`, with the
+    /// encoder settings that avoid it.
+    public func transitionFindings(primary: MediaDescription, interstitial: MediaDescription, subject: String,
+                                   profile: DeviceProfile) -> (findings: [Finding], remediations: [Remediation]) {
         var findings: [Finding] = []
-        for profile in profiles {
-            for rule in capabilityRules {
-                guard let severity = profile.severity(for: rule.description),
-                      let mismatch = rule.evaluate(asset.media, on: profile.plays) else { continue }
-                findings.append(Finding(
-                    rule: rule.id, severity: severity, deviceClass: profile.id,
-                    subject: "\(asset.role) (\(asset.media.input))",
-                    expected: mismatch.expected, actual: mismatch.actual,
-                    message: mismatch.message, remediation: mismatch.remediation?.rendered))
-            }
+        var remediations: [Remediation] = []
+        let context = TransitionContext(primary: primary, interstitial: interstitial, rendersVideo: profile.plays.video)
+        for rule in rules {
+            guard let severity = profile.severity(for: rule.description), let mismatch = rule.evaluate(context) else { continue }
+            if let remediation = mismatch.remediation { remediations.append(remediation) }
+            findings.append(Finding(rule: rule.id, severity: severity, deviceClass: profile.id, subject: subject,
+                                    expected: mismatch.expected, actual: mismatch.actual, message: mismatch.message,
+                                    remediation: mismatch.remediation?.rendered))
         }
-        return findings
+        return (findings, remediations)
+    }
+
+    /// What one class cannot play in this asset at all. These fixes are not merged into the
+    /// asset's matching command: they can pull against it (scale down versus pad to the primary).
+    public func capabilityFindings(_ media: MediaDescription, subject: String, profile: DeviceProfile) -> [Finding] {
+        capabilityRules.compactMap { rule in
+            guard let severity = profile.severity(for: rule.description), let mismatch = rule.evaluate(media, on: profile.plays) else {
+                return nil
+            }
+            return Finding(rule: rule.id, severity: severity, deviceClass: profile.id, subject: subject,
+                           expected: mismatch.expected, actual: mismatch.actual, message: mismatch.message,
+                           remediation: mismatch.remediation?.rendered)
+        }
+    }
+}
+
+extension Remediation {
+    /// The merged settings, or nil when nothing needs to change.
+    public static func mergedOrNil(_ remediations: [Remediation]) -> Remediation? {
+        let merged = merge(remediations)
+        return merged == Remediation() ? nil : merged
     }
 }

@@ -26,10 +26,9 @@ extension Severity {
     var label: String { rawValue }
 }
 
-/// Groups findings by interstitial subject, in audit order.
+/// The findings about one asset, in audit order.
 func findings(for asset: AuditedAsset, in result: AuditResult) -> [Finding] {
-    let subject = "\(asset.role) (\(asset.media.input))"
-    return result.findings.filter { $0.subject == subject }
+    result.findings(for: asset)
 }
 
 /// The highest severity per device class for one interstitial; nil where nothing fired.
