@@ -10,15 +10,19 @@ public struct DeviceProfile: Codable, Sendable, Equatable {
     public var rules: [String: RuleSetting]
     /// Where the values come from (talks, specs, device documentation).
     public var sources: [String]?
+    /// Which discovered receivers belong to this class (`seamcheck discover`); nil when none do
+    /// by themselves, only receivers pinned to it in a lab inventory.
+    public var match: ReceiverMatch?
 
     public init(id: String, name: String, description: String? = nil, plays: Capabilities,
-                rules: [String: RuleSetting] = [:], sources: [String]? = nil) {
+                rules: [String: RuleSetting] = [:], sources: [String]? = nil, match: ReceiverMatch? = nil) {
         self.id = id
         self.name = name
         self.description = description
         self.plays = plays
         self.rules = rules
         self.sources = sources
+        self.match = match
     }
 
     /// The severity this class gives `rule`, or nil when the profile turns the rule off.

@@ -31,7 +31,7 @@ public enum ProfileError: Error, Sendable, Equatable, CustomStringConvertible {
 /// Reads and validates device profiles. Unknown keys are errors: a typo must not silently
 /// leave a rule at its default.
 public enum ProfileLoader {
-    static let topKeys: Set<String> = ["id", "name", "description", "plays", "rules", "sources"]
+    static let topKeys: Set<String> = ["id", "name", "description", "plays", "rules", "sources", "match"]
     static let playsKeys: Set<String> = ["video", "videoCodecs", "maxWidth", "maxHeight", "maxFrameRate",
                                          "dynamicRanges", "audioCodecs", "maxChannels", "sampleRates"]
     static let dynamicRanges: Set<String> = ["SDR", "HDR10", "HLG", "DolbyVision"]
@@ -79,6 +79,9 @@ public enum ProfileLoader {
         try checkKeys(of: mapping, allowed: topKeys, file: file, prefix: "")
         if let plays = mapping["plays"]?.mapping {
             try checkKeys(of: plays, allowed: playsKeys, file: file, prefix: "plays.")
+        }
+        if let match = mapping["match"] {
+            try ReceiverMatch.validate(match, file: file)
         }
         if let rules = mapping["rules"]?.mapping {
             for key in rules.keys.compactMap(\.string) where !RuleIdentifiers.all.contains(key) {

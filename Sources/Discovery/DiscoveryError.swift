@@ -23,6 +23,14 @@ public enum DiscoveryError: Error, CustomStringConvertible, Equatable, Sendable 
         }
     }
 
+    /// Avahi's (or the system's) own words, without the advice of `description`.
+    public var reason: String {
+        switch self {
+        case let .daemonNotRunning(reason), let .avahiFailure(_, reason): reason
+        case let .unknownInterface(name): "no interface named \(name)"
+        }
+    }
+
     /// The process exit code for this error (see INTERFACE.md): 3 for a missing service, 2 for
     /// bad usage.
     public var exitCode: Int32 {

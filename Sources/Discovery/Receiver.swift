@@ -40,7 +40,7 @@ public struct ResolvedService: Codable, Sendable, Equatable, Hashable {
 /// (name, deviceId, model, ..., capabilities, warnings) next to addresses, port and services.
 /// Fields of `details` read directly: `receiver.model`.
 @dynamicMemberLookup
-public struct Receiver: Codable, Sendable, Equatable {
+public struct Receiver: Codable, Sendable, Equatable, Identifiable {
     public var details: ReceiverDescription
     public var hostName: String?
     /// Unique addresses, IPv4 before IPv6.
@@ -59,6 +59,12 @@ public struct Receiver: Codable, Sendable, Equatable {
 
     public subscript<Value>(dynamicMember keyPath: KeyPath<ReceiverDescription, Value>) -> Value {
         details[keyPath: keyPath]
+    }
+
+    /// Stable while the receiver is listed: `device:` and the device id, or, for a receiver
+    /// without one, `service:`, its first service type and its name. Not encoded.
+    public var id: String {
+        details.deviceId.map { "device:" + $0 } ?? "service:\(services.first ?? ""):\(details.name)"
     }
 
     public init(details: ReceiverDescription, hostName: String?, addresses: [String], port: Int, raopPort: Int?,

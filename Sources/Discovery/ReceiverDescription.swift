@@ -105,6 +105,30 @@ public struct ReceiverDescription: Codable, Sendable, Equatable {
         warnings = decoder.warnings
     }
 
+    private enum CodingKeys: String, CodingKey {
+        case name, deviceId, model, manufacturer, product, features, featureNames, flags, flagNames, sourceVersion,
+             osVersion, capabilities, warnings
+    }
+
+    /// Every key is written, an unknown value as `null`: scripts can rely on the fields of
+    /// INTERFACE.md being there.
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(name, forKey: .name)
+        try container.encode(deviceId, forKey: .deviceId)
+        try container.encode(model, forKey: .model)
+        try container.encode(manufacturer, forKey: .manufacturer)
+        try container.encode(product, forKey: .product)
+        try container.encode(features, forKey: .features)
+        try container.encode(featureNames, forKey: .featureNames)
+        try container.encode(flags, forKey: .flags)
+        try container.encode(flagNames, forKey: .flagNames)
+        try container.encode(sourceVersion, forKey: .sourceVersion)
+        try container.encode(osVersion, forKey: .osVersion)
+        try container.encode(capabilities, forKey: .capabilities)
+        try container.encode(warnings, forKey: .warnings)
+    }
+
     /// `90:DD:5D:98:F0:0A` for `90:dd:5d:98:f0:0a`, `90-DD-...` or `90DD5D98F00A`; nil otherwise.
     public static func normalizedDeviceId(_ text: String) -> String? {
         let hex = text.filter { $0 != ":" && $0 != "-" }

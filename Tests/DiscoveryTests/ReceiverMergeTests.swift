@@ -87,6 +87,15 @@ final class ReceiverMergeTests: XCTestCase {
         XCTAssertEqual(try JSONDecoder().decode(Receiver.self, from: data), receiver)
     }
 
+    func testUnknownValuesEncodeAsExplicitNulls() throws {
+        let receiver = try XCTUnwrap(Receiver.merge([airplay("Bare", txt: [:])]).first)
+        let object = try XCTUnwrap(JSONSerialization.jsonObject(with: JSONEncoder().encode(receiver)) as? [String: Any])
+        for key in ["deviceId", "model", "manufacturer", "product", "features", "flags", "sourceVersion", "osVersion"] {
+            XCTAssertTrue(object[key] is NSNull, "\(key) should be null, not missing")
+        }
+        XCTAssertEqual(try JSONDecoder().decode(Receiver.self, from: JSONEncoder().encode(receiver)), receiver)
+    }
+
     func testDiscoveryErrorsCarryExitCodesAndRemedies() {
         let error = DiscoveryError.daemonNotRunning(reason: "Daemon not running")
         XCTAssertEqual(error.exitCode, 3)

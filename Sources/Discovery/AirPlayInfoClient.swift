@@ -1,0 +1,185 @@
+import Foundation
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Asks AirPlay receivers `GET /info` on their AirPlay port.
+///
+/// Sends `GET /info HTTP/1.1` with `X-Apple-ProtocolVersion: 1` and, when the receiver does not
+/// speak HTTP (an answer that is not a status line, a 400/404/501/505, or a closed connection),
+/// `GET /info RTSP/1.0` on a new connection, as RTSP-only receivers (shairport-sync, UxPlay)
+/// need. Each request runs on a thread of its own with plain sockets; it cannot be cancelled,
+/// only bounded by its timeout, which covers every address and both attempts together.
+public enum AirPlayInfoClient {
+    public static let defaultTimeout: Duration = .seconds(2)
+    /// Bodies larger than this are cut off and reported as unusable.
+    static let maxResponseBytes = 4 << 20
+
+    /// `GET /info` on `receiver`'s addresses (IPv4 first) and port.
+    public static func fetch(_ receiver: Receiver, timeout: Duration = defaultTimeout) async -> Result<ReceiverInfo, InfoError> {
+        if receiver.isAsleep || receiver.port <= 0 { return .failure(.asleep) }
+        let interface = receiver.interfaces.first
+        let addresses = receiver.addresses.map { address in
+            // A link-local IPv6 address needs its interface to be reachable.
+            address.lowercased().hasPrefix("fe80:") && !address.contains("%") ? interface.map { "\(address)%\($0)" } ?? address : address
+        }
+        return await fetch(addresses: addresses, port: receiver.port, timeout: timeout)
+    }
+
+    /// `GET /info` on the first of `addresses` that accepts a connection on `port`.
+    public static func fetch(addresses: [String], port: Int, timeout: Duration = defaultTimeout) async -> Result<ReceiverInfo, InfoError> {
+        guard !addresses.isEmpty else { return .failure(.noAddress) }
+        return await withCheckedContinuation { continuation in
+            let request = InfoRequest(addresses: addresses, port: port, timeout: timeout)
+            let thread = Thread { continuation.resume(returning: request.run()) }
+            thread.name = "seamcheck.info"
+            thread.start()
+        }
+    }
+}
+
+/// One `/info` exchange, blocking on the calling thread until done or past its deadline.
+struct InfoRequest: Sendable {
+    struct Response {
+        var status: Int
+        var reason: String
+        var body: Data
+    }
+
+    let addresses: [String]
+    let port: Int
+    let timeout: Duration
+
+    func run() -> Result<ReceiverInfo, InfoError> {
+        let deadline = ContinuousClock.now + timeout
+        var failure = InfoError.noAddress
+        for address in addresses {
+            for version in ["HTTP/1.1", "RTSP/1.0"] {
+                switch exchange(address: address, version: version, deadline: deadline) {
+                case .success(let response) where response.status == 200:
+                    return Result { () throws(InfoError) in try ReceiverInfo(propertyList: response.body) }
+                case .success(let response) where version == "HTTP/1.1" && [400, 404, 501, 505].contains(response.status):
+                    failure = .refused(status: response.status, reason: response.reason)
+                    continue  // an RTSP-only receiver
+                case .success(let response):
+                    return .failure(.refused(status: response.status, reason: response.reason))
+                case .failure(let error):
+                    failure = error
+                    if case .badResponse = error, version == "HTTP/1.1" { continue }
+                    if case .timedOut = error { return .failure(error) }
+                }
+                break
+            }
+            if case .unreachable = failure { continue }  // the next address
+            return .failure(failure)
+        }
+        return .failure(failure)
+    }
+
+    private func display(_ address: String) -> String {
+        address.contains(":") ? "[\(address)]:\(port)" : "\(address):\(port)"
+    }
+
+    private func exchange(address: String, version: String, deadline: ContinuousClock.Instant) -> Result<Response, InfoError> {
+        let shown = display(address)
+        let timedOut = InfoError.timedOut(address: shown, seconds: Double(AvahiWatchSession.milliseconds(timeout)) / 1000)
+        var hints = addrinfo()
+        hints.ai_flags = AI_NUMERICHOST | AI_NUMERICSERV
+        hints.ai_socktype = Int32(SOCK_STREAM.rawValue)
+        var list: UnsafeMutablePointer<addrinfo>?
+        let code = getaddrinfo(address, String(port), &hints, &list)
+        guard code == 0, let info = list else {
+            return .failure(.unreachable(address: shown, reason: String(cString: gai_strerror(code))))
+        }
+        defer { freeaddrinfo(list) }
+
+        let fd = socket(info.pointee.ai_family, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue) | Int32(SOCK_NONBLOCK.rawValue), 0)
+        guard fd >= 0 else { return .failure(.unreachable(address: shown, reason: String(cString: strerror(errno)))) }
+        defer { close(fd) }
+
+        if connect(fd, info.pointee.ai_addr, info.pointee.ai_addrlen) != 0 {
+            guard errno == EINPROGRESS else { return .failure(.unreachable(address: shown, reason: String(cString: strerror(errno)))) }
+            guard wait(fd, for: Int16(POLLOUT), until: deadline) else { return .failure(timedOut) }
+            var error: Int32 = 0
+            var length = socklen_t(MemoryLayout<Int32>.size)
+            getsockopt(fd, SOL_SOCKET, SO_ERROR, &error, &length)
+            guard error == 0 else { return .failure(.unreachable(address: shown, reason: String(cString: strerror(error)))) }
+        }
+
+        let headers = version.hasPrefix("RTSP") ? "CSeq: 1\r\n" : "Host: \(shown)\r\nConnection: close\r\n"
+        let request = Array("GET /info \(version)\r\n\(headers)X-Apple-ProtocolVersion: 1\r\nUser-Agent: seamcheck\r\nContent-Length: 0\r\n\r\n".utf8)
+        var sent = 0
+        while sent < request.count {
+            guard wait(fd, for: Int16(POLLOUT), until: deadline) else { return .failure(timedOut) }
+            let count = request[sent...].withUnsafeBytes { send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
+            if count < 0 {
+                if errno == EAGAIN || errno == EINTR { continue }
+                return .failure(.badResponse("the connection closed while sending (\(String(cString: strerror(errno))))"))
+            }
+            sent += count
+        }
+
+        var received = Data()
+        var buffer = [UInt8](repeating: 0, count: 16384)
+        while true {
+            if let response = Self.parse(received, complete: false) { return response }
+            guard received.count <= AirPlayInfoClient.maxResponseBytes else {
+                return .failure(.badResponse("more than \(AirPlayInfoClient.maxResponseBytes) bytes"))
+            }
+            guard wait(fd, for: Int16(POLLIN), until: deadline) else { return .failure(timedOut) }
+            let count = recv(fd, &buffer, buffer.count, 0)
+            if count > 0 {
+                received.append(contentsOf: buffer[0..<count])
+            } else if count == 0 {
+                return Self.parse(received, complete: true)
+                    ?? .failure(.badResponse(received.isEmpty ? "the connection closed without an answer" : "a truncated answer"))
+            } else if errno != EAGAIN && errno != EINTR {
+                return .failure(.badResponse("reading failed (\(String(cString: strerror(errno))))"))
+            }
+        }
+    }
+
+    /// Polls `fd` for `events` until `deadline`; false when it passed first.
+    private func wait(_ fd: Int32, for events: Int16, until deadline: ContinuousClock.Instant) -> Bool {
+        while true {
+            let remaining = AvahiWatchSession.milliseconds(deadline - .now)
+            guard remaining > 0 else { return false }
+            var entry = pollfd(fd: fd, events: events, revents: 0)
+            let result = poll(&entry, 1, Int32(clamping: remaining))
+            if result > 0 { return true }  // ready, or an error the next call reports
+            if result < 0 && errno != EINTR { return true }
+        }
+    }
+
+    /// A complete response in `data`, a parse failure, or nil when more bytes are needed.
+    /// `complete`: the peer closed, so a body without Content-Length ends here.
+    static func parse(_ data: Data, complete: Bool) -> Result<Response, InfoError>? {
+        guard let end = data.firstRange(of: Data("\r\n\r\n".utf8)) else {
+            if data.count >= 5, !(data.starts(with: Data("HTTP/".utf8)) || data.starts(with: Data("RTSP/".utf8))) {
+                return .failure(.badResponse("not an HTTP or RTSP answer"))
+            }
+            return complete && !data.isEmpty ? .failure(.badResponse("a truncated header")) : nil
+        }
+        let head = String(decoding: data[..<end.lowerBound], as: UTF8.self).components(separatedBy: "\r\n")
+        let statusLine = head[0].split(separator: " ", maxSplits: 2, omittingEmptySubsequences: false)
+        guard statusLine.count >= 2, statusLine[0].hasPrefix("HTTP/") || statusLine[0].hasPrefix("RTSP/"),
+              let status = Int(statusLine[1]) else {
+            return .failure(.badResponse("not an HTTP or RTSP status line: '\(head[0].prefix(60))'"))
+        }
+        let reason = statusLine.count > 2 ? String(statusLine[2]) : ""
+        var length: Int?
+        for line in head.dropFirst() {
+            let parts = line.split(separator: ":", maxSplits: 1)
+            if parts.count == 2, parts[0].trimmingCharacters(in: .whitespaces).lowercased() == "content-length" {
+                length = Int(parts[1].trimmingCharacters(in: .whitespaces))
+            }
+        }
+        let body = data[end.upperBound...]
+        if let length {
+            guard body.count >= length else { return complete ? .failure(.badResponse("a truncated body")) : nil }
+            return .success(Response(status: status, reason: reason, body: Data(body.prefix(length))))
+        }
+        let bodiless = status != 200 || statusLine[0].hasPrefix("RTSP/")
+        return bodiless || complete ? .success(Response(status: status, reason: reason, body: Data(body))) : nil
+    }
+}

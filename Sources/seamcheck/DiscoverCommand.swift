@@ -1,0 +1,328 @@
+import ArgumentParser
+import Compatibility
+import Discovery
+import Foundation
+import Reporting
+
+struct DiscoverCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "discover",
+        abstract: "Find AirPlay receivers through avahi-daemon and put each in a device class.",
+        discussion: """
+        Browses _airplay._tcp and _raop._tcp, merges both services of a receiver, decodes their TXT records and \
+        classifies each receiver: a pin in the --inventory file first, else the device profile whose `match` fits \
+        best (DeviceProfiles/README.md); a receiver nothing fits is listed with deviceClass null. Returns as soon \
+        as Avahi reports the initial browse complete (about 1 s), or at --timeout with what was found by then. \
+        With --watch, prints add, update and remove events until SIGINT or SIGTERM (exit 0); in JSON one object \
+        per line: {"event": "added"|"updated"|"removed", "receiver": {...}}, {"event": "browseComplete", \
+        "receivers": N}, {"event": "daemonLost"|"daemonReconnected"}. If avahi-daemon dies meanwhile, its receivers \
+        are removed and the watch waits for it to come back. Exit code 3 when avahi-daemon or D-Bus is not running.
+        """)
+
+    @Option(help: "Seconds to wait for the initial browse (default 10). With --watch: stop after this many seconds (default: until interrupted).")
+    var timeout: Double?
+
+    @Flag(help: "Keep running and print receivers as they are added, updated and removed.")
+    var watch = false
+
+    @Option(help: "Browse on this network interface only, such as eth0.")
+    var interface: String?
+
+    @Flag(help: "Ask each receiver GET /info (2 s timeout) for its displays, HDR modes and codecs, and refine its class with them.")
+    var info = false
+
+    @Option(help: "table (default on a terminal) or json.")
+    var format: ListFormat?
+
+    @OptionGroup var profilesDir: ProfilesDirOption
+
+    @Option(help: "A lab inventory YAML file that pins receivers (by deviceId or name) to device classes.")
+    var inventory: String?
+
+    func validate() throws {
+        if let timeout, !(timeout > 0 && timeout <= 1_000_000) {
+            throw ValidationError("--timeout must be a positive number of seconds (at most 1000000)")
+        }
+    }
+
+    func run() async throws {
+        let format = ListFormat.resolve(format)
+        if watch {
+            try await runWatch(format: format)
+        } else {
+            try await runOnce(format: format)
+        }
+    }
+
+    private func runOnce(format: ListFormat) async throws {
+        let started = ContinuousClock.now
+        let wait = Duration.milliseconds(Int64((timeout ?? 10) * 1000))
+        // Avahi needs about a second for ALL_FOR_NOW: profiles load meanwhile.
+        async let browsing = Self.browse(timeout: wait, interface: interface)
+        let classifier = try loadClassifier()
+        let result = try await browsing.get()
+        let elapsed = ContinuousClock.now - started
+        let infos = info ? await Self.fetchInfo(result.receivers) : [:]
+        let receivers = result.receivers.map { classifier.classified($0, info: infos[$0.id]) }
+
+        var warnings = result.unresolved.map { "not resolved: \($0)" }
+        if !result.isComplete {
+            warnings.insert("the initial browse was not complete after \(String(format: "%g", timeout ?? 10)) s; "
+                + "receivers that had not answered yet are missing (raise --timeout)", at: 0)
+        }
+        for warning in warnings { Terminal.writeStderr("seamcheck: warning: \(warning)\n") }
+        switch format {
+        case .json:
+            try Output.write(JSONOutput.encode(DiscoverDocument(complete: result.isComplete, interface: interface,
+                                                                receivers: receivers, warnings: warnings)), to: nil)
+        case .table:
+            try Output.write(DiscoverTable.render(receivers, info: info, elapsed: elapsed, complete: result.isComplete), to: nil)
+        }
+    }
+
+    private func runWatch(format: ListFormat) async throws {
+        let classifier = try loadClassifier()
+        let receivers: ReceiverWatch
+        do { receivers = try await AirPlayBrowser.watch(interface: interface) } catch {
+            throw CLIFailure(message: error.description, exitCode: error.exitCode)
+        }
+        let signals = StopSignals { receivers.stop() }
+        let timer = timeout.map { seconds in
+            Task {
+                try? await Task.sleep(for: .milliseconds(Int64(seconds * 1000)))
+                receivers.stop()
+            }
+        }
+        defer { timer?.cancel() }
+
+        // `/info` requests start as soon as their event is read and run side by side; events are
+        // still printed in order, each once its own answer is in.
+        typealias Pending = (id: String, answer: Task<Result<ReceiverInfo, InfoError>, Never>)
+        let (queue, feed) = AsyncStream.makeStream(of: (event: DiscoveryEvent, info: Pending?).self)
+        let asking = info
+        let reader = Task {
+            var asked: [String: String] = [:]  // receiver id -> the address:port last asked
+            for await event in receivers {
+                var pending: Pending?
+                switch event {
+                case .added(let receiver), .updated(let receiver):
+                    let target = DiscoverTable.address(receiver)
+                    if asking, asked[receiver.id] != target {
+                        asked[receiver.id] = target
+                        pending = (receiver.id, Task { await AirPlayInfoClient.fetch(receiver) })
+                    }
+                case .removed(let receiver):
+                    asked[receiver.id] = nil
+                default:
+                    break
+                }
+                feed.yield((event, pending))
+            }
+            feed.finish()
+        }
+        defer { reader.cancel() }
+
+        var infos: [String: Result<ReceiverInfo, InfoError>] = [:]
+        var listed = Set<String>()
+        let printer = WatchPrinter(format: format, info: info)
+        for await (event, pending) in queue {
+            if let pending { infos[pending.id] = await pending.answer.value }
+            switch event {
+            case .added(let receiver), .updated(let receiver):
+                let isNew = listed.insert(receiver.id).inserted
+                printer.receiver(isNew ? "added" : "updated", classifier.classified(receiver, info: infos[receiver.id]))
+            case .removed(let receiver):
+                listed.remove(receiver.id)
+                printer.receiver("removed", classifier.classified(receiver, info: infos.removeValue(forKey: receiver.id)))
+            case .browseComplete:
+                printer.browseComplete(count: listed.count)
+            case let .unresolved(service, type, reason):
+                Terminal.writeStderr("seamcheck: warning: not resolved: \(service) (\(type)): \(reason)\n")
+            case .daemonLost(let error):
+                Terminal.writeStderr("seamcheck: avahi-daemon went away (\(error.reason)); its receivers were dropped. Waiting "
+                    + "for it to come back (start it with scripts/services.sh start, or `service avahi-daemon start`)\n")
+                printer.daemon("daemonLost", message: error.description)
+            case .daemonReconnected:
+                Terminal.writeStderr("seamcheck: avahi-daemon is back; browsing again\n")
+                printer.daemon("daemonReconnected", message: nil)
+            case .failed(let error):
+                throw CLIFailure(message: error.description, exitCode: error.exitCode)
+            }
+        }
+        withExtendedLifetime(signals) {}
+    }
+
+    /// Profiles (with their `match` sections) and the inventory; both fail with exit code 2.
+    private func loadClassifier() throws(CLIFailure) -> ReceiverClassifier {
+        let profiles = try ProfileLocator.load(explicitDirectory: profilesDir.path, selecting: [])
+        guard let inventory else { return ReceiverClassifier(profiles: profiles) }
+        do {
+            return ReceiverClassifier(profiles: profiles,
+                                      inventory: try LabInventory.load(inventory, knownClasses: profiles.map(\.id)))
+        } catch {
+            throw CLIFailure.input(error.description)
+        }
+    }
+
+    private static func browse(timeout: Duration, interface: String?) async -> Result<BrowseResult, CLIFailure> {
+        do throws(DiscoveryError) {
+            return .success(try await AirPlayBrowser.discover(timeout: timeout, interface: interface))
+        } catch {
+            return .failure(CLIFailure(message: error.description, exitCode: error.exitCode))
+        }
+    }
+
+    /// `GET /info` on every receiver at once; each request has its own 2 s timeout.
+    private static func fetchInfo(_ receivers: [Receiver]) async -> [String: Result<ReceiverInfo, InfoError>] {
+        await withTaskGroup(of: (String, Result<ReceiverInfo, InfoError>).self) { group in
+            for receiver in receivers {
+                group.addTask { (receiver.id, await AirPlayInfoClient.fetch(receiver)) }
+            }
+            var results: [String: Result<ReceiverInfo, InfoError>] = [:]
+            for await (id, result) in group { results[id] = result }
+            return results
+        }
+    }
+}
+
+/// The JSON document of a one-shot `seamcheck discover`.
+struct DiscoverDocument: Encodable {
+    var schemaVersion = jsonSchemaVersion
+    /// False when --timeout came before Avahi reported the initial browse complete.
+    var complete: Bool
+    var interface: String?
+    var receivers: [ClassifiedReceiver]
+    var warnings: [String]
+}
+
+/// One line per event on stdout, written at once (a pipe reader sees each event as it happens).
+struct WatchPrinter {
+    let format: ListFormat
+    let info: Bool
+
+    private struct Event: Encodable {
+        var schemaVersion = jsonSchemaVersion
+        var event: String
+        var receiver: ClassifiedReceiver?
+        var receivers: Int?
+        var message: String?
+    }
+
+    func receiver(_ kind: String, _ receiver: ClassifiedReceiver) {
+        switch format {
+        case .json: write(Event(event: kind, receiver: receiver))
+        case .table:
+            let mark = ["added": "+", "updated": "~", "removed": "-"][kind] ?? "?"
+            let line = "\(mark) \(kind.padding(toLength: 8, withPad: " ", startingAt: 0)) " + DiscoverTable.summary(receiver, info: info)
+            FileHandle.standardOutput.write(Data((line + "\n").utf8))
+        }
+    }
+
+    func browseComplete(count: Int) {
+        switch format {
+        case .json: write(Event(event: "browseComplete", receivers: count))
+        case .table: FileHandle.standardOutput.write(Data("= initial browse complete: \(count) receiver(s)\n".utf8))
+        }
+    }
+
+    func daemon(_ kind: String, message: String?) {
+        if format == .json { write(Event(event: kind, message: message)) }
+    }
+
+    private func write(_ event: Event) {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        guard let data = try? encoder.encode(event) else { return }
+        FileHandle.standardOutput.write(data + Data("\n".utf8))
+    }
+}
+
+/// SIGINT and SIGTERM run `action` (stopping the watch) instead of killing the process.
+final class StopSignals {
+    private var sources: [any DispatchSourceSignal] = []
+
+    init(_ action: @escaping @Sendable () -> Void) {
+        var unblock = sigset_t()
+        sigemptyset(&unblock)
+        for signalNumber in [SIGINT, SIGTERM] {
+            sigaddset(&unblock, signalNumber)
+            signal(signalNumber, SIG_IGN)
+            let source = DispatchSource.makeSignalSource(signal: signalNumber, queue: .global())
+            source.setEventHandler(handler: action)
+            source.resume()
+            sources.append(source)
+        }
+        pthread_sigmask(SIG_UNBLOCK, &unblock, nil)
+    }
+
+    deinit {
+        sources.forEach { $0.cancel() }
+    }
+}
+
+/// The table of `seamcheck discover --format table`.
+enum DiscoverTable {
+    static func render(_ receivers: [ClassifiedReceiver], info: Bool, elapsed: Duration, complete: Bool) -> String {
+        var rows = [["NAME", "CLASS", "BY", "MODEL", "MANUFACTURER", "ADDRESS", "CAPABILITIES"] + (info ? ["INFO"] : [])]
+        for entry in receivers {
+            rows.append([entry.receiver.name, entry.deviceClass ?? "(unclassified)", entry.classification.classifiedBy?.rawValue ?? "-",
+                         entry.receiver.model ?? "?", entry.receiver.manufacturer ?? "?", address(entry.receiver),
+                         capabilities(entry.receiver)] + (info ? [infoSummary(entry)] : []))
+        }
+        let widths = rows[0].indices.map { column in rows.map { $0[column].count }.max() ?? 0 }
+        var lines = rows.map { row in
+            zip(row, widths).map { $0.padding(toLength: $1, withPad: " ", startingAt: 0) }.joined(separator: "  ")
+                .trimmingCharacters(in: .whitespaces)
+        }
+        let seconds = String(format: "%.2f", Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18)
+        lines.append("")
+        lines.append("\(receivers.count) receiver(s); " + (complete ? "initial browse complete in \(seconds) s" : "browse incomplete after \(seconds) s"))
+        for entry in receivers {
+            lines.append("  \(entry.receiver.name): \(entry.deviceClass ?? "unclassified") - \(entry.classification.reason)")
+            for warning in entry.warnings { lines.append("    warning: \(warning)") }
+        }
+        return lines.joined(separator: "\n") + "\n"
+    }
+
+    /// One line for a watch event.
+    static func summary(_ entry: ClassifiedReceiver, info: Bool) -> String {
+        var parts = [entry.receiver.name, entry.deviceClass ?? "(unclassified)", entry.receiver.model ?? "?",
+                     address(entry.receiver), capabilities(entry.receiver)]
+        if info { parts.append(infoSummary(entry)) }
+        if let deviceId = entry.receiver.deviceId { parts.insert(deviceId, at: 1) }
+        return parts.joined(separator: "  ")
+    }
+
+    static func address(_ receiver: Receiver) -> String {
+        guard let first = receiver.addresses.first else { return "-" }
+        return (first.contains(":") ? "[\(first)]" : first) + ":\(receiver.port)" + (receiver.isAsleep ? " (asleep)" : "")
+    }
+
+    static func capabilities(_ receiver: Receiver) -> String {
+        guard receiver.features != nil else { return "unknown" }
+        let c = receiver.capabilities
+        return [c.video ? "video" : "audio only", c.airPlay2 ? "AirPlay 2" : nil, c.screenMirroring ? "mirroring" : nil,
+                c.passwordRequired ? "password" : nil, c.pinRequired ? "PIN" : nil].compactMap { $0 }.joined(separator: ", ")
+    }
+
+    static func infoSummary(_ entry: ClassifiedReceiver) -> String {
+        guard let info = entry.info else {
+            switch entry.infoError {
+            case nil: return "-"
+            case .asleep?: return "asleep"
+            case .noAddress?: return "no address"
+            case .unreachable?: return "unreachable"
+            case .timedOut?: return "no answer"
+            case .refused(let status, _)?: return "refused (\(status))"
+            case .badResponse?: return "bad answer"
+            }
+        }
+        var parts: [String] = []
+        if let display = info.displays.first, let width = display.widthPixels, let height = display.heightPixels {
+            parts.append("\(width)x\(height)" + (display.maxFPS.map { "@\($0)" } ?? ""))
+        }
+        parts.append(info.hdrFormats.isEmpty ? "SDR" : info.hdrFormats.joined(separator: "/"))
+        if let interstitials = info.supportsInterstitials { parts.append(interstitials ? "interstitials" : "no interstitials") }
+        return parts.joined(separator: " ")
+    }
+}
