@@ -1,0 +1,144 @@
+import Foundation
+import HLS
+
+/// Interstitial rules that need what the tags point at: asset lists and asset playlists
+/// (fetched by lint; never their media segments).
+enum AssetSpecRules {
+    static let all = [assetListInvalid, assetUnreachable, notVOD, durationMismatch]
+    static let source = InterstitialSpecRules.source
+    typealias P = SpecPlaylist
+    /// Players in the wild give an asset or asset list this long before skipping the interstitial.
+    static let slowAnswer = 10.0
+    static let durationTolerance = 0.5
+    static let list = "https://ads.example/list.json"
+
+    static let assetListInvalid = SpecRule(
+        SpecRule.describe("asset-list-invalid", "X-ASSET-LIST is not a valid asset list", severity: .error,
+                          rationale: "An asset list must be a JSON object whose ASSETS array holds objects with URI and DURATION (keys are case-sensitive); otherwise the client skips the interstitial. An empty ASSETS plays nothing, which may be intended (no ad sold): info.",
+                          source: source, inputs: "the asset lists (fetched)"),
+        examples: [
+            SpecExample("not JSON", triggers: true, playlist: P.media(P.interstitial("ad1", "X-ASSET-LIST=\"\(list)\"")), resources: [list: "ASSETS: ad1.m3u8"]),
+            SpecExample("lowercase keys", triggers: true, playlist: P.media(P.interstitial("ad1", "X-ASSET-LIST=\"\(list)\"")),
+                        resources: [list: "{\"assets\": [{\"uri\": \"\(P.ad1)\", \"duration\": 15}]}"]),
+            SpecExample("entry without DURATION", triggers: true, playlist: P.media(P.interstitial("ad1", "X-ASSET-LIST=\"\(list)\"")),
+                        resources: [list: "{\"ASSETS\": [{\"URI\": \"\(P.ad1)\"}]}"]),
+            SpecExample("empty ASSETS (info)", triggers: true, playlist: P.media(P.interstitial("ad1", "X-ASSET-LIST=\"\(list)\"")),
+                        resources: [list: "{\"ASSETS\": []}"]),
+            SpecExample("two assets and SKIP-CONTROL", triggers: false, playlist: P.media(P.interstitial("ad1", "X-ASSET-LIST=\"\(list)\"")),
+                        resources: [list: "{\"ASSETS\": [{\"URI\": \"\(P.ad1)\", \"DURATION\": 15}, {\"URI\": \"https://ads.example/ad2.m3u8\", \"DURATION\": 10.5}], \"SKIP-CONTROL\": {\"OFFSET\": 5, \"LABEL-ID\": \"SKIP\"}}",
+                                    P.ad1: P.asset(), "https://ads.example/ad2.m3u8": P.asset(seconds: 10.5)]),
+        ]) { context in
+        context.interstitials.compactMap { interstitial, range, media -> SpecViolation? in
+            switch context.presentation.assetList(for: interstitial, in: media) {
+            case .invalid(let error, let location)?:
+                return SpecViolation(tag: range.label, playlist: media.reference, expected: "{\"ASSETS\": [{\"URI\": ..., \"DURATION\": ...}]}",
+                                     actual: error.description, message: "the asset list \(location) \(error); the client skips the interstitial")
+            case .loaded(let list, let location, _)? where list.assets.isEmpty:
+                return SpecViolation(tag: range.label, playlist: media.reference, expected: "at least one asset", actual: "ASSETS is empty",
+                                     message: "the asset list \(location) has no assets; nothing plays (fine if no ad was sold)", severity: .info)
+            default:
+                return nil
+            }
+        }
+    }
+
+    static let assetUnreachable = SpecRule(
+        SpecRule.describe("asset-unreachable", "Asset or asset list cannot be fetched in time", severity: .warning,
+                          rationale: "When an asset or asset-list request fails, or takes longer than players wait (about 10 s in the wild), the client skips the interstitial and resumes with offset 0: the ad never plays.",
+                          source: source, inputs: "the asset lists and asset playlists (fetched)"),
+        examples: [
+            SpecExample("asset 404", triggers: true, playlist: P.media(P.interstitial())),
+            SpecExample("asset list 404", triggers: true, playlist: P.media(P.interstitial("ad1", "X-ASSET-LIST=\"\(list)\""))),
+            SpecExample("asset list points at a local file", triggers: true, playlist: P.media(P.interstitial("ad1", "X-ASSET-LIST=\"file:///etc/passwd\""))),
+            SpecExample("asset answers", triggers: false, playlist: P.media(P.interstitial()), resources: [P.ad1: P.asset()]),
+        ]) { context in
+        context.interstitials.flatMap { interstitial, range, media -> [SpecViolation] in
+            var found: [SpecViolation] = []
+            func check(_ what: String, _ failure: LoadError?, elapsed: Double?, url: String) {
+                if let failure {
+                    found.append(SpecViolation(tag: range.label, playlist: media.reference, expected: "\(what) answers within \(Int(slowAnswer)) s",
+                                               actual: failure.description, message: "\(what) cannot be loaded: \(failure); the client skips the interstitial"))
+                } else if let elapsed, elapsed > slowAnswer {
+                    found.append(SpecViolation(tag: range.label, playlist: media.reference, expected: "\(what) answers within \(Int(slowAnswer)) s",
+                                               actual: "\(HLSNumber.format(elapsed)) s",
+                                               message: "\(what) \(url) took \(HLSNumber.format(elapsed)) s; players that wait \(Int(slowAnswer)) s skip the interstitial"))
+                }
+            }
+            switch context.presentation.assetList(for: interstitial, in: media) {
+            case .failed(let error)?: check("the asset list", error, elapsed: nil, url: error.subject)
+            case .loaded(let list, let location, let elapsed)?:
+                check("the asset list", nil, elapsed: elapsed, url: location.description)
+                for asset in list.assets {
+                    if case .failed(let error)? = context.presentation.asset(asset.uri, from: location) {
+                        check("the asset \(asset.uri)", error, elapsed: nil, url: asset.uri)
+                    } else if case .loaded(let summary)? = context.presentation.asset(asset.uri, from: location) {
+                        check("the asset", nil, elapsed: summary.elapsed, url: summary.location.description)
+                    }
+                }
+            default: break
+            }
+            if let uri = interstitial.assetURI, InputLocation.isAbsoluteURI(uri) {
+                switch context.presentation.asset(uri, from: media.location) {
+                case .failed(let error)?: check("the asset \(uri)", error, elapsed: nil, url: uri)
+                case .loaded(let summary)?: check("the asset", nil, elapsed: summary.elapsed, url: summary.location.description)
+                case nil: break
+                }
+            }
+            return found
+        }
+    }
+
+    static let notVOD = SpecRule(
+        SpecRule.describe("interstitial-not-vod", "Interstitial asset is not VOD", severity: .error,
+                          rationale: "Interstitial assets must be VOD: every media playlist of the asset needs EXT-X-ENDLIST (or PLAYLIST-TYPE:VOD). A live asset has no end, so the primary never resumes.",
+                          source: source, inputs: "the asset playlists (fetched)"),
+        examples: [
+            SpecExample("asset without ENDLIST", triggers: true, playlist: P.media(P.interstitial()), resources: [P.ad1: P.asset(vod: false)]),
+            SpecExample("VOD asset", triggers: false, playlist: P.media(P.interstitial()), resources: [P.ad1: P.asset()]),
+        ]) { context in
+        context.interstitials.flatMap { interstitial, range, media -> [SpecViolation] in
+            var uris: [(String, InputLocation)] = interstitial.assetURI.map { [($0, media.location)] } ?? []
+            if case .loaded(let list, let location, _)? = context.presentation.assetList(for: interstitial, in: media) {
+                uris += list.assets.map { ($0.uri, location) }
+            }
+            return uris.compactMap { uri, base in
+                guard case .loaded(let summary)? = context.presentation.asset(uri, from: base), !summary.isVOD else { return nil }
+                return SpecViolation(tag: range.label, playlist: media.reference, expected: "EXT-X-ENDLIST or EXT-X-PLAYLIST-TYPE:VOD",
+                                     actual: "live: " + summary.liveMediaPlaylists.joined(separator: ", "),
+                                     message: "the asset \(uri) is not VOD (\(summary.liveMediaPlaylists.joined(separator: ", ")) has no EXT-X-ENDLIST); interstitial assets must be VOD")
+            }
+        }
+    }
+
+    static let durationMismatch = SpecRule(
+        SpecRule.describe("interstitial-duration-mismatch", "DURATION differs from what the assets last", severity: .warning,
+                          rationale: "DURATION should be what the interstitial plays: the sum of the asset list's DURATIONs, or the asset playlist's length (limited by X-PLAYOUT-LIMIT). A mismatch puts the resume point and the timeline UI in the wrong place.",
+                          source: source, inputs: "the asset lists and asset playlists (fetched)"),
+        examples: [
+            SpecExample("DURATION 30, asset 15 s", triggers: true, playlist: P.media(P.interstitial("ad1", "DURATION=30,X-ASSET-URI=\"\(P.ad1)\"")), resources: [P.ad1: P.asset()]),
+            SpecExample("DURATION 15, asset list 10 + 10 s", triggers: true, playlist: P.media(P.interstitial("ad1", "DURATION=15,X-ASSET-LIST=\"\(list)\"")),
+                        resources: [list: "{\"ASSETS\": [{\"URI\": \"\(P.ad1)\", \"DURATION\": 10}, {\"URI\": \"\(P.ad1)\", \"DURATION\": 10}]}", P.ad1: P.asset(seconds: 10)]),
+            SpecExample("the spec's ad1: DURATION=15.0, asset 15 s", triggers: false, playlist: P.media(P.interstitial("ad1", "DURATION=15.0,X-ASSET-URI=\"\(P.ad1)\"")), resources: [P.ad1: P.asset()]),
+            SpecExample("30 s asset cut by X-PLAYOUT-LIMIT=15", triggers: false, playlist: P.media(P.interstitial("ad1", "DURATION=15,X-PLAYOUT-LIMIT=15,X-ASSET-URI=\"\(P.ad1)\"")), resources: [P.ad1: P.asset(seconds: 30)]),
+        ]) { context in
+        context.interstitials.compactMap { interstitial, range, media -> SpecViolation? in
+            guard let declared = interstitial.duration else { return nil }
+            var measured: Double?
+            var source = ""
+            if case .loaded(let list, let location, _)? = context.presentation.assetList(for: interstitial, in: media), !list.assets.isEmpty {
+                measured = list.totalDuration
+                source = "the asset list \(location) sums to"
+            } else if let uri = interstitial.assetURI, case .loaded(let summary)? = context.presentation.asset(uri, from: media.location) {
+                measured = summary.duration
+                source = "the asset \(uri) lasts"
+            }
+            guard var played = measured else { return nil }
+            if let limit = interstitial.playoutLimit { played = min(played, limit) }
+            guard abs(played - declared) > durationTolerance else { return nil }
+            let limited = interstitial.playoutLimit.map { " (X-PLAYOUT-LIMIT \(HLSNumber.format($0)) s)" } ?? ""
+            return SpecViolation(tag: range.label, playlist: media.reference, expected: "DURATION=\(HLSNumber.format(played))",
+                                 actual: "DURATION=\(HLSNumber.format(declared))",
+                                 message: "DURATION is \(HLSNumber.format(declared)) s but \(source) \(HLSNumber.format(measured!)) s\(limited)")
+        }
+    }
+}

@@ -1,0 +1,92 @@
+import Foundation
+import HLS
+
+extension DateRangeSpecRules {
+    static let acrossRenditions = SpecRule(
+        SpecRule.describe("daterange-inconsistent-across-renditions", "Media playlists disagree on their date ranges", severity: .error,
+                          rationale: "All media playlists of a multivariant playlist must carry the same EXT-X-DATERANGE tags, and interstitials at the same START-DATE must come in the same order everywhere; otherwise the ad schedule changes when the player switches variant or audio rendition.",
+                          source: source, inputs: "every media playlist of the multivariant playlist"),
+        examples: [
+            SpecExample("the audio rendition lacks ad1", triggers: true, playlist: RenditionExamples.multivariant,
+                        resources: RenditionExamples.resources(video: P.media(P.interstitial()), audio: P.media())),
+            SpecExample("ad1 and ad2 in a different order", triggers: true, playlist: RenditionExamples.multivariant,
+                        resources: RenditionExamples.resources(
+                            video: P.media(P.interstitial("ad1"), P.interstitial("ad2", "X-ASSET-URI=\"https://ads.example/ad2.m3u8\"")),
+                            audio: P.media(P.interstitial("ad2", "X-ASSET-URI=\"https://ads.example/ad2.m3u8\""), P.interstitial("ad1")))),
+            SpecExample("same date ranges everywhere", triggers: false, playlist: RenditionExamples.multivariant,
+                        resources: RenditionExamples.resources(video: P.media(P.interstitial()), audio: P.media(P.interstitial()))),
+        ]) { context in
+        let playlists = context.mediaPlaylists
+        guard playlists.count > 1 else { return [] }
+        let merged = playlists.map { media in InterstitialSchedule.merged(media.playlist.dateRanges).filter { $0.id != nil } }
+        var ids: [String] = []
+        for ranges in merged { for range in ranges where !ids.contains(range.id!) { ids.append(range.id!) } }
+        var found: [SpecViolation] = []
+        for id in ids {
+            guard let referenceIndex = merged.firstIndex(where: { $0.contains { $0.id == id } }),
+                  let reference = merged[referenceIndex].first(where: { $0.id == id }) else { continue }
+            let tag = "EXT-X-DATERANGE ID=\"\(id)\" (line \(reference.line) of \(playlists[referenceIndex].reference))"
+            for (index, ranges) in merged.enumerated() where index != referenceIndex {
+                guard let other = ranges.first(where: { $0.id == id }) else {
+                    found.append(SpecViolation(tag: tag, playlist: playlists[index].reference, expected: "present", actual: "missing",
+                                               message: "EXT-X-DATERANGE ID=\"\(id)\" is missing from this media playlist; every media playlist must carry the same date ranges"))
+                    continue
+                }
+                for difference in differences(reference, other) {
+                    found.append(SpecViolation(tag: tag, playlist: playlists[index].reference, expected: difference.0, actual: difference.1,
+                                               message: "EXT-X-DATERANGE ID=\"\(id)\" differs here (line \(other.line)): \(difference.1) instead of \(difference.0)"))
+                }
+            }
+        }
+        // Pods: interstitials at one START-DATE must keep their order in every playlist.
+        let orders = merged.map { ranges -> [Date: [String]] in
+            var pods: [Date: [String]] = [:]
+            for range in ranges where range.isInterstitial { if let d = range.startDate { pods[d, default: []].append(range.id!) } }
+            return pods
+        }
+        for (date, referenceOrder) in orders[0] where referenceOrder.count > 1 {
+            for index in 1..<orders.count {
+                let order = (orders[index][date] ?? []).filter(referenceOrder.contains)
+                let expected = referenceOrder.filter(order.contains)
+                guard order != expected else { continue }
+                found.append(SpecViolation(tag: "interstitials at START-DATE \(HLSDate.format(date))", playlist: playlists[index].reference,
+                                           expected: expected.joined(separator: ", ") + " (as in \(playlists[0].reference))",
+                                           actual: order.joined(separator: ", "),
+                                           message: "the interstitials at \(HLSDate.format(date)) play in a different order here; pods must be in the same tag order in every media playlist"))
+            }
+        }
+        return found
+    }
+
+    /// Attributes whose values differ or that only one side has, as (reference, other) texts.
+    static func differences(_ a: DateRange, _ b: DateRange) -> [(String, String)] {
+        var result: [(String, String)] = []
+        for item in a.attributes.items {
+            guard let other = b.attributes[item.name] else {
+                result.append(("\(item.name)=\(item.value.text)", "no \(item.name)"))
+                continue
+            }
+            if !sameValue(item.name, item.value, other) { result.append(("\(item.name)=\(item.value.text)", "\(item.name)=\(other.text)")) }
+        }
+        for item in b.attributes.items where a.attributes[item.name] == nil {
+            result.append(("no \(item.name)", "\(item.name)=\(item.value.text)"))
+        }
+        return result
+    }
+}
+
+/// A multivariant playlist with one variant and one audio rendition, for the examples.
+enum RenditionExamples {
+    static let multivariant = """
+        #EXTM3U
+        #EXT-X-MEDIA:TYPE=AUDIO,GROUP-ID="aac",NAME="English",LANGUAGE="en",DEFAULT=YES,AUTOSELECT=YES,URI="audio.m3u8"
+        #EXT-X-STREAM-INF:BANDWIDTH=2000000,CODECS="avc1.64001f,mp4a.40.2",RESOLUTION=1280x720,AUDIO="aac"
+        video.m3u8
+
+        """
+
+    static func resources(video: String, audio: String) -> [String: String] {
+        ["https://primary.example/video.m3u8": video, "https://primary.example/audio.m3u8": audio,
+         SpecPlaylist.ad1: SpecPlaylist.asset(), "https://ads.example/ad2.m3u8": SpecPlaylist.asset()]
+    }
+}

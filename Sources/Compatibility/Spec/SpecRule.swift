@@ -1,0 +1,177 @@
+import Foundation
+import HLS
+
+/// What a spec rule saw at one tag.
+public struct SpecViolation: Sendable, Equatable {
+    /// The tag, e.g. `EXT-X-DATERANGE ID="ad1" (line 12)`.
+    public var tag: String
+    /// The media playlist it is in, as referenced (named in the subject when there are several).
+    public var playlist: String?
+    public var expected: String?
+    public var actual: String?
+    public var message: String
+    /// nil: the rule's default severity. Some rules grade cases differently (an empty asset list is info).
+    public var severity: Severity?
+
+    public init(tag: String, playlist: String?, expected: String? = nil, actual: String? = nil, message: String,
+                severity: Severity? = nil) {
+        self.tag = tag
+        self.playlist = playlist
+        self.expected = expected
+        self.actual = actual
+        self.message = message
+        self.severity = severity
+    }
+}
+
+/// A playlist (and the resources it leads to) that shows a spec rule firing or not: the rule's
+/// documentation and its test at once. The playlist is read from `SpecExample.baseURL`.
+public struct SpecExample: Sendable {
+    public static let baseURL = "https://primary.example/main.m3u8"
+
+    public var name: String
+    public var playlist: String
+    /// Bodies by absolute URL (other playlists, asset lists, asset playlists); any other URL is a 404.
+    public var resources: [String: String]
+    public var triggers: Bool
+
+    public init(_ name: String, triggers: Bool, playlist: String, resources: [String: String] = [:]) {
+        self.name = name
+        self.playlist = playlist
+        self.resources = resources
+        self.triggers = triggers
+    }
+}
+
+/// The loaded presentation a spec rule looks at.
+public struct SpecContext: Sendable {
+    public var presentation: Presentation
+
+    public init(_ presentation: Presentation) { self.presentation = presentation }
+
+    public var mediaPlaylists: [LoadedMediaPlaylist] { presentation.mediaPlaylists }
+
+    /// Every interstitial with the playlist it is in; tags sharing an ID are merged into one
+    /// (a later tag may add attributes), named by the first tag's line.
+    public var interstitials: [(Interstitial, DateRange, LoadedMediaPlaylist)] {
+        mediaPlaylists.flatMap { media in
+            InterstitialSchedule.merged(media.playlist.dateRanges).compactMap { range in range.interstitial.map { ($0, range, media) } }
+        }
+    }
+}
+
+/// A rule of the HLS specification or the interstitial schema, checked on playlists alone
+/// (and the asset lists and asset playlists they name): no device class, no media probing.
+public struct SpecRule: Sendable {
+    public var description: RuleDescription
+    public var examples: [SpecExample]
+    let check: @Sendable (SpecContext) -> [SpecViolation]
+
+    public init(_ description: RuleDescription, examples: [SpecExample],
+                check: @escaping @Sendable (SpecContext) -> [SpecViolation]) {
+        self.description = description
+        self.examples = examples
+        self.check = check
+    }
+
+    public var id: String { description.id }
+
+    public func evaluate(_ context: SpecContext) -> [SpecViolation] { check(context) }
+
+    static func describe(_ id: String, _ title: String, severity: Severity, rationale: String, source: String,
+                         inputs: String = "the media playlists") -> RuleDescription {
+        RuleDescription(id: id, title: title, rationale: rationale, source: source, defaultSeverity: severity,
+                        track: .both, inputs: inputs)
+    }
+}
+
+/// The spec rules, in the order reports list them.
+public enum SpecCatalog {
+    public static let rules: [SpecRule] = DateRangeSpecRules.all + InterstitialSpecRules.all + AssetSpecRules.all
+
+    public static func rule(_ id: String) -> SpecRule? { rules.first { $0.id == id } }
+}
+
+/// Runs spec rules over a loaded presentation and turns violations into findings.
+public enum SpecLinter {
+    /// Findings in catalog order. The same violation in several media playlists (every rendition
+    /// carries the same date ranges) is reported once, naming the first playlist and the count.
+    public static func lint(_ presentation: Presentation, rules: [SpecRule] = SpecCatalog.rules) -> [Finding] {
+        let context = SpecContext(presentation)
+        let named = presentation.root.playlist.multivariant != nil
+        var findings: [Finding] = []
+        for rule in rules {
+            var order: [String] = []
+            var groups: [String: (SpecViolation, [String])] = [:]
+            for violation in rule.evaluate(context) {
+                let key = violation.tag + "\u{1}" + violation.message
+                if groups[key] == nil {
+                    order.append(key)
+                    groups[key] = (violation, [])
+                }
+                if let playlist = violation.playlist, !groups[key]!.1.contains(playlist) { groups[key]!.1.append(playlist) }
+            }
+            for key in order {
+                let (violation, playlists) = groups[key]!
+                var subject = violation.tag
+                if named, let first = playlists.first {
+                    subject += " in \(first)" + (playlists.count > 1 ? " and \(playlists.count - 1) other media playlist(s)" : "")
+                }
+                findings.append(Finding(rule: rule.id, severity: violation.severity ?? rule.description.defaultSeverity,
+                                        deviceClass: nil, subject: subject, expected: violation.expected,
+                                        actual: violation.actual, message: violation.message, remediation: nil))
+            }
+        }
+        return findings
+    }
+
+    /// Loads an example's playlist and resources from memory and lints it with `rules`.
+    public static func run(_ example: SpecExample, rules: [SpecRule] = SpecCatalog.rules) async throws -> [Finding] {
+        var options = PresentationLoader.Options()
+        options.fetchAssets = true
+        let fetcher = InMemoryFetcher(example.resources.merging([SpecExample.baseURL: example.playlist]) { a, _ in a })
+        let loader = PresentationLoader(fetcher: fetcher, options: options)
+        let presentation = try await loader.load(InputLocation.remote(URL(string: SpecExample.baseURL)!))
+        return lint(presentation, rules: rules)
+    }
+}
+
+/// Serves bodies from a dictionary of absolute URLs; anything else is a 404.
+public struct InMemoryFetcher: ResourceFetching {
+    public var bodies: [String: String]
+
+    public init(_ bodies: [String: String]) { self.bodies = bodies }
+
+    public func fetch(_ location: InputLocation, limits: FetchLimits) async throws(LoadError) -> FetchedResource {
+        guard let body = bodies[location.description] else { throw .httpStatus(location.description, code: 404) }
+        let data = Data(body.utf8)
+        guard data.count <= limits.maxBytes else { throw .tooLarge(location.description, limit: limits.maxBytes) }
+        return FetchedResource(location: location, data: data, contentType: nil, elapsed: 0.01)
+    }
+}
+
+/// Builders for example playlists, so that each example reads as the tags that matter.
+enum SpecPlaylist {
+    /// A 30 s VOD media playlist of 6 s segments starting 2020-01-02T21:55:40Z, with `tags` after the segments.
+    static func media(_ tags: String..., programDateTime: Bool = true) -> String {
+        var lines = ["#EXTM3U", "#EXT-X-TARGETDURATION:6", "#EXT-X-PLAYLIST-TYPE:VOD"]
+        if programDateTime { lines.append("#EXT-X-PROGRAM-DATE-TIME:2020-01-02T21:55:40.000Z") }
+        for i in 0..<5 { lines += ["#EXTINF:6,", "main\(i).ts"] }
+        lines += tags
+        lines.append("#EXT-X-ENDLIST")
+        return lines.joined(separator: "\n") + "\n"
+    }
+
+    /// An interstitial DATERANGE at 4 s; `attributes` are appended to ID, CLASS and START-DATE.
+    static func interstitial(_ id: String = "ad1", _ attributes: String = "X-ASSET-URI=\"https://ads.example/ad1.m3u8\"",
+                             start: String = "2020-01-02T21:55:44.000Z") -> String {
+        "#EXT-X-DATERANGE:ID=\"\(id)\",CLASS=\"com.apple.hls.interstitial\",START-DATE=\"\(start)\"," + attributes
+    }
+
+    /// A VOD asset playlist of `seconds` in one segment.
+    static func asset(seconds: Double = 15, vod: Bool = true) -> String {
+        "#EXTM3U\n#EXT-X-TARGETDURATION:\(Int(seconds.rounded(.up)))\n#EXTINF:\(seconds),\nad.ts\n" + (vod ? "#EXT-X-ENDLIST\n" : "")
+    }
+
+    static let ad1 = "https://ads.example/ad1.m3u8"
+}

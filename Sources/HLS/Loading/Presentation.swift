@@ -1,0 +1,103 @@
+import Foundation
+
+/// A media playlist as loaded: where from, how it was referenced, what it says.
+public struct LoadedMediaPlaylist: Sendable {
+    public var location: InputLocation
+    /// The URI as the multivariant playlist writes it; the input itself for a media playlist input.
+    public var reference: String
+    public var playlist: MediaPlaylist
+    public var diagnostics: [PlaylistDiagnostic]
+
+    public init(location: InputLocation, reference: String, playlist: MediaPlaylist, diagnostics: [PlaylistDiagnostic]) {
+        self.location = location
+        self.reference = reference
+        self.playlist = playlist
+        self.diagnostics = diagnostics
+    }
+}
+
+/// What fetching an X-ASSET-LIST gave.
+public enum AssetListOutcome: Sendable {
+    case loaded(AssetList, location: InputLocation, elapsed: Double)
+    case invalid(AssetListError, location: InputLocation)
+    case failed(LoadError)
+}
+
+/// What fetching an interstitial asset's playlist (X-ASSET-URI or an asset list's URI) gave.
+public enum AssetPlaylistOutcome: Sendable {
+    case loaded(AssetPlaylistSummary)
+    case failed(LoadError)
+}
+
+/// The facts lint needs about an asset: VOD or not, how long, how long the answer took.
+public struct AssetPlaylistSummary: Sendable, Equatable {
+    public var location: InputLocation
+    /// Media playlists of the asset that are not VOD (no EXT-X-ENDLIST, no PLAYLIST-TYPE:VOD).
+    public var liveMediaPlaylists: [String]
+    /// The total EXTINF duration of the asset's (first) media playlist.
+    public var duration: Double
+    public var elapsed: Double
+
+    public init(location: InputLocation, liveMediaPlaylists: [String], duration: Double, elapsed: Double) {
+        self.location = location
+        self.liveMediaPlaylists = liveMediaPlaylists
+        self.duration = duration
+        self.elapsed = elapsed
+    }
+
+    public var isVOD: Bool { liveMediaPlaylists.isEmpty }
+}
+
+/// A media playlist of the multivariant playlist that could not be loaded.
+public struct MediaPlaylistFailure: Sendable {
+    public var reference: String
+    public var error: LoadError
+}
+
+/// Everything loaded from one input: the playlist, its media playlists, and what its
+/// interstitials point at (asset lists, asset playlists). Media segments are never fetched.
+public struct Presentation: Sendable {
+    public var input: InputLocation
+    /// Where the input was read from after redirects.
+    public var location: InputLocation
+    public var root: ParsedPlaylist
+    public var mediaPlaylists: [LoadedMediaPlaylist]
+    public var mediaFailures: [MediaPlaylistFailure]
+    /// Keyed by the resolved location's description.
+    public var assetLists: [String: AssetListOutcome]
+    public var assets: [String: AssetPlaylistOutcome]
+
+    public init(input: InputLocation, location: InputLocation, root: ParsedPlaylist, mediaPlaylists: [LoadedMediaPlaylist],
+                mediaFailures: [MediaPlaylistFailure] = [], assetLists: [String: AssetListOutcome] = [:],
+                assets: [String: AssetPlaylistOutcome] = [:]) {
+        self.input = input
+        self.location = location
+        self.root = root
+        self.mediaPlaylists = mediaPlaylists
+        self.mediaFailures = mediaFailures
+        self.assetLists = assetLists
+        self.assets = assets
+    }
+
+    /// The media playlist whose timeline interstitials are placed on: the first variant's.
+    public var primary: LoadedMediaPlaylist? { mediaPlaylists.first }
+
+    /// The asset list an interstitial of `media` names, or nil when it names none or it was not fetched.
+    public func assetList(for interstitial: Interstitial, in media: LoadedMediaPlaylist) -> AssetListOutcome? {
+        guard let reference = interstitial.assetList else { return nil }
+        do throws(LoadError) {
+            return assetLists[try media.location.resolving(reference).description]
+        } catch {
+            return .failed(error)
+        }
+    }
+
+    /// The outcome of loading an asset URI (absolute, as X-ASSET-URI and ASSETS[].URI must be).
+    public func asset(_ uri: String, from base: InputLocation) -> AssetPlaylistOutcome? {
+        do throws(LoadError) {
+            return assets[try base.resolving(uri).description]
+        } catch {
+            return .failed(error)
+        }
+    }
+}

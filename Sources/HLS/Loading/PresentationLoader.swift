@@ -1,0 +1,193 @@
+import Foundation
+
+/// Loads an input and what it leads to, with limits on every transfer and on concurrency.
+public struct PresentationLoader: Sendable {
+    public struct Options: Sendable {
+        public var playlistLimits = FetchLimits(maxBytes: FetchLimits.playlistBytes)
+        /// Asset lists and asset playlists: players give their servers about 10 s.
+        public var assetLimits = FetchLimits(maxBytes: FetchLimits.assetListBytes, connectTimeout: 10, totalTimeout: 10)
+        /// Load every media playlist of a multivariant input.
+        public var loadMediaPlaylists = true
+        public var fetchAssetLists = true
+        /// Load interstitial asset playlists (X-ASSET-URI, ASSETS[].URI): lint does, inspect does not.
+        public var fetchAssets = true
+        public var concurrency = 4
+
+        public init() {}
+    }
+
+    public var fetcher: any ResourceFetching
+    public var options: Options
+
+    public init(fetcher: any ResourceFetching = ResourceFetcher(), options: Options = Options()) {
+        self.fetcher = fetcher
+        self.options = options
+    }
+
+    /// Fetches and parses one playlist; not a playlist (no #EXTM3U, HTML) is an error naming the URL.
+    public func loadPlaylist(_ location: InputLocation, limits: FetchLimits? = nil,
+                             importing variables: [String: String] = [:]) async throws(LoadError) -> (ParsedPlaylist, FetchedResource) {
+        let resource = try await fetcher.fetch(location, limits: limits ?? options.playlistLimits)
+        do throws(PlaylistParseError) {
+            let context = PlaylistParsingContext(importedVariables: variables, queryParameters: resource.location.queryParameters)
+            return (try PlaylistParser.parse(resource.data, context: context), resource)
+        } catch {
+            // A body that is not a playlist and is served as text/html is an error page, whatever it starts with.
+            let html = resource.contentType?.hasPrefix("text/html") == true
+            throw .notAPlaylist(resource.location.description, html && error != .empty ? .html : error)
+        }
+    }
+
+    public func load(_ input: InputLocation) async throws(LoadError) -> Presentation {
+        let (root, resource) = try await loadPlaylist(input)
+        var presentation = Presentation(input: input, location: resource.location, root: root, mediaPlaylists: [])
+        switch root.playlist {
+        case .media(let media):
+            presentation.mediaPlaylists = [LoadedMediaPlaylist(location: resource.location, reference: input.description,
+                                                               playlist: media, diagnostics: root.diagnostics)]
+        case .multivariant(let multivariant):
+            if options.loadMediaPlaylists {
+                try await loadMediaPlaylists(of: multivariant, variables: root.variables, into: &presentation)
+            }
+        }
+        if options.fetchAssetLists { await fetchAssetLists(into: &presentation) }
+        if options.fetchAssets { await fetchAssets(into: &presentation) }
+        return presentation
+    }
+
+    /// Variant and rendition playlists, each distinct location once, in the order written.
+    private func loadMediaPlaylists(of multivariant: MultivariantPlaylist, variables: [String: String],
+                                    into presentation: inout Presentation) async throws(LoadError) {
+        let references = multivariant.variants.map(\.uri) + multivariant.renditions.compactMap(\.uri)
+        var targets: [(String, InputLocation)] = []
+        var seen: Set<String> = []
+        for reference in references {
+            let location = try presentation.location.resolving(reference)
+            if seen.insert(location.description).inserted { targets.append((reference, location)) }
+        }
+        let results = await Self.map(targets, width: options.concurrency) { target -> Result<LoadedMediaPlaylist, LoadError> in
+            do throws(LoadError) {
+                let (parsed, resource) = try await loadPlaylist(target.1, importing: variables)
+                guard case .media(let media) = parsed.playlist else {
+                    throw .notAPlaylist(resource.location.description, .unexpectedKind("a multivariant playlist where a media playlist belongs"))
+                }
+                return .success(LoadedMediaPlaylist(location: resource.location, reference: target.0, playlist: media,
+                                                    diagnostics: parsed.diagnostics))
+            } catch {
+                return .failure(error)
+            }
+        }
+        for (target, result) in zip(targets, results) {
+            switch result {
+            case .success(let loaded): presentation.mediaPlaylists.append(loaded)
+            case .failure(let error): presentation.mediaFailures.append(MediaPlaylistFailure(reference: target.0, error: error))
+            }
+        }
+    }
+
+    private func fetchAssetLists(into presentation: inout Presentation) async {
+        var targets: [InputLocation] = []
+        var seen: Set<String> = []
+        for media in presentation.mediaPlaylists {
+            for range in media.playlist.dateRanges where range.isInterstitial {
+                guard let reference = range.interstitial?.assetList,
+                      let location = try? media.location.resolving(reference),
+                      seen.insert(location.description).inserted else { continue }
+                targets.append(location)
+            }
+        }
+        let outcomes = await Self.map(targets, width: options.concurrency) { location -> AssetListOutcome in
+            do throws(LoadError) {
+                let resource = try await fetcher.fetch(location, limits: options.assetLimits)
+                do throws(AssetListError) {
+                    return .loaded(try AssetList.decode(resource.data), location: resource.location, elapsed: resource.elapsed)
+                } catch {
+                    return .invalid(error, location: resource.location)
+                }
+            } catch {
+                return .failed(error)
+            }
+        }
+        for (location, outcome) in zip(targets, outcomes) { presentation.assetLists[location.description] = outcome }
+    }
+
+    private func fetchAssets(into presentation: inout Presentation) async {
+        var targets: [InputLocation] = []
+        var seen: Set<String> = []
+        func add(_ uri: String, _ base: InputLocation) {
+            guard InputLocation.isAbsoluteURI(uri), let location = try? base.resolving(uri),
+                  seen.insert(location.description).inserted else { return }
+            targets.append(location)
+        }
+        for media in presentation.mediaPlaylists {
+            for range in media.playlist.dateRanges where range.isInterstitial {
+                guard let interstitial = range.interstitial else { continue }
+                if let uri = interstitial.assetURI { add(uri, media.location) }
+                if case .loaded(let list, let location, _)? = presentation.assetList(for: interstitial, in: media) {
+                    for asset in list.assets { add(asset.uri, location) }
+                }
+            }
+        }
+        let outcomes = await Self.map(targets, width: options.concurrency) { location in await loadAsset(location) }
+        for (location, outcome) in zip(targets, outcomes) { presentation.assets[location.description] = outcome }
+    }
+
+    /// An asset's playlist; for a multivariant asset, every variant's media playlist.
+    private func loadAsset(_ location: InputLocation) async -> AssetPlaylistOutcome {
+        do throws(LoadError) {
+            let (parsed, resource) = try await loadPlaylist(location, limits: assetPlaylistLimits)
+            switch parsed.playlist {
+            case .media(let media):
+                return .loaded(AssetPlaylistSummary(location: resource.location, liveMediaPlaylists: media.isVOD ? [] : [resource.location.description],
+                                                    duration: media.totalDuration, elapsed: resource.elapsed))
+            case .multivariant(let multivariant):
+                var live: [String] = []
+                var duration: Double?
+                var elapsed = resource.elapsed
+                var seen: Set<String> = []
+                for variant in multivariant.variants {
+                    let variantLocation = try resource.location.resolving(variant.uri)
+                    guard seen.insert(variantLocation.description).inserted else { continue }
+                    let (child, childResource) = try await loadPlaylist(variantLocation, limits: assetPlaylistLimits, importing: parsed.variables)
+                    guard let media = child.playlist.media else { continue }
+                    if !media.isVOD { live.append(childResource.location.description) }
+                    if duration == nil { duration = media.totalDuration }
+                    elapsed = max(elapsed, resource.elapsed + childResource.elapsed)
+                }
+                return .loaded(AssetPlaylistSummary(location: resource.location, liveMediaPlaylists: live,
+                                                    duration: duration ?? 0, elapsed: elapsed))
+            }
+        } catch {
+            return .failed(error)
+        }
+    }
+
+    private var assetPlaylistLimits: FetchLimits {
+        var limits = options.playlistLimits
+        limits.connectTimeout = options.assetLimits.connectTimeout
+        limits.totalTimeout = options.assetLimits.totalTimeout
+        return limits
+    }
+
+    /// `transform` over `items` with at most `width` running at once; results in input order.
+    static func map<T: Sendable, R: Sendable>(_ items: [T], width: Int, _ transform: @escaping @Sendable (T) async -> R) async -> [R] {
+        await withTaskGroup(of: (Int, R).self) { group in
+            var results = [R?](repeating: nil, count: items.count)
+            var next = 0
+            for _ in 0..<min(max(width, 1), items.count) {
+                let index = next
+                group.addTask { (index, await transform(items[index])) }
+                next += 1
+            }
+            while let (index, result) = await group.next() {
+                results[index] = result
+                if next < items.count {
+                    let index = next
+                    group.addTask { (index, await transform(items[index])) }
+                    next += 1
+                }
+            }
+            return results.map { $0! }
+        }
+    }
+}

@@ -1,0 +1,149 @@
+/// A URI reference split as RFC 3986 Appendix B splits it, and resolved as section 5.2 says.
+///
+/// Written out rather than left to Foundation's URL(string:relativeTo:) so that the result is
+/// the same on every platform and pinned by the RFC's own examples (section 5.4) in the tests.
+public struct URIReference: Sendable, Equatable, CustomStringConvertible {
+    public var scheme: String?
+    public var authority: String?
+    public var path: String
+    public var query: String?
+    public var fragment: String?
+
+    public init(scheme: String?, authority: String?, path: String, query: String?, fragment: String?) {
+        self.scheme = scheme
+        self.authority = authority
+        self.path = path
+        self.query = query
+        self.fragment = fragment
+    }
+
+    /// Splits without validating: `^(([^:/?#]+):)?(//([^/?#]*))?([^?#]*)(\?([^#]*))?(#(.*))?`.
+    public init(parsing text: String) {
+        var rest = Substring(text)
+        scheme = nil
+        if let colon = rest.firstIndex(where: { ":/?#".contains($0) }), rest[colon] == ":", colon != rest.startIndex {
+            scheme = String(rest[..<colon])
+            rest = rest[rest.index(after: colon)...]
+        }
+        authority = nil
+        if rest.hasPrefix("//") {
+            let after = rest.dropFirst(2)
+            let end = after.firstIndex(where: { "/?#".contains($0) }) ?? after.endIndex
+            authority = String(after[..<end])
+            rest = after[end...]
+        }
+        if let hash = rest.firstIndex(of: "#") {
+            fragment = String(rest[rest.index(after: hash)...])
+            rest = rest[..<hash]
+        } else {
+            fragment = nil
+        }
+        if let mark = rest.firstIndex(of: "?") {
+            query = String(rest[rest.index(after: mark)...])
+            rest = rest[..<mark]
+        } else {
+            query = nil
+        }
+        path = String(rest)
+    }
+
+    /// Recomposed as RFC 3986 5.3 does.
+    public var description: String {
+        var out = ""
+        if let scheme { out += scheme + ":" }
+        if let authority { out += "//" + authority }
+        out += path
+        if let query { out += "?" + query }
+        if let fragment { out += "#" + fragment }
+        return out
+    }
+
+    public var isAbsolute: Bool { scheme != nil }
+
+    /// RFC 3986 5.2.2 (strict): this reference resolved against an absolute `base`.
+    public func resolved(against base: URIReference) -> URIReference {
+        var target = URIReference(scheme: nil, authority: nil, path: "", query: nil, fragment: fragment)
+        if let scheme {
+            target.scheme = scheme
+            target.authority = authority
+            target.path = Self.removeDotSegments(path)
+            target.query = query
+            return target
+        }
+        target.scheme = base.scheme
+        if authority != nil {
+            target.authority = authority
+            target.path = Self.removeDotSegments(path)
+            target.query = query
+            return target
+        }
+        target.authority = base.authority
+        if path.isEmpty {
+            target.path = base.path
+            target.query = query ?? base.query
+        } else {
+            target.path = path.hasPrefix("/") ? Self.removeDotSegments(path) : Self.removeDotSegments(merge(base))
+            target.query = query
+        }
+        return target
+    }
+
+    /// RFC 3986 5.2.3.
+    private func merge(_ base: URIReference) -> String {
+        if base.authority != nil, base.path.isEmpty { return "/" + path }
+        guard let slash = base.path.lastIndex(of: "/") else { return path }
+        return String(base.path[...slash]) + path
+    }
+
+    /// RFC 3986 5.2.4.
+    static func removeDotSegments(_ path: String) -> String {
+        var input = Substring(path)
+        var output: [Substring] = []
+        while !input.isEmpty {
+            if input.hasPrefix("../") {
+                input = input.dropFirst(3)
+            } else if input.hasPrefix("./") {
+                input = input.dropFirst(2)
+            } else if input.hasPrefix("/./") {
+                input = input.dropFirst(2)
+            } else if input == "/." {
+                input = "/"
+            } else if input.hasPrefix("/../") {
+                input = input.dropFirst(3)
+                if !output.isEmpty { output.removeLast() }
+            } else if input == "/.." {
+                input = "/"
+                if !output.isEmpty { output.removeLast() }
+            } else if input == "." || input == ".." {
+                input = ""
+            } else {
+                let searchStart = input.hasPrefix("/") ? input.index(after: input.startIndex) : input.startIndex
+                let end = input[searchStart...].firstIndex(of: "/") ?? input.endIndex
+                output.append(input[..<end])
+                input = input[end...]
+            }
+        }
+        return output.joined()
+    }
+
+    /// Percent-encodes what may not appear in a URI (spaces, non-ASCII), leaving `%XX` and the
+    /// reserved characters alone, so that what playlists write in practice still resolves.
+    public static func encodingInvalidCharacters(_ text: String) -> String {
+        var out = ""
+        for byte in text.utf8 {
+            let c = Character(Unicode.Scalar(byte))
+            if byte < 0x80, byte > 0x20, byte != 0x7F, !"\"<>\\^`{|}".contains(c) {
+                out.append(c)
+            } else {
+                out += "%" + String(byte, radix: 16, uppercase: true).leftPadded(to: 2)
+            }
+        }
+        return out
+    }
+}
+
+extension String {
+    fileprivate func leftPadded(to width: Int) -> String {
+        count >= width ? self : String(repeating: "0", count: width - count) + self
+    }
+}

@@ -1,0 +1,101 @@
+import Foundation
+
+/// A media playlist: segments and the tags that apply to them.
+public struct MediaPlaylist: Sendable, Equatable, Codable {
+    public enum PlaylistType: String, Sendable, Codable { case vod = "VOD", event = "EVENT" }
+
+    public var version: Int?
+    public var targetDuration: Int?
+    public var mediaSequence: Int
+    public var discontinuitySequence: Int
+    public var playlistType: PlaylistType?
+    public var endList: Bool
+    public var iFramesOnly: Bool
+    public var independentSegments: Bool
+    public var start: StartPoint?
+    public var segments: [Segment]
+    public var dateRanges: [DateRange]
+    public var definitions: [VariableDefinition]
+    /// EXT-X-SERVER-CONTROL and EXT-X-PART-INF as written: low-latency playlists are tolerated,
+    /// and their parts counted, not modelled.
+    public var serverControl: AttributeList?
+    public var partInformation: AttributeList?
+    public var partCount: Int
+
+    public init() {
+        version = nil
+        targetDuration = nil
+        mediaSequence = 0
+        discontinuitySequence = 0
+        playlistType = nil
+        endList = false
+        iFramesOnly = false
+        independentSegments = false
+        start = nil
+        segments = []
+        dateRanges = []
+        definitions = []
+        serverControl = nil
+        partInformation = nil
+        partCount = 0
+    }
+
+    /// VOD: ENDLIST present, or PLAYLIST-TYPE:VOD (which promises it never changes).
+    public var isVOD: Bool { endList || playlistType == .vod }
+
+    /// The sum of EXTINF durations.
+    public var totalDuration: Double {
+        var total = 0.0
+        for segment in segments { total += segment.duration }
+        return total
+    }
+
+    /// The date of the first segment: the first EXT-X-PROGRAM-DATE-TIME, moved back by the
+    /// durations of the segments before it. nil without any EXT-X-PROGRAM-DATE-TIME.
+    public var startDate: Date? {
+        var elapsed = 0.0
+        for segment in segments {
+            if let date = segment.programDateTime { return date.addingTimeInterval(-elapsed) }
+            elapsed += segment.duration
+        }
+        return nil
+    }
+
+    public var hasProgramDateTime: Bool { segments.contains { $0.programDateTime != nil } }
+
+    /// Offsets of segment boundaries from the start of the playlist (0 first, the end last).
+    public var segmentBoundaries: [Double] {
+        var result = [0.0]
+        result.reserveCapacity(segments.count + 1)
+        var t = 0.0
+        for segment in segments {
+            t += segment.duration
+            result.append(t)
+        }
+        return result
+    }
+}
+
+/// A media segment: its URI line and the tags before it.
+public struct Segment: Sendable, Equatable, Codable {
+    public var uri: String
+    public var duration: Double
+    public var title: String?
+    public var byteRange: ByteRange?
+    /// EXT-X-DISCONTINUITY before this segment.
+    public var discontinuity: Bool
+    /// EXT-X-PROGRAM-DATE-TIME written for this segment (not interpolated).
+    public var programDateTime: Date?
+    public var key: EncryptionKey?
+    public var map: MediaInitialization?
+    public var gap: Bool
+    public var bitrate: Int?
+    /// The line of the URI.
+    public var line: Int
+}
+
+/// EXT-X-MAP: the media initialization section.
+public struct MediaInitialization: Sendable, Equatable, Codable {
+    public var uri: String
+    public var byteRange: ByteRange?
+}

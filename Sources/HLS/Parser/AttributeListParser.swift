@@ -1,0 +1,150 @@
+/// The attribute-list grammar of rfc8216bis 4.2, over the UTF-8 bytes after a tag's colon.
+///
+/// Lenient where players are (spaces around commas), strict where the grammar matters: an
+/// unterminated quote, a missing `=`, a repeated name or an empty value is a diagnostic and the
+/// attribute is dropped, never a crash or a silently different value.
+enum AttributeListParser {
+    static func parse(_ b: UnsafeBufferPointer<UInt8>, line: Int, tag: String, variables: VariableTable,
+                      diagnostics: inout [PlaylistDiagnostic]) -> AttributeList {
+        var items: [Attribute] = []
+        items.reserveCapacity(8)
+        let n = b.count
+        var i = 0
+        func problem(_ message: String) {
+            diagnostics.append(PlaylistDiagnostic(line: line, level: .error, tag: tag, message: message))
+        }
+        while i < n {
+            while i < n, b[i] == 0x20 || b[i] == 0x09 { i += 1 }
+            if i == n { break }
+            let nameStart = i
+            while i < n, b[i] != UInt8(ascii: "="), b[i] != UInt8(ascii: ",") { i += 1 }
+            var nameEnd = i
+            while nameEnd > nameStart, b[nameEnd - 1] == 0x20 { nameEnd -= 1 }
+            let name = String(decoding: UnsafeBufferPointer(rebasing: b[nameStart..<nameEnd]), as: UTF8.self)
+            guard i < n, b[i] == UInt8(ascii: "=") else {
+                problem(name.isEmpty ? "empty attribute (two commas in a row?)" : "attribute \(name) has no '=value'; it is ignored")
+                if i < n { i += 1 }
+                continue
+            }
+            i += 1
+            while i < n, b[i] == 0x20 { i += 1 }
+            let value: AttributeValue
+            if i < n, b[i] == UInt8(ascii: "\"") {
+                let start = i + 1
+                var close = start
+                while close < n, b[close] != UInt8(ascii: "\"") { close += 1 }
+                guard close < n else {
+                    problem("the quoted value of \(name) has no closing quote; \(name) is ignored")
+                    break
+                }
+                var text = String(decoding: UnsafeBufferPointer(rebasing: b[start..<close]), as: UTF8.self)
+                if variables.mayReference(UnsafeBufferPointer(rebasing: b[start..<close])) {
+                    text = variables.substitute(text, line: line, tag: tag, diagnostics: &diagnostics)
+                }
+                value = .quotedString(text)
+                i = close + 1
+                while i < n, b[i] == 0x20 { i += 1 }
+                if i < n, b[i] != UInt8(ascii: ",") {
+                    problem("unexpected text after the quoted value of \(name)")
+                    while i < n, b[i] != UInt8(ascii: ",") { i += 1 }
+                }
+            } else {
+                let start = i
+                while i < n, b[i] != UInt8(ascii: ",") { i += 1 }
+                var end = i
+                while end > start, b[end - 1] == 0x20 || b[end - 1] == 0x09 { end -= 1 }
+                let token = UnsafeBufferPointer(rebasing: b[start..<end])
+                guard !token.isEmpty else {
+                    problem("attribute \(name) has an empty value; it is ignored")
+                    if i < n { i += 1 }
+                    continue
+                }
+                value = classify(token)
+            }
+            if i < n { i += 1 }
+            if !isValidName(name) {
+                problem("attribute name \"\(name)\" has characters outside [A-Z0-9-]")
+            }
+            if items.contains(where: { $0.name == name }) {
+                problem("attribute \(name) appears more than once; the first value is used")
+                continue
+            }
+            items.append(Attribute(name: name, value: value))
+        }
+        return AttributeList(items)
+    }
+
+    /// The type of an unquoted value from its spelling.
+    static func classify(_ t: UnsafeBufferPointer<UInt8>) -> AttributeValue {
+        let text = String(decoding: t, as: UTF8.self)
+        if t.count > 2, t[0] == UInt8(ascii: "0"), t[1] == UInt8(ascii: "x") || t[1] == UInt8(ascii: "X"),
+           t[2...].allSatisfy(isHexDigit) {
+            return .hexadecimal(text)
+        }
+        if let d = HLSNumber.parse(t) { return .decimal(d, text: text) }
+        if let x = t.firstIndex(of: UInt8(ascii: "x")),
+           let w = HLSNumber.parseInteger(UnsafeBufferPointer(rebasing: t[..<x])),
+           let h = HLSNumber.parseInteger(UnsafeBufferPointer(rebasing: t[(x + 1)...])) {
+            return .resolution(width: w, height: h)
+        }
+        return .enumerated(text)
+    }
+
+    private static func isHexDigit(_ c: UInt8) -> Bool {
+        (c >= 48 && c <= 57) || (c >= 65 && c <= 70) || (c >= 97 && c <= 102)
+    }
+
+    private static func isValidName(_ name: String) -> Bool {
+        !name.isEmpty && name.utf8.allSatisfy { ($0 >= 65 && $0 <= 90) || ($0 >= 48 && $0 <= 57) || $0 == UInt8(ascii: "-") }
+    }
+}
+
+/// EXT-X-DEFINE variables and `{$NAME}` substitution (rfc8216bis 4.3).
+struct VariableTable: Sendable {
+    private(set) var values: [String: String] = [:]
+
+    var isEmpty: Bool { values.isEmpty }
+
+    mutating func define(_ name: String, _ value: String) { values[name] = value }
+
+    func value(_ name: String) -> String? { values[name] }
+
+    /// Cheap pre-check: substitution is only attempted where `{$` occurs.
+    func mayReference(_ b: UnsafeBufferPointer<UInt8>) -> Bool {
+        guard b.count >= 4 else { return false }
+        for k in 0..<(b.count - 1) where b[k] == UInt8(ascii: "{") && b[k + 1] == UInt8(ascii: "$") { return true }
+        return false
+    }
+
+    /// Replaces every `{$NAME}`; an undefined NAME is a diagnostic (the spec makes it a parse
+    /// failure) and the reference is left as written.
+    func substitute(_ text: String, line: Int, tag: String?, diagnostics: inout [PlaylistDiagnostic]) -> String {
+        var result = ""
+        var rest = Substring(text)
+        while let open = rest.range(of: "{$") {
+            result += rest[..<open.lowerBound]
+            let after = rest[open.upperBound...]
+            guard let close = after.firstIndex(of: "}") else {
+                result += rest[open.lowerBound...]
+                rest = ""
+                break
+            }
+            let name = String(after[..<close])
+            if let value = values[name], Self.isValidName(name) {
+                result += value
+            } else {
+                diagnostics.append(PlaylistDiagnostic(line: line, level: .error, tag: tag,
+                    message: "variable reference {$\(name)} has no EXT-X-DEFINE before it; it is left as written"))
+                result += rest[open.lowerBound...close]
+            }
+            rest = after[after.index(after: close)...]
+        }
+        return result + rest
+    }
+
+    static func isValidName(_ name: String) -> Bool {
+        !name.isEmpty && name.utf8.allSatisfy {
+            ($0 >= 65 && $0 <= 90) || ($0 >= 97 && $0 <= 122) || ($0 >= 48 && $0 <= 57) || $0 == UInt8(ascii: "-") || $0 == UInt8(ascii: "_")
+        }
+    }
+}

@@ -1,0 +1,177 @@
+import Foundation
+
+/// The interstitials of a primary media playlist placed on its timeline, as a player would play
+/// them (rfc8216bis Appendix D): pre-rolls first, mid-rolls at START-DATE minus the date of the
+/// first segment, post-rolls at the end; interstitials at the same START-DATE form a pod played
+/// in tag order, whose X-RESUME-OFFSETs add up.
+public struct InterstitialSchedule: Sendable, Equatable, Codable {
+    public enum Placement: String, Sendable, Codable { case preRoll = "pre-roll", midRoll = "mid-roll", postRoll = "post-roll" }
+
+    public struct Asset: Sendable, Equatable, Codable {
+        public var uri: String
+        public var duration: Double?
+    }
+
+    public struct Entry: Sendable, Equatable, Codable {
+        public var id: String?
+        public var line: Int
+        public var placement: Placement
+        public var startDate: Date?
+        /// Seconds into the primary timeline; nil for a mid-roll when the playlist has no PROGRAM-DATE-TIME.
+        public var offset: Double?
+        public var pod: Int
+        public var positionInPod: Int
+        public var assetURI: String?
+        public var assetList: String?
+        /// The assets played: the X-ASSET-URI, or the entries of the fetched asset list.
+        public var assets: [Asset]
+        /// What plays: the asset durations (limited by X-PLAYOUT-LIMIT), else DURATION.
+        public var playedDuration: Double?
+        /// X-RESUME-OFFSET, or the played duration when absent (nil when neither is known).
+        public var resumeOffset: Double?
+        public var resumeOffsetIsExplicit: Bool
+        /// Where primary playback resumes after this interstitial (cumulative within the pod).
+        public var resumesAt: Double?
+        public var playoutLimit: Double?
+        public var restrictions: [String]
+        public var snap: [String]
+        public var playsOnce: Bool
+        public var timelineOccupies: String
+        public var timelineStyle: String
+        public var contentMayVary: Bool
+        public var skipControl: AssetList.SkipControl?
+        /// Whether the offset falls on a primary segment boundary (within 1 ms); nil for pre/post-rolls.
+        public var onSegmentBoundary: Bool?
+    }
+
+    public struct Pod: Sendable, Equatable, Codable {
+        public var placement: Placement
+        public var offset: Double?
+        public var startDate: Date?
+        public var ids: [String?]
+        /// The sum of the entries' resume offsets.
+        public var resumeOffset: Double?
+        public var resumesAt: Double?
+    }
+
+    /// The date of the first primary segment (nil without EXT-X-PROGRAM-DATE-TIME).
+    public var primaryStartDate: Date?
+    public var primaryDuration: Double
+    public var entries: [Entry]
+    public var pods: [Pod]
+
+    /// - Parameters:
+    ///   - assetList: the fetched asset list of an interstitial, when there is one.
+    ///   - assetDuration: the duration of an asset playlist, when it was loaded.
+    public init(primary: MediaPlaylist, assetList: (Interstitial) -> AssetList? = { _ in nil },
+                assetDuration: (String) -> Double? = { _ in nil }) {
+        primaryStartDate = primary.startDate
+        primaryDuration = primary.totalDuration
+        let boundaries = primary.segmentBoundaries
+        let interstitials = Self.merged(primary.dateRanges.filter(\.isInterstitial)).compactMap(\.interstitial)
+
+        var groups: [(Placement, Date?, [Interstitial])] = []
+        for item in interstitials {
+            let placement: Placement = item.isPreRoll ? .preRoll : item.isPostRoll ? .postRoll : .midRoll
+            let key = placement == .midRoll ? item.startDate : nil
+            if let index = groups.firstIndex(where: { $0.0 == placement && $0.1 == key }) {
+                groups[index].2.append(item)
+            } else {
+                groups.append((placement, key, [item]))
+            }
+        }
+        let start = primaryStartDate
+        let duration = primaryDuration
+        func offset(_ placement: Placement, _ date: Date?) -> Double? {
+            switch placement {
+            case .preRoll: return 0
+            case .postRoll: return duration
+            case .midRoll:
+                guard let date, let start else { return nil }
+                return date.timeIntervalSince(start)
+            }
+        }
+        func rank(_ g: (Placement, Date?, [Interstitial])) -> (Int, Double) {
+            switch g.0 {
+            case .preRoll: return (0, 0)
+            case .midRoll: return (1, offset(.midRoll, g.1) ?? g.1?.timeIntervalSince1970 ?? .infinity)
+            case .postRoll: return (2, 0)
+            }
+        }
+        let ordered = groups.enumerated().sorted { a, b in
+            let (ra, rb) = (rank(a.element), rank(b.element))
+            return ra != rb ? ra < rb : a.offset < b.offset
+        }.map(\.element)
+
+        entries = []
+        pods = []
+        for (podIndex, group) in ordered.enumerated() {
+            let podOffset = offset(group.0, group.1)
+            var cumulative: Double? = 0
+            for (position, item) in group.2.enumerated() {
+                var entry = Self.entry(item, placement: group.0, pod: podIndex, position: position,
+                                       assetList: assetList(item), assetDuration: assetDuration)
+                entry.offset = podOffset
+                if let c = cumulative, let r = entry.resumeOffset { cumulative = c + r } else { cumulative = nil }
+                entry.resumesAt = podOffset.flatMap { o in cumulative.map { o + $0 } }
+                if group.0 == .midRoll, let o = podOffset {
+                    entry.onSegmentBoundary = Self.isBoundary(o, in: boundaries)
+                }
+                entries.append(entry)
+            }
+            pods.append(Pod(placement: group.0, offset: podOffset, startDate: group.1, ids: group.2.map(\.id),
+                            resumeOffset: cumulative, resumesAt: podOffset.flatMap { o in cumulative.map { o + $0 } }))
+        }
+    }
+
+    private static func entry(_ item: Interstitial, placement: Placement, pod: Int, position: Int,
+                              assetList: AssetList?, assetDuration: (String) -> Double?) -> Entry {
+        var assets: [Asset] = []
+        if let uri = item.assetURI { assets = [Asset(uri: uri, duration: assetDuration(uri) ?? item.duration)] }
+        if let list = assetList { assets = list.assets.map { Asset(uri: $0.uri, duration: $0.duration) } }
+        var played: Double? = assets.isEmpty || assets.contains { $0.duration == nil } ? item.duration
+            : assets.reduce(0) { $0 + ($1.duration ?? 0) }
+        if let limit = item.playoutLimit { played = played.map { min($0, limit) } ?? limit }
+        return Entry(
+            id: item.id, line: item.line, placement: placement, startDate: item.startDate, offset: nil, pod: pod,
+            positionInPod: position, assetURI: item.assetURI, assetList: item.assetList, assets: assets,
+            playedDuration: played, resumeOffset: item.resumeOffset ?? played, resumeOffsetIsExplicit: item.resumeOffset != nil,
+            resumesAt: nil, playoutLimit: item.playoutLimit, restrictions: item.restrict?.tokens.map(\.rawValue) ?? [],
+            snap: item.snap?.tokens.map(\.rawValue) ?? [], playsOnce: item.playsOnce,
+            timelineOccupies: item.effectiveTimelineOccupies.rawValue, timelineStyle: item.effectiveTimelineStyle.rawValue,
+            contentMayVary: item.effectiveContentMayVary,
+            skipControl: assetList?.skipControl ?? (item.skipControlOffset != nil || item.skipControlLabelID != nil
+                ? AssetList.SkipControl(offset: item.skipControlOffset, duration: item.skipControlDuration, labelID: item.skipControlLabelID)
+                : nil),
+            onSegmentBoundary: nil)
+    }
+
+    /// Whether `offset` is within 1 ms of one of the sorted `boundaries` (binary search: a
+    /// day of 2 s segments has 43,200 of them, and a long VOD hundreds of interstitials).
+    static func isBoundary(_ offset: Double, in boundaries: [Double]) -> Bool {
+        var low = 0, high = boundaries.count
+        while low < high {
+            let mid = (low + high) / 2
+            if boundaries[mid] < offset { low = mid + 1 } else { high = mid }
+        }
+        return [low - 1, low].contains { $0 >= 0 && $0 < boundaries.count && abs(boundaries[$0] - offset) < 0.001 }
+    }
+
+    /// Tags with the same ID describe one date range (a live playlist adds attributes over
+    /// reloads): the first tag's values win, later tags add what it lacked.
+    public static func merged(_ ranges: [DateRange]) -> [DateRange] {
+        var result: [DateRange] = []
+        var index: [String: Int] = [:]
+        for range in ranges {
+            guard let id = range.id, let at = index[id] else {
+                if let id = range.id { index[id] = result.count }
+                result.append(range)
+                continue
+            }
+            var items = result[at].attributes.items
+            for item in range.attributes.items where !items.contains(where: { $0.name == item.name }) { items.append(item) }
+            result[at] = DateRange(attributes: AttributeList(items), line: result[at].line)
+        }
+        return result
+    }
+}

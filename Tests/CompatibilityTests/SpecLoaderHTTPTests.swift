@@ -1,0 +1,153 @@
+@testable import Compatibility
+import Foundation
+import HLS
+import SeamcheckTestSupport
+import XCTest
+
+/// The loader and lint against a real HTTP server on 127.0.0.1 (Tests/Server/test_http_server.py).
+final class SpecLoaderHTTPTests: XCTestCase {
+    private var server: TestHTTPServer!
+    private var root: String!
+
+    override func setUpWithError() throws {
+        root = NSTemporaryDirectory() + "seamcheck-hls-\(UUID().uuidString)"
+        try FileManager.default.createDirectory(atPath: root, withIntermediateDirectories: true)
+        server = try TestHTTPServer(root: root, lifetime: 300)
+        let files = url("/files")
+        try write("master.m3u8", """
+            #EXTM3U
+            #EXT-X-MEDIA:TYPE=AUDIO,GROUP-ID="a",NAME="en",LANGUAGE="en",DEFAULT=YES,AUTOSELECT=YES,URI="audio.m3u8"
+            #EXT-X-STREAM-INF:BANDWIDTH=1000000,AUDIO="a"
+            main.m3u8
+            """)
+        try write("main.m3u8", SpecPlaylist.media(
+            SpecPlaylist.interstitial("ad1", "DURATION=15,X-ASSET-URI=\"\(files)/ad1.m3u8\",X-RESUME-OFFSET=0"),
+            SpecPlaylist.interstitial("ad2", "DURATION=20,X-ASSET-LIST=\"list.json\"")))
+        try write("audio.m3u8", SpecPlaylist.media(SpecPlaylist.interstitial("ad1", "DURATION=15,X-ASSET-URI=\"\(files)/ad1.m3u8\",X-RESUME-OFFSET=0")))
+        try write("ad1.m3u8", SpecPlaylist.asset(seconds: 15))
+        try write("live.m3u8", SpecPlaylist.asset(seconds: 10, vod: false))
+        try write("list.json", "{\"ASSETS\": [{\"URI\": \"\(files)/ad1.m3u8\", \"DURATION\": 15}, {\"URI\": \"\(files)/live.m3u8\", \"DURATION\": 10}]}")
+        try write("notjson.json", "ASSETS=ad1.m3u8\n")
+        try write("evil.m3u8", "#EXTM3U\n#EXT-X-STREAM-INF:BANDWIDTH=1\nfile:///etc/passwd\n")
+        try write("evil-assets.m3u8", SpecPlaylist.media(SpecPlaylist.interstitial("x", "X-ASSET-LIST=\"file:///etc/hostname\"")))
+        try write("badlist.m3u8", SpecPlaylist.media(SpecPlaylist.interstitial("ad9", "X-ASSET-LIST=\"notjson.json\"")))
+        try write("slowasset.m3u8", SpecPlaylist.media(SpecPlaylist.interstitial("ad1", "X-ASSET-URI=\"\(url("/slow/3/ad1.m3u8"))\"")))
+    }
+
+    override func tearDownWithError() throws {
+        server.stop()
+        try? FileManager.default.removeItem(atPath: root)
+    }
+
+    private func url(_ path: String) -> String { server.url(path) }
+    private func write(_ name: String, _ text: String) throws { try text.write(toFile: root + "/" + name, atomically: true, encoding: .utf8) }
+    private func location(_ path: String) -> InputLocation { .remote(URL(string: url(path))!) }
+
+    private func loader(connect: Double = 5, total: Double = 10, assets: Double = 10, redirects: Int = 5) -> PresentationLoader {
+        var options = PresentationLoader.Options()
+        options.playlistLimits = FetchLimits(maxBytes: FetchLimits.playlistBytes, connectTimeout: connect, totalTimeout: total, maxRedirects: redirects)
+        options.assetLimits = FetchLimits(maxBytes: FetchLimits.assetListBytes, connectTimeout: assets, totalTimeout: assets, maxRedirects: redirects)
+        return PresentationLoader(options: options)
+    }
+
+    private func loadError(_ path: String, _ loader: PresentationLoader) async -> LoadError? {
+        do { _ = try await loader.load(location(path)); return nil } catch { return error }
+    }
+
+    func testRedirectsAreFollowedAndReferencesResolveAgainstTheFinalURL() async throws {
+        let presentation = try await loader().load(location("/redirect/3/master.m3u8"))
+        XCTAssertEqual(presentation.location.description, url("/files/master.m3u8"))
+        XCTAssertEqual(presentation.mediaPlaylists.map(\.location.description), [url("/files/main.m3u8"), url("/files/audio.m3u8")])
+        XCTAssertEqual(presentation.mediaFailures.count, 0)
+    }
+
+    func testRedirectLoopAndTooManyRedirectsAreErrorsNamingTheURL() async {
+        let loop = await loadError("/loop", loader())
+        XCTAssertEqual(loop, .redirectLoop(url("/loop")))
+        XCTAssertTrue(loop?.description.contains("redirect loop") ?? false)
+        let many = await loadError("/redirect/4/main.m3u8", loader(redirects: 2))
+        XCTAssertEqual(many, .tooManyRedirects(url("/redirect/4/main.m3u8"), limit: 2))
+    }
+
+    func testHTTPStatusErrors() async {
+        let missing = await loadError("/files/missing.m3u8", loader())
+        XCTAssertEqual(missing, .httpStatus(url("/files/missing.m3u8"), code: 404))
+        XCTAssertTrue(missing?.description.contains("HTTP 404") ?? false)
+        let failing = await loadError("/status/503", loader())
+        XCTAssertEqual(failing, .httpStatus(url("/status/503"), code: 503))
+    }
+
+    func testAServerThatNeverAnswersTimesOutInsteadOfHanging() async {
+        let start = Date()
+        let error = await loadError("/slow/20/main.m3u8", loader(connect: 1, total: 10))
+        XCTAssertEqual(error, .noResponse(url("/slow/20/main.m3u8"), seconds: 1))
+        XCTAssertLessThan(Date().timeIntervalSince(start), 5)
+    }
+
+    func testADrippingServerHitsTheTotalTimeout() async {
+        let start = Date()
+        let error = await loadError("/drip/0.2/main.m3u8", loader(connect: 5, total: 1.5))
+        XCTAssertEqual(error, .timedOut(url("/drip/0.2/main.m3u8"), seconds: 1.5))
+        XCTAssertLessThan(Date().timeIntervalSince(start), 5)
+    }
+
+    func testATwoGigabyteResponseIsStoppedAtTheLimitNotBuffered() async throws {
+        let start = Date()
+        let error = await loadError("/huge/2147483648", loader())
+        XCTAssertEqual(error, .tooLarge(url("/huge/2147483648"), limit: FetchLimits.playlistBytes))
+        XCTAssertLessThan(Date().timeIntervalSince(start), 10)
+        // Content-Length alone stops it: the server never gets to send the body.
+        try await Task.sleep(nanoseconds: 300_000_000)
+        let sent = try server.log().filter { $0.path.hasPrefix("/huge") }.map(\.bytes).reduce(0, +)
+        XCTAssertLessThan(sent, 256 << 20, "the transfer must be cancelled, not read to the end")
+    }
+
+    func testAnHTMLPageIsNotAPlaylist() async {
+        let error = await loadError("/html", loader())
+        XCTAssertEqual(error, .notAPlaylist(url("/html"), .html))
+        XCTAssertTrue(error?.description.contains("HTML page") ?? false)
+    }
+
+    func testARemotePlaylistNeverLeadsToReadingALocalFile() async throws {
+        let error = await loadError("/files/evil.m3u8", loader())
+        XCTAssertEqual(error, .localReferenceFromRemote(reference: "file:///etc/passwd", playlist: url("/files/evil.m3u8")))
+        let presentation = try await loader().load(location("/files/evil-assets.m3u8"))
+        XCTAssertTrue(presentation.assetLists.isEmpty, "the file: asset list is never fetched")
+        let findings = SpecLinter.lint(presentation).filter { $0.rule == "asset-unreachable" }
+        XCTAssertEqual(findings.count, 1)
+        XCTAssertTrue(findings[0].message.contains("refused"), findings[0].message)
+    }
+
+    func testLintOverHTTPFetchesPlaylistsAndAssetListsButNeverMedia() async throws {
+        try server.resetLog()
+        let presentation = try await loader().load(location("/files/master.m3u8"))
+        let findings = SpecLinter.lint(presentation)
+        let rules = Set(findings.map(\.rule))
+        XCTAssertEqual(rules, ["interstitial-not-vod", "interstitial-duration-mismatch", "daterange-inconsistent-across-renditions"],
+                       "\(findings.map { "\($0.rule): \($0.subject): \($0.message)" })")
+        let notVOD = try XCTUnwrap(findings.first { $0.rule == "interstitial-not-vod" })
+        XCTAssertEqual(notVOD.subject, "EXT-X-DATERANGE ID=\"ad2\" (line 16) in main.m3u8")
+        XCTAssertTrue(notVOD.message.contains(url("/files/live.m3u8")), notVOD.message)
+        let duration = try XCTUnwrap(findings.first { $0.rule == "interstitial-duration-mismatch" })
+        XCTAssertEqual(duration.expected, "DURATION=25")
+        let requested = try server.log().map(\.path)
+        XCTAssertFalse(requested.contains { $0.hasSuffix(".ts") }, "\(requested)")
+        XCTAssertTrue(requested.contains("/files/list.json"))
+    }
+
+    func testAnAssetListThatIsNotJSONIsAFindingNamingTheURL() async throws {
+        let presentation = try await loader().load(location("/files/badlist.m3u8"))
+        let findings = SpecLinter.lint(presentation)
+        XCTAssertEqual(findings.map(\.rule), ["asset-list-invalid"])
+        XCTAssertTrue(findings[0].message.contains(url("/files/notjson.json")), findings[0].message)
+        XCTAssertTrue(findings[0].message.contains("is not JSON"), findings[0].message)
+    }
+
+    func testASlowAssetIsReportedAsUnreachable() async throws {
+        let presentation = try await loader(assets: 1).load(location("/files/slowasset.m3u8"))
+        let findings = SpecLinter.lint(presentation)
+        XCTAssertEqual(findings.map(\.rule), ["asset-unreachable"])
+        XCTAssertEqual(findings.first?.severity, .warning)
+        XCTAssertTrue(findings.first?.message.contains("no response within 1 s") ?? false, findings.first?.message ?? "")
+    }
+}
