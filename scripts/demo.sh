@@ -1,7 +1,11 @@
 #!/usr/bin/env bash
-# The README's demo command: installs what is missing, builds seamcheck, generates a sample
-# primary and three interstitials with ffmpeg (one matching, two that differ), audits them
-# against every device profile, and writes Reports/demo.json, Reports/demo.md and Reports/demo.html.
+# The README's demo command: installs what is missing, builds seamcheck, then
+#  1. generates a sample primary and three interstitials as files with ffmpeg (one matching, two
+#     that differ), audits them against every device profile, and writes Reports/demo.json,
+#     Reports/demo.md and Reports/demo.html;
+#  2. generates an HLS primary that schedules four interstitials (EXT-X-DATERANGE), serves it on
+#     127.0.0.1 with the test HTTP server, audits the playlist URL per device class and writes
+#     Reports/demo-playlist.{json,md,html}.
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 
@@ -41,3 +45,24 @@ args=(audit --primary "$media/primary.mp4"
 "$bin" "${args[@]}" --format html --output Reports/demo.html
 echo >&2
 echo "demo: reports written: Reports/demo.json Reports/demo.md Reports/demo.html" >&2
+
+echo >&2
+echo "demo: generating an HLS stream with interstitials and serving it on 127.0.0.1" >&2
+stream=.build/demo-stream
+mkdir -p "$stream"
+server_log=$(mktemp)
+python3 Tests/Server/test_http_server.py --root "$stream" --lifetime 600 >"$server_log" &
+server_pid=$!
+trap 'kill "$server_pid" 2>/dev/null || true; rm -f "$server_log"' EXIT
+for _ in $(seq 1 100); do grep -q PORT "$server_log" && break; sleep 0.05; done
+port=$(awk '/PORT/ {print $2}' "$server_log")
+python3 scripts/sample_stream.py "$stream" "http://127.0.0.1:$port/files" >&2
+playlist="http://127.0.0.1:$port/files/primary/main.m3u8"
+echo "demo: seamcheck audit $playlist" >&2
+"$bin" audit "$playlist" --fail-on never --format table
+for format in json markdown html; do
+  ext=$format; [ "$format" = markdown ] && ext=md
+  "$bin" audit "$playlist" --fail-on never --format "$format" --output "Reports/demo-playlist.$ext"
+done
+echo >&2
+echo "demo: reports written: Reports/demo-playlist.json Reports/demo-playlist.md Reports/demo-playlist.html" >&2

@@ -16,7 +16,7 @@ public enum Severity: String, Codable, Sendable, CaseIterable, Comparable {
 }
 
 /// One thing a rule found: on which device class, about what, what was expected and seen.
-public struct Finding: Codable, Sendable, Equatable {
+public struct Finding: Codable, Sendable, Hashable {
     public var rule: String
     public var severity: Severity
     /// The device class id; nil for rules that do not depend on a receiver (spec rules).

@@ -101,9 +101,14 @@ public struct AuditResult: Sendable, Equatable {
         return findings.contains { $0.severity >= threshold }
     }
 
-    /// The findings about one asset, in audit order.
+    /// The findings about one asset, in audit order: those naming its role, and spec findings
+    /// about its EXT-X-DATERANGE tag (by ID).
     public func findings(for asset: AuditedAsset) -> [Finding] {
-        findings.filter { $0.subject.hasPrefix(asset.role + " (") }
+        let tag = asset.placement?.id.map { "EXT-X-DATERANGE ID=\"\($0)\"" }
+        return findings.filter { finding in
+            finding.subject.hasPrefix(asset.role + " (")
+                || tag.map { finding.subject == $0 || finding.subject.hasPrefix($0 + " ") } ?? false
+        }
     }
 }
 

@@ -16,10 +16,18 @@ public enum ProbeError: Error, Sendable, Equatable, CustomStringConvertible {
     case openFailed(String, reason: String)
     case timedOut(String, seconds: Double)
     case cancelled(String)
+    /// An HLS playlist, or a resource it references, could not be loaded.
+    case playlist(LoadError)
+    /// A multivariant playlist where a rendition (media playlist) was expected.
+    case multivariantPlaylist(String, variants: [String])
+    case emptyPlaylist(String)
+    case encryptedRendition(String, method: String)
 
     public var input: String? {
         switch self {
         case .invalidInput: return nil
+        case .playlist(let error): return error.subject
+        case .multivariantPlaylist(let i, _), .emptyPlaylist(let i), .encryptedRendition(let i, _): return i
         case .fileNotFound(let i), .notARegularFile(let i), .emptyFile(let i), .cancelled(let i): return i
         case .unreadable(let i, _), .notMedia(let i, _), .truncated(let i, _), .openFailed(let i, _): return i
         case .incomplete(let i, _), .timedOut(let i, _): return i
@@ -51,6 +59,15 @@ public enum ProbeError: Error, Sendable, Equatable, CustomStringConvertible {
             return "\(input): probe timed out after \(formatSeconds(seconds)) s; check the server or raise --timeout"
         case .cancelled(let input):
             return "\(input): probe cancelled"
+        case .playlist(let error):
+            return error.description
+        case .multivariantPlaylist(let input, let variants):
+            let sample = variants.prefix(3).joined(separator: ", ")
+            return "\(input): is a multivariant playlist; probe one of its renditions (\(sample)\(variants.count > 3 ? ", ..." : ""))"
+        case .emptyPlaylist(let input):
+            return "\(input): media playlist has no segments to probe"
+        case .encryptedRendition(let input, let method):
+            return "\(input): segments are encrypted (METHOD=\(method)); probe a clear rendition instead"
         }
     }
 }

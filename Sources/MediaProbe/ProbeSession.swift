@@ -6,8 +6,12 @@ import HLS
 /// FFmpeg calls block their thread, so they run on dedicated threads rather than Swift's
 /// cooperative pool; `maxConcurrent` bounds how many run at once. Cancelling the calling task
 /// stops the running probe through FFmpeg's interrupt callback.
+///
+/// An input named `.m3u8` or `.m3u` is an HLS media playlist: its rendition is probed from the
+/// init section and first segment (see ``MediaProber/probeRendition(_:at:cancellation:)``).
 public actor ProbeSession {
     private let prober: MediaProber
+    private let loader: PresentationLoader
     private let maxConcurrent: Int
     private var running = 0
     private var waiters: [CheckedContinuation<Void, Never>] = []
@@ -17,16 +21,29 @@ public actor ProbeSession {
 
     public init(options: ProbeOptions = ProbeOptions(), maxConcurrent: Int = ProcessInfo.processInfo.activeProcessorCount) {
         self.prober = MediaProber(options: options)
+        var loaderOptions = PresentationLoader.Options()
+        loaderOptions.playlistLimits.connectTimeout = options.timeout
+        loaderOptions.playlistLimits.totalTimeout = options.timeout
+        self.loader = PresentationLoader(options: loaderOptions)
         self.maxConcurrent = max(1, maxConcurrent)
     }
 
     /// The description of `location`, probing it on first request only (failures are cached too).
     public func describe(_ location: InputLocation) async throws(ProbeError) -> MediaDescription {
+        try await describe(location, asRendition: Self.isPlaylist(location))
+    }
+
+    /// The description of the rendition whose media playlist is at `location`, whatever its name.
+    public func describeRendition(_ location: InputLocation) async throws(ProbeError) -> MediaDescription {
+        try await describe(location, asRendition: true)
+    }
+
+    private func describe(_ location: InputLocation, asRendition: Bool) async throws(ProbeError) -> MediaDescription {
         let task: Task<MediaDescription, Error>
         if let existing = results[location] {
             task = existing
         } else {
-            task = Task { try await self.run(location) }
+            task = Task { try await self.run(location, asRendition: asRendition) }
             results[location] = task
         }
         do {
@@ -38,23 +55,48 @@ public actor ProbeSession {
         }
     }
 
-    private func run(_ location: InputLocation) async throws -> MediaDescription {
+    private func run(_ location: InputLocation, asRendition: Bool) async throws -> MediaDescription {
         await acquire()
         defer { release() }
         probesPerformed += 1
         let prober = self.prober
         let cancellation = ProbeCancellation()
+        let work: @Sendable () throws -> (MediaDescription, ProbeStatistics)
+        if asRendition {
+            let playlist = try await loadMediaPlaylist(location)
+            work = { try prober.probeRenditionWithStatistics(playlist.media, at: playlist.location, cancellation: cancellation) }
+        } else {
+            work = { try prober.probeWithStatistics(location, cancellation: cancellation) }
+        }
         let (media, cost) = try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<(MediaDescription, ProbeStatistics), Error>) in
-                Thread.detachNewThread {
-                    continuation.resume(with: Result { try prober.probeWithStatistics(location, cancellation: cancellation) })
-                }
+                Thread.detachNewThread { continuation.resume(with: Result { try work() }) }
             }
         } onCancel: {
             cancellation.cancel()
         }
         statistics[location] = cost
         return media
+    }
+
+    /// Whether an input names an HLS playlist (by its path's extension).
+    public static func isPlaylist(_ location: InputLocation) -> Bool {
+        let path: String
+        switch location {
+        case .file(let p): path = p
+        case .remote(let url): path = url.path
+        }
+        return ["m3u8", "m3u"].contains((path as NSString).pathExtension.lowercased())
+    }
+
+    private func loadMediaPlaylist(_ location: InputLocation) async throws(ProbeError) -> (media: MediaPlaylist, location: InputLocation) {
+        let parsed: ParsedPlaylist, resource: FetchedResource
+        do { (parsed, resource) = try await loader.loadPlaylist(location) } catch { throw .playlist(error) }
+        switch parsed.playlist {
+        case .media(let media): return (media, resource.location)
+        case .multivariant(let multivariant):
+            throw .multivariantPlaylist(location.description, variants: multivariant.variants.map(\.uri))
+        }
     }
 
     /// What probing `location` cost, once it has been probed successfully.

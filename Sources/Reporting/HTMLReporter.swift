@@ -28,8 +28,8 @@ public struct HTMLReporter: AuditReporter {
         }
         h.append("</tbody></table>")
         for asset in result.interstitials {
-            h.append("<section><h2>\(xmlEscape(asset.role.capitalized)): <code>\(xmlEscape(asset.input))</code></h2>")
-            h.append("<p>\(xmlEscape(MediaText.summary(asset.media)))</p>")
+            h.append("<section><h2>\(xmlEscape(MediaText.heading(asset)))</h2>")
+            h.append("<ul>" + MediaText.mediaLines(asset).map { "<li>\(xmlEscape($0))</li>" }.joined() + "</ul>")
             let found = findings(for: asset, in: result)
             if found.isEmpty { h.append("<p class=\"pass\">No findings: the switch is seamless on every device class audited.</p>") }
             for (title, severity) in [("Must fix", Severity.error), ("Should fix", .warning), ("Good to know", .info)] {

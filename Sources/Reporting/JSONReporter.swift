@@ -13,6 +13,10 @@ public struct AuditDocument: Codable, Sendable {
         public var media: MediaDescription
         /// ffmpeg arguments that make this interstitial match the primary on every audited class.
         public var remediation: String?
+        /// Playlist audits: what each group of classes plays, and where the interstitial is scheduled.
+        public var selections: [RenditionSelection]
+        public var placement: Placement?
+        public var problem: String?
     }
 
     public var schemaVersion: Int
@@ -31,7 +35,8 @@ public struct AuditDocument: Codable, Sendable {
         findings = result.findings
         summary = result.summary
         assets = ([result.primary] + result.interstitials).map {
-            Asset(role: $0.role, input: $0.input, media: $0.media, remediation: $0.remediation?.rendered)
+            Asset(role: $0.role, input: $0.input, media: $0.media, remediation: $0.remediation?.rendered,
+                  selections: $0.selections, placement: $0.placement, problem: $0.problem)
         }
     }
 
@@ -41,7 +46,7 @@ public struct AuditDocument: Codable, Sendable {
 }
 
 extension AuditDocument.Asset {
-    enum CodingKeys: String, CodingKey { case role, input, media, remediation }
+    enum CodingKeys: String, CodingKey { case role, input, media, remediation, selections, placement, problem }
 
     public func encode(to encoder: Encoder) throws {
         var c = encoder.container(keyedBy: CodingKeys.self)
@@ -49,6 +54,9 @@ extension AuditDocument.Asset {
         try c.encode(input, forKey: .input)
         try c.encode(media, forKey: .media)
         try c.encode(remediation, forKey: .remediation)
+        try c.encode(selections, forKey: .selections)
+        try c.encode(placement, forKey: .placement)
+        try c.encode(problem, forKey: .problem)
     }
 }
 

@@ -26,9 +26,9 @@ public struct MarkdownReporter: AuditReporter {
         }
         for asset in result.interstitials {
             md.append("")
-            md.append("## \(asset.role.capitalized): `\(asset.input)`")
+            md.append("## \(MediaText.heading(asset))")
             md.append("")
-            md.append(MediaText.summary(asset.media))
+            md.append(MediaText.mediaLines(asset).map { "- " + $0 }.joined(separator: "\n"))
             md.append("")
             let found = findings(for: asset, in: result)
             if found.isEmpty {

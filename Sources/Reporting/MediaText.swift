@@ -1,3 +1,4 @@
+import Compatibility
 import MediaProbe
 
 /// One-line descriptions of probed media for people: "h264 High 1920x1080 29.97 fps 16:9 SDR".
@@ -31,6 +32,29 @@ public enum MediaText {
         if let a = media.primaryAudio { parts.append(audio(a)) }
         if parts.isEmpty { return "no audio or video" }
         return parts.joined(separator: " | ")
+    }
+
+    /// Header text for an asset: its role, the schedule placement (playlist audits) and input.
+    public static func heading(_ asset: AuditedAsset) -> String {
+        var parts = [asset.role.capitalized]
+        if let placement = asset.placement {
+            var position = placement.kind
+            if let offset = placement.offset { position += " at " + formatNumber(offset) + " s" }
+            parts.append((placement.id.map { "ID=\"\($0)\" " } ?? "") + position + (placement.line.map { ", line \($0)" } ?? ""))
+        }
+        parts.append(asset.input)
+        return parts.joined(separator: "  ")
+    }
+
+    /// What is known of an asset's media, one line each: per selection in playlist audits, the
+    /// problem when it could not be described, or the media summary.
+    public static func mediaLines(_ asset: AuditedAsset) -> [String] {
+        if let problem = asset.problem, asset.selections.isEmpty { return ["problem: " + problem] }
+        guard !asset.selections.isEmpty else { return [summary(asset.media)] }
+        return asset.selections.map { selection in
+            selection.deviceClasses.joined(separator: ", ") + ": " + selection.rendition
+                + (selection.audioRendition.map { " + " + $0 } ?? "") + " -> " + summary(selection.media)
+        }
     }
 
     public static func formatNumber(_ value: Double) -> String {

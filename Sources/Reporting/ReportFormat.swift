@@ -36,10 +36,15 @@ func worstSeverity(for asset: AuditedAsset, deviceClass: String, in result: Audi
     findings(for: asset, in: result).filter { $0.deviceClass == deviceClass }.map(\.severity).max()
 }
 
-/// The remediation as a full ffmpeg command line for an interstitial.
+/// The remediation as a full ffmpeg command line for an interstitial. An HLS asset is read from
+/// its playlist URL and written as an MP4 named after its DATERANGE ID, ready to re-package.
 func remediationCommand(for asset: AuditedAsset) -> String? {
     guard let remediation = asset.remediation else { return nil }
-    let input = (asset.input as NSString).lastPathComponent
-    let output = ((input as NSString).deletingPathExtension) + "-matched." + ((input as NSString).pathExtension.isEmpty ? "mp4" : (input as NSString).pathExtension)
+    let name = (asset.input as NSString).lastPathComponent
+    let ext = (name as NSString).pathExtension.lowercased()
+    let isPlaylist = ext == "m3u8" || ext == "m3u"
+    let input = isPlaylist ? asset.input : name
+    let stem = asset.placement?.id ?? (name as NSString).deletingPathExtension
+    let output = stem + "-matched." + (isPlaylist || ext.isEmpty ? "mp4" : ext)
     return "ffmpeg -i \(shellQuoted(input)) \(remediation.rendered) \(shellQuoted(output))"
 }

@@ -11,25 +11,38 @@ public struct TableReporter: AuditReporter {
 
     public func render(_ result: AuditResult) -> String {
         var out: [String] = []
-        out.append(bold("Primary") + "  \(result.primary.input)")
-        out.append("  " + MediaText.summary(result.primary.media))
-        for asset in result.interstitials {
-            out.append("")
-            out.append(bold(asset.role.capitalized) + "  \(asset.input)")
-            out.append("  " + MediaText.summary(asset.media))
+        let primaryFindings = findings(for: result.primary, in: result)
+        for asset in [result.primary] + result.interstitials {
+            if asset.role != "primary" { out.append("") }
+            out.append(bold(MediaText.heading(asset)))
+            out += MediaText.mediaLines(asset).map { "  " + $0 }
             let found = findings(for: asset, in: result)
+            if asset.role == "primary" {
+                if !primaryFindings.isEmpty {
+                    out += grid(found, classes: result.deviceClasses).map { "  " + $0 }
+                    out += Set(found.map(\.message)).sorted().map { "  - " + $0 }
+                }
+                continue
+            }
             if found.isEmpty {
                 out.append("  " + paint("no findings: the switch is seamless on every device class audited", .green))
                 continue
             }
             out.append(contentsOf: grid(found, classes: result.deviceClasses).map { "  " + $0 })
-            var seenRules: Set<String> = []
-            for finding in found where seenRules.insert(finding.rule).inserted {
+            var seenMessages: Set<String> = []
+            for finding in found where seenMessages.insert(finding.rule + finding.message).inserted {
                 out.append("  - \(finding.rule): \(finding.message)")
             }
             if let command = remediationCommand(for: asset) {
                 out.append("  fix: \(command)")
             }
+        }
+        let attributed = Set(([result.primary] + result.interstitials).flatMap { result.findings(for: $0) }.map(\.self))
+        let general = result.findings.filter { !attributed.contains($0) }
+        if !general.isEmpty {
+            out.append("")
+            out.append(bold("Playlist"))
+            out += general.map { "  [\($0.severity.rawValue)] \($0.rule): \($0.message) (\($0.subject))" }
         }
         let summary = result.summary
         out.append("")
@@ -48,7 +61,8 @@ public struct TableReporter: AuditReporter {
         for rule in rules {
             var cells: [String] = []
             for (deviceClass, width) in zip(classes, widths) {
-                let severity = found.first { $0.rule == rule && $0.deviceClass == deviceClass }?.severity
+                // A finding without a class (an unreachable asset, a wrong CODECS) applies to every class.
+                let severity = found.first { $0.rule == rule && ($0.deviceClass == deviceClass || $0.deviceClass == nil) }?.severity
                 cells.append(paint(pad(severity?.label ?? "-", width), severity.map(tone) ?? .dim))
             }
             lines.append(pad(rule, ruleWidth) + "  " + cells.joined(separator: "  "))

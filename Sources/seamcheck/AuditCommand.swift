@@ -9,9 +9,14 @@ struct AuditCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "audit",
         abstract: "Predict, per device class, whether switching from the primary to each interstitial stalls.",
-        discussion: "Each distinct input is probed once. Without --profile, every profile in DeviceProfiles/ is used.")
+        discussion: """
+        Give a primary PLAYLIST: each device class's variant selection is made for the primary and for every \
+        interstitial asset it schedules, each selected rendition is probed once (init section and first \
+        segment), and the spec, capability, transition and declared-versus-measured rules run. Or give media \
+        files with --primary and --interstitial. Without --profile, every profile in DeviceProfiles/ is used.
+        """)
 
-    @Argument(help: "A primary HLS playlist (multivariant or media). Not available yet: use --primary and --interstitial.")
+    @Argument(help: "A primary HLS playlist (multivariant or media), with its interstitials scheduled in EXT-X-DATERANGE tags.")
     var playlist: String?
 
     @Option(help: "The primary asset: a path, file: URL or http(s) URL.")
@@ -37,29 +42,49 @@ struct AuditCommand: AsyncParsableCommand {
 
     func validate() throws {
         if playlist != nil {
-            throw ValidationError("auditing a playlist is not available yet; audit the media files with --primary FILE --interstitial FILE")
+            guard primary == nil, interstitial.isEmpty else {
+                throw ValidationError("give either a PLAYLIST or --primary/--interstitial media, not both")
+            }
+            return
         }
-        guard primary != nil else { throw ValidationError("give the primary asset with --primary INPUT") }
+        guard primary != nil else { throw ValidationError("give a primary PLAYLIST, or media with --primary INPUT --interstitial INPUT") }
         guard !interstitial.isEmpty else { throw ValidationError("give at least one --interstitial INPUT") }
     }
 
     func run() async throws {
         // Profiles first: a broken profile stops the run before any file or network access.
         let deviceProfiles = try ProfileLocator.load(explicitDirectory: profilesDir.path, selecting: profiles)
+        let session = ProbeSession(options: ProbeOptions(timeout: timeout.timeout))
+        let result: AuditResult
+        if let playlist {
+            result = try await auditPlaylist(playlist, profiles: deviceProfiles, session: session)
+        } else {
+            result = try await auditFiles(profiles: deviceProfiles, session: session)
+        }
+        let chosen = format ?? (Terminal.stdoutIsTerminal && output == nil ? .table : .json)
+        let reporter: any AuditReporter = chosen == .table ? TableReporter(color: output == nil && Terminal.useColor) : chosen.reporter
+        try Output.write(reporter.render(result), to: output)
+        if result.fails(at: failOn.threshold) { throw ExitCode(CLIFailure.findings) }
+    }
+
+    private func auditPlaylist(_ text: String, profiles: [DeviceProfile], session: ProbeSession) async throws(CLIFailure) -> AuditResult {
+        let location = try ProbeRunner.locations([text])[0]
+        do {
+            return try await PlaylistAuditor(loader: PresentationLoader()).audit(location, profiles: profiles, session: session)
+        } catch {
+            throw CLIFailure.input(error.description)
+        }
+    }
+
+    private func auditFiles(profiles deviceProfiles: [DeviceProfile], session: ProbeSession) async throws(CLIFailure) -> AuditResult {
         let inputs = [primary!] + interstitial
         let locations = try ProbeRunner.locations(inputs)
-        let session = ProbeSession(options: ProbeOptions(timeout: timeout.timeout))
         let media = try await ProbeRunner.describeAll(locations, with: session)
 
         let primaryAsset = AuditedAsset(role: "primary", input: inputs[0], media: media[0])
         let interstitials = zip(inputs.dropFirst(), media.dropFirst()).enumerated().map { offset, pair in
             AuditedAsset(role: "interstitial \(offset + 1)", input: pair.0, media: pair.1)
         }
-        let result = TransitionAuditor().audit(primary: primaryAsset, interstitials: interstitials, profiles: deviceProfiles)
-
-        let chosen = format ?? (Terminal.stdoutIsTerminal && output == nil ? .table : .json)
-        let reporter: any AuditReporter = chosen == .table ? TableReporter(color: output == nil && Terminal.useColor) : chosen.reporter
-        try Output.write(reporter.render(result), to: output)
-        if result.fails(at: failOn.threshold) { throw ExitCode(CLIFailure.findings) }
+        return TransitionAuditor().audit(primary: primaryAsset, interstitials: interstitials, profiles: deviceProfiles)
     }
 }

@@ -7,8 +7,13 @@ import Reporting
 struct ProbeCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "probe",
-        abstract: "Describe the tracks of media files or URLs (codec, frame rate, aspect ratio, HDR, audio).",
-        discussion: "With one input, JSON is the probe object itself; with several, {\"schemaVersion\", \"probes\": [...]}. If any input fails, nothing is printed on stdout and the exit code is 2.")
+        abstract: "Describe the tracks of media files, URLs or HLS renditions (codec, frame rate, aspect ratio, HDR, audio).",
+        discussion: """
+        An .m3u8 media playlist is probed from its init section and first segment only; a multivariant \
+        playlist is probed rendition by rendition. With one result, JSON is the probe object itself; with \
+        several, {"schemaVersion", "probes": [...]}. If any input fails, nothing is printed on stdout and \
+        the exit code is 2.
+        """)
 
     @Argument(help: "Local paths, file: URLs or http(s) URLs.")
     var inputs: [String]
@@ -26,7 +31,9 @@ struct ProbeCommand: AsyncParsableCommand {
     }
 
     func run() async throws {
-        let locations = try ProbeRunner.locations(inputs)
+        let given = try ProbeRunner.locations(inputs)
+        let locations: [InputLocation]
+        do { locations = try await ProbeTargets.expand(given, timeout: timeout.timeout) } catch { throw CLIFailure(error) }
         let session = ProbeSession(options: ProbeOptions(timeout: timeout.timeout))
         let media = try await ProbeRunner.describeAll(locations, with: session)
         if stats {

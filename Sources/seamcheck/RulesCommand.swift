@@ -14,7 +14,7 @@ struct RulesCommand: ParsableCommand {
         @Option(help: "table (default on a terminal) or json.") var format: ListFormat?
 
         func run() throws {
-            let rules = RuleCatalog.descriptions
+            let rules = RuleCatalog.allDescriptions
             switch ListFormat.resolve(format) {
             case .json:
                 try Output.write(JSONOutput.encode(RulesDocument(rules: rules)), to: nil)
@@ -43,8 +43,17 @@ struct RulesCommand: ParsableCommand {
             } else if let rule = RuleCatalog.capabilityRule(id) {
                 d = rule.description
                 examples = rule.examples.map { RuleDocument.Example(name: $0.name, triggers: $0.triggers) }
+            } else if let rule = RuleCatalog.declaredRule(id) {
+                d = rule.description
+                examples = rule.examples.map { RuleDocument.Example(name: $0.name, triggers: $0.triggers) }
+            } else if let rule = SpecCatalog.rule(id) {
+                d = rule.description
+                examples = rule.examples.map { RuleDocument.Example(name: $0.name, triggers: $0.triggers) }
+            } else if id == PlaylistRules.noPlayableVariant.id {
+                d = PlaylistRules.noPlayableVariant
+                examples = []
             } else {
-                let known = RuleCatalog.descriptions.map(\.id)
+                let known = RuleCatalog.allDescriptions.map(\.id)
                 let planned = RuleIdentifiers.all.contains(id) ? " (a planned rule, not implemented yet)" : ""
                 throw CLIFailure.input("unknown rule '\(id)'\(planned); known rules: \(known.joined(separator: ", "))")
             }

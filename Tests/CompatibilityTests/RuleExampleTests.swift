@@ -25,11 +25,23 @@ final class RuleExampleTests: XCTestCase {
         }
     }
 
+    func testEveryDeclaredRuleExampleFiresExactlyWhenItSaysItDoes() {
+        for rule in RuleCatalog.declaredRules {
+            XCTAssertTrue(rule.examples.contains { $0.triggers }, "\(rule.id) needs an example that fires")
+            XCTAssertTrue(rule.examples.contains { !$0.triggers }, "\(rule.id) needs an example that does not fire")
+            for example in rule.examples {
+                XCTAssertEqual(rule.evaluate(example.declared, example.media) != nil, example.triggers, "\(rule.id): '\(example.name)'")
+            }
+        }
+    }
+
     func testRuleIdsAreUniqueAndListedInInterface() {
-        let ids = RuleCatalog.descriptions.map(\.id)
+        let ids = RuleCatalog.allDescriptions.map(\.id)
         XCTAssertEqual(Set(ids).count, ids.count)
         for rule in RuleCatalog.transitionRules { XCTAssertTrue(RuleIdentifiers.transition.contains(rule.id), rule.id) }
         for rule in RuleCatalog.capabilityRules { XCTAssertTrue(RuleIdentifiers.capability.contains(rule.id), rule.id) }
+        for rule in RuleCatalog.declaredRules { XCTAssertTrue(RuleIdentifiers.declared.contains(rule.id), rule.id) }
+        XCTAssertEqual(Set(ids), RuleIdentifiers.all, "every INTERFACE.md rule id is implemented")
     }
 
     func testSkeletonTransitionRulesAreAllPresent() {

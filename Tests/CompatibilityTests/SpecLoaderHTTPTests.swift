@@ -96,10 +96,12 @@ final class SpecLoaderHTTPTests: XCTestCase {
         let error = await loadError("/huge/2147483648", loader())
         XCTAssertEqual(error, .tooLarge(url("/huge/2147483648"), limit: FetchLimits.playlistBytes))
         XCTAssertLessThan(Date().timeIntervalSince(start), 10)
-        // Content-Length alone stops it: the server never gets to send the body.
+        // Content-Length alone stops it. URLSession on Linux drops the cancelled libcurl handle
+        // asynchronously, and loopback moves hundreds of MB in that window (731 MB seen once under
+        // load), so the bound is "well short of the end", not a fixed small figure.
         try await Task.sleep(nanoseconds: 300_000_000)
         let sent = try server.log().filter { $0.path.hasPrefix("/huge") }.map(\.bytes).reduce(0, +)
-        XCTAssertLessThan(sent, 256 << 20, "the transfer must be cancelled, not read to the end")
+        XCTAssertLessThan(sent, 1 << 30, "the transfer must be cancelled, not read to the end")
     }
 
     func testAnHTMLPageIsNotAPlaylist() async {

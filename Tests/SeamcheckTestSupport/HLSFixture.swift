@@ -9,18 +9,22 @@ public struct HLSFixture: Sendable, Hashable {
     public var source: MediaFixture
     public var segmentType: SegmentType
     public var segmentSeconds: Int
+    /// One media file addressed with EXT-X-BYTERANGE instead of one file per segment.
+    public var singleFile: Bool
 
-    public init(name: String, source: MediaFixture, segmentType: SegmentType, segmentSeconds: Int = 1) {
+    public init(name: String, source: MediaFixture, segmentType: SegmentType, segmentSeconds: Int = 1, singleFile: Bool = false) {
         self.name = name
         self.source = source
         self.segmentType = segmentType
         self.segmentSeconds = segmentSeconds
+        self.singleFile = singleFile
     }
 
     /// The folder holding `index.m3u8` and the segments (`init.mp4` for fMP4).
     public func directory() throws -> String {
         let key = MediaFixture(name: name, fileExtension: segmentType.rawValue,
-                               arguments: source.arguments + ["hls", String(segmentSeconds)], postProcess: source.postProcess)
+                               arguments: source.arguments + ["hls", String(segmentSeconds), singleFile ? "single" : "multi"],
+                               postProcess: source.postProcess)
         let folder = "\(MediaFixture.cacheDirectory)/hls-\(name)-\(key.recipeHash)"
         if FileManager.default.fileExists(atPath: folder + "/index.m3u8") { return folder }
         let media = try source.path()
@@ -30,6 +34,8 @@ public struct HLSFixture: Sendable, Hashable {
         var args = ["-nostdin", "-v", "error", "-y", "-i", media, "-c", "copy", "-f", "hls",
                     "-hls_time", String(segmentSeconds), "-hls_playlist_type", "vod"]
         switch segmentType {
+        case .fmp4 where singleFile:
+            args += ["-hls_segment_type", "fmp4", "-hls_flags", "single_file", "-hls_segment_filename", "\(partial)/media.mp4"]
         case .fmp4:
             args += ["-hls_segment_type", "fmp4", "-hls_fmp4_init_filename", "init.mp4",
                      "-hls_segment_filename", "\(partial)/seg%d.m4s"]

@@ -224,6 +224,20 @@ public enum Fixtures {
         v.height = 720
         return v
     }())
+    /// 4 s of 1280x720 with a keyframe every 30 frames: HLS segments of 1 s each.
+    public static let keyframeEverySecond = MediaFixture.clip("h264-720p-gop30", duration: 4, video: {
+        var v = MediaFixture.Video()
+        v.width = 1280
+        v.height = 720
+        v.extra = ["-g", "30", "-keyint_min", "30"]
+        return v
+    }())
+    /// The primary of playlist tests: 6 s of the reference parameters, a keyframe every second.
+    public static let primaryWithSegments = MediaFixture.clip("h264-2997-aac48-6s-gop30", duration: 6, video: {
+        var v = MediaFixture.Video()
+        v.extra = ["-g", "30", "-keyint_min", "30"]
+        return v
+    }())
     /// An audio-only AAC file, as an audio-only rendition or a radio-style interstitial.
     public static let audioOnly = MediaFixture.clip("aac-only", container: "m4a", video: nil)
 

@@ -96,6 +96,8 @@ public enum RuleCatalog {
 
     public static let capabilityRules: [CapabilityRule] = CapabilityRules.all
 
+    public static let declaredRules: [DeclaredRule] = DeclaredRules.all
+
     public static func rule(_ id: String) -> TransitionRule? {
         transitionRules.first { $0.id == id }
     }
@@ -104,9 +106,20 @@ public enum RuleCatalog {
         capabilityRules.first { $0.id == id }
     }
 
-    /// Every media rule's description, transition rules first.
+    public static func declaredRule(_ id: String) -> DeclaredRule? {
+        declaredRules.first { $0.id == id }
+    }
+
+    /// Every rule a device profile can grade: transition, capability (with no-playable-variant),
+    /// then declared-versus-measured.
     public static var descriptions: [RuleDescription] {
-        transitionRules.map(\.description) + capabilityRules.map(\.description)
+        transitionRules.map(\.description) + capabilityRules.map(\.description) + [PlaylistRules.noPlayableVariant]
+            + declaredRules.map(\.description)
+    }
+
+    /// Every rule: the media rules, then the interstitial spec rules.
+    public static var allDescriptions: [RuleDescription] {
+        descriptions + SpecCatalog.rules.map(\.description)
     }
 }
 

@@ -1,0 +1,184 @@
+import Foundation
+import HLS
+import MediaProbe
+
+/// Why a playlist audit could not run at all (the primary itself is unusable). Interstitial
+/// problems never end up here: they become findings.
+public enum PlaylistAuditError: Error, Sendable, Equatable, CustomStringConvertible {
+    case load(LoadError)
+    case probe(ProbeError)
+    case noMediaPlaylist(String)
+
+    public var description: String {
+        switch self {
+        case .load(let error): return error.description
+        case .probe(let error): return "primary rendition: \(error.description)"
+        case .noMediaPlaylist(let input): return "\(input): no media playlist of the primary could be loaded"
+        }
+    }
+}
+
+/// Audits an HLS primary and the interstitials it schedules, per device class: the class's
+/// variant selection for the primary and each asset, each selected rendition probed once per run
+/// (init section and first segment), then capability, transition and declared-versus-measured
+/// rules. Spec findings come from `specFindings` (the interstitial spec linter by default), which
+/// sees the loaded presentation, including every asset and asset-list fetch.
+public struct PlaylistAuditor: Sendable {
+    public var loader: PresentationLoader
+    public var auditor: TransitionAuditor
+    public var specFindings: @Sendable (Presentation) -> [Finding]
+
+    public init(loader: PresentationLoader = PresentationLoader(), auditor: TransitionAuditor = TransitionAuditor(),
+                specFindings: @escaping @Sendable (Presentation) -> [Finding] = { SpecLinter.lint($0) }) {
+        self.loader = loader
+        self.auditor = auditor
+        self.specFindings = specFindings
+    }
+
+    public func audit(_ input: InputLocation, profiles: [DeviceProfile], session: ProbeSession) async throws(PlaylistAuditError) -> AuditResult {
+        let presentation: Presentation
+        do { presentation = try await loader.load(input) } catch { throw .load(error) }
+        guard let timeline = presentation.primary else { throw .noMediaPlaylist(input.description) }
+        var findings = specFindings(presentation)
+        var declared = DeclaredFindings()
+
+        // The primary: what each class plays of it.
+        var primaryPicks: [String: RenditionPick] = [:]
+        for profile in profiles {
+            switch await RenditionPicker.pick(presentation.root, at: presentation.location, for: profile.plays, session: session) {
+            case .picked(let pick):
+                primaryPicks[profile.id] = pick
+                declared.add(pick, subject: "primary (\(pick.rendition))")
+            case .noPlayable(let reason):
+                if let severity = profile.severity(for: PlaylistRules.noPlayableVariant) {
+                    findings.append(Finding(rule: PlaylistRules.noPlayableVariant.id, severity: severity, deviceClass: profile.id,
+                                            subject: "primary (\(input))", expected: "a variant the class plays", actual: "none",
+                                            message: "no variant of the primary is playable: \(reason)", remediation: nil))
+                }
+            case .failed(let error):
+                throw .probe(error)
+            }
+        }
+        let primarySelections = RenditionPick.grouped(primaryPicks, order: profiles.map(\.id))
+        guard let firstPrimary = primarySelections.first else {
+            return AuditResult(input: input.description, deviceClasses: profiles.map(\.id),
+                               primary: AuditedAsset(role: "primary", input: input.description,
+                                                     media: MediaDescription(input: input.description, container: "", duration: nil),
+                                                     problem: "no device class can play the primary"),
+                               interstitials: [], findings: findings + declared.findings)
+        }
+        for profile in profiles {
+            guard let pick = primaryPicks[profile.id] else { continue }
+            findings += auditor.capabilityFindings(pick.media, subject: "primary (\(pick.rendition))", profile: profile)
+        }
+        let primary = AuditedAsset(role: "primary", input: input.description, media: firstPrimary.media, selections: primarySelections)
+
+        // The interstitials, in schedule order; each asset of an asset list is one interstitial.
+        let schedule = InterstitialSchedule(primary: timeline.playlist, assetList: { interstitial in
+            if case .loaded(let list, _, _)? = presentation.assetList(for: interstitial, in: timeline) { return list }
+            return nil
+        }, assetDuration: { uri in
+            if case .loaded(let summary)? = presentation.asset(uri, from: timeline.location) { return summary.duration }
+            return nil
+        })
+        var interstitials: [AuditedAsset] = []
+        for entry in schedule.entries {
+            let base = Self.assetBase(entry, presentation: presentation, timeline: timeline)
+            for asset in entry.assets {
+                let role = "interstitial \(interstitials.count + 1)"
+                let placement = Placement(id: entry.id, line: entry.line, kind: entry.placement.rawValue, offset: entry.offset,
+                                          pod: entry.pod, positionInPod: entry.positionInPod, duration: asset.duration)
+                // A fetch the loader already failed is reported by the spec rule asset-unreachable.
+                var knownFailure: String?
+                if case .failed(let error)? = presentation.asset(asset.uri, from: base) { knownFailure = error.description }
+                let (audited, found) = await auditAsset(asset.uri, base: base, role: role, placement: placement, profiles: profiles,
+                                                        primaryPicks: primaryPicks, session: session, knownFailure: knownFailure,
+                                                        declared: &declared)
+                interstitials.append(audited)
+                findings += found
+            }
+        }
+        return AuditResult(input: input.description, deviceClasses: profiles.map(\.id), primary: primary,
+                           interstitials: interstitials, findings: findings + declared.findings)
+    }
+
+    private func auditAsset(_ uri: String, base: InputLocation, role: String, placement: Placement, profiles: [DeviceProfile],
+                            primaryPicks: [String: RenditionPick], session: ProbeSession, knownFailure: String?,
+                            declared: inout DeclaredFindings) async -> (AuditedAsset, [Finding]) {
+        let label = placement.id.map { "\(role) \"\($0)\"" } ?? role
+        func unreachable(_ reason: String) -> (AuditedAsset, [Finding]) {
+            let asset = AuditedAsset(role: role, input: uri, media: MediaDescription(input: uri, container: "", duration: nil),
+                                     placement: placement, problem: reason)
+            guard knownFailure == nil, let rule = SpecCatalog.rule("asset-unreachable")?.description else { return (asset, []) }
+            let finding = Finding(rule: rule.id, severity: rule.defaultSeverity, deviceClass: nil, subject: "\(role) (\(uri))",
+                                  expected: "a playable asset", actual: reason,
+                                  message: "\(label): the asset's media cannot be fetched, so receivers skip it: \(reason)", remediation: nil)
+            return (asset, [finding])
+        }
+        if let knownFailure { return unreachable(knownFailure) }
+        let location: InputLocation, root: ParsedPlaylist, resource: FetchedResource
+        do {
+            location = try base.resolving(uri)
+            (root, resource) = try await loader.loadPlaylist(location)
+        } catch {
+            return unreachable(error.description)
+        }
+        var findings: [Finding] = []
+        var picks: [String: RenditionPick] = [:]
+        var remediations: [Remediation] = []
+        for profile in profiles {
+            switch await RenditionPicker.pick(root, at: resource.location, for: profile.plays, session: session) {
+            case .picked(let pick):
+                picks[profile.id] = pick
+                let subject = "\(role) (\(pick.rendition))"
+                declared.add(pick, subject: subject)
+                findings += auditor.capabilityFindings(pick.media, subject: subject, profile: profile)
+                guard let primary = primaryPicks[profile.id] else { continue }
+                let (found, fixes) = auditor.transitionFindings(primary: primary.media, interstitial: pick.media,
+                                                                subject: subject, profile: profile)
+                findings += found
+                remediations += fixes
+            case .noPlayable(let reason):
+                guard let severity = profile.severity(for: PlaylistRules.noPlayableVariant) else { continue }
+                findings.append(Finding(rule: PlaylistRules.noPlayableVariant.id, severity: severity, deviceClass: profile.id,
+                                        subject: "\(role) (\(location))", expected: "a variant the class plays", actual: "none",
+                                        message: "\(label): no variant is playable, receivers of this class skip it: \(reason)",
+                                        remediation: nil))
+            case .failed(let error):
+                return unreachable(error.description)
+            }
+        }
+        let selections = RenditionPick.grouped(picks, order: profiles.map(\.id))
+        let media = selections.first?.media ?? MediaDescription(input: location.description, container: "", duration: nil)
+        let asset = AuditedAsset(role: role, input: location.description, media: media,
+                                 remediation: Remediation.mergedOrNil(remediations), selections: selections, placement: placement,
+                                 problem: selections.isEmpty ? "no device class audited can play it" : nil)
+        return (asset, findings)
+    }
+
+    /// Asset URIs resolve against their asset list, or against the media playlist for X-ASSET-URI.
+    static func assetBase(_ entry: InterstitialSchedule.Entry, presentation: Presentation, timeline: LoadedMediaPlaylist) -> InputLocation {
+        if let reference = entry.assetList, let list = try? timeline.location.resolving(reference),
+           case .loaded(_, let finalLocation, _)? = presentation.assetLists[list.description] {
+            return finalLocation
+        }
+        return timeline.location
+    }
+}
+
+/// Declared-versus-measured findings, once per variant whatever the number of classes choosing it.
+struct DeclaredFindings {
+    private(set) var findings: [Finding] = []
+    private var seen: Set<String> = []
+
+    mutating func add(_ pick: RenditionPick, subject: String) {
+        guard let declared = pick.declared, seen.insert(pick.rendition).inserted else { return }
+        for rule in RuleCatalog.declaredRules {
+            guard let mismatch = rule.evaluate(declared, pick.media) else { continue }
+            let line = pick.line.map { " (line \($0) of the multivariant playlist)" } ?? ""
+            findings.append(Finding(rule: rule.id, severity: rule.description.defaultSeverity, deviceClass: nil,
+                                    subject: subject, expected: mismatch.expected, actual: mismatch.actual,
+                                    message: mismatch.message + line, remediation: nil))
+        }
+    }
+}

@@ -1,0 +1,9 @@
+/// A rule of playlist audits that is not a comparison of two media: whether a class can play
+/// anything of an asset. (Whether the asset can be reached is the spec rule asset-unreachable.)
+public enum PlaylistRules {
+    public static let noPlayableVariant = RuleDescription(
+        id: "no-playable-variant", title: "Nothing in the playlist is playable by the device class",
+        rationale: "When no variant has a codec, dynamic range, resolution, frame rate and audio the class plays, its receivers skip the interstitial (or cannot start the primary). Each variant's reason is listed.",
+        source: "RFC 8216bis 6.3.2 (a client must not select a variant it cannot play); DeviceProfiles plays",
+        defaultSeverity: .error, track: .both, inputs: "a multivariant playlist and the class's plays")
+}

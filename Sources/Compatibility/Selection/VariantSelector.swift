@@ -1,0 +1,135 @@
+import HLS
+
+/// What a playlist says about the media of a variant and its audio rendition, before probing.
+public struct DeclaredMedia: Sendable, Equatable, Codable {
+    public var codecs: [CodecString]
+    public var resolution: Resolution?
+    public var frameRate: Double?
+    /// VIDEO-RANGE: SDR, PQ or HLG.
+    public var videoRange: String?
+    /// The dynamic range the device class gets: PQ is HDR10, or Dolby Vision where the class
+    /// decodes the Dolby Vision entry of CODECS or SUPPLEMENTAL-CODECS.
+    public var dynamicRange: String?
+    /// CHANNELS of the audio rendition ("2", "6", "16/JOC").
+    public var channels: String?
+
+    public var videoCodec: CodecString? { codecs.first { $0.kind == .video } }
+    public var audioCodecs: [CodecString] { codecs.filter { $0.kind == .audio } }
+
+    /// The leading channel count of CHANNELS ("16/JOC" is 16).
+    public var channelCount: Int? { channels.flatMap { Int($0.split(separator: "/").first ?? "") } }
+}
+
+/// The variant and audio rendition a device class plays from a multivariant playlist.
+public struct RenditionChoice: Sendable, Equatable, Codable {
+    /// The media playlist URI of the variant (video, and audio when muxed), as written.
+    public var variantURI: String
+    /// The audio rendition's media playlist URI, when audio comes from an EXT-X-MEDIA group.
+    public var audioURI: String?
+    public var declared: DeclaredMedia
+    /// The variant's line in the multivariant playlist, for findings.
+    public var line: Int?
+    public var bandwidth: Int?
+}
+
+public enum SelectionOutcome: Sendable, Equatable {
+    case selected(RenditionChoice)
+    /// Nothing in the playlist is playable by the class; the reason lists why, per variant.
+    case noPlayableVariant(reason: String)
+}
+
+/// Picks what a receiver of a device class plays, as its player would: the variants it can
+/// decode and display, the best dynamic range among them, then the highest bandwidth; within the
+/// variant's audio group, a rendition with a codec and channel count it renders, DEFAULT first.
+///
+/// Audio-only classes ignore video and take the lowest-bandwidth variant with playable audio.
+public enum VariantSelector {
+    public static func select(from playlist: MultivariantPlaylist, for plays: Capabilities) -> SelectionOutcome {
+        var candidates: [(choice: RenditionChoice, rank: Int)] = []
+        var rejections: [String] = []
+        for variant in playlist.variants {
+            switch evaluate(variant, in: playlist, plays: plays) {
+            case .success(let candidate): candidates.append(candidate)
+            case .failure(let reason): rejections.append("line \(variant.line) (\(variant.uri)): \(reason.text)")
+            }
+        }
+        let best: (choice: RenditionChoice, rank: Int)?
+        if plays.video {
+            best = candidates.max { a, b in
+                (a.rank, a.choice.bandwidth ?? 0) < (b.rank, b.choice.bandwidth ?? 0)
+            }
+        } else {
+            best = candidates.min { a, b in (a.choice.bandwidth ?? .max) < (b.choice.bandwidth ?? .max) }
+        }
+        guard let best else {
+            let reason = playlist.variants.isEmpty ? "the playlist has no variants" : rejections.joined(separator: "; ")
+            return .noPlayableVariant(reason: reason)
+        }
+        return .selected(best.choice)
+    }
+
+    struct Rejection: Error { var text: String }
+
+    private static func evaluate(_ variant: Variant, in playlist: MultivariantPlaylist,
+                                 plays: Capabilities) -> Result<(choice: RenditionChoice, rank: Int), Rejection> {
+        let codecs = variant.codecs.map(CodecString.init)
+        let supplemental = variant.supplementalCodecs.map(CodecString.init)
+        var declared = DeclaredMedia(codecs: codecs, resolution: variant.resolution, frameRate: variant.frameRate,
+                                     videoRange: variant.videoRange, dynamicRange: nil, channels: nil)
+        var rank = 0
+        if let video = declared.videoCodec, plays.video {
+            let range = dynamicRange(video: video, supplemental: supplemental, videoRange: variant.videoRange, plays: plays)
+            declared.dynamicRange = range
+            guard let codec = video.codec, plays.videoCodecs.contains(codec) else {
+                return .failure(Rejection(text: "video codec \(video.raw) is not decoded"))
+            }
+            guard plays.dynamicRanges.contains(range) else { return .failure(Rejection(text: "\(range) is not displayed")) }
+            if let size = variant.resolution, let maxW = plays.maxWidth, let maxH = plays.maxHeight,
+               size.width > maxW || size.height > maxH {
+                return .failure(Rejection(text: "\(size.width)x\(size.height) exceeds \(maxW)x\(maxH)"))
+            }
+            if let rate = variant.frameRate, let maxRate = plays.maxFrameRate, rate > maxRate + 0.01 {
+                return .failure(Rejection(text: "\(rate) fps exceeds \(maxRate) fps"))
+            }
+            rank = ["SDR": 0, "HLG": 1, "HDR10": 2, "DolbyVision": 3][range] ?? 0
+        }
+        var audioURI: String?
+        let playableAudio = declared.audioCodecs.filter { $0.codec.map(plays.audioCodecs.contains) ?? false }
+        if !declared.audioCodecs.isEmpty && playableAudio.isEmpty {
+            return .failure(Rejection(text: "audio \(declared.audioCodecs.map(\.raw).joined(separator: ", ")) is not decoded"))
+        }
+        if let group = variant.audio {
+            let members = playlist.renditions.filter { $0.type == .audio && $0.groupID == group }
+            let fitting = members.filter { rendition in
+                guard let count = rendition.channels.flatMap({ Int($0.split(separator: "/").first ?? "") }) else { return true }
+                return count <= plays.maxChannels
+            }
+            let pick = fitting.first { $0.isDefault } ?? fitting.first { $0.autoselect } ?? fitting.first
+            if let pick {
+                audioURI = pick.uri
+                declared.channels = pick.channels
+            } else if !members.isEmpty {
+                return .failure(Rejection(text: "no rendition of audio group \(group) has at most \(plays.maxChannels) channels"))
+            }
+        }
+        if !plays.video && declared.audioCodecs.isEmpty && audioURI == nil {
+            return .failure(Rejection(text: "no audio for an audio-only receiver"))
+        }
+        declared.codecs = codecs.filter { $0.kind != .audio } + (playableAudio.isEmpty ? declared.audioCodecs : playableAudio)
+        let choice = RenditionChoice(variantURI: variant.uri, audioURI: audioURI, declared: declared, line: variant.line,
+                                     bandwidth: variant.bandwidth)
+        return .success((choice, rank))
+    }
+
+    /// SDR, HDR10, HLG or DolbyVision as this class would get it from the variant.
+    static func dynamicRange(video: CodecString, supplemental: [CodecString], videoRange: String?, plays: Capabilities) -> String {
+        let decodesDolbyVision = plays.dynamicRanges.contains("DolbyVision")
+        if video.dolbyVisionProfile != nil { return "DolbyVision" }
+        if decodesDolbyVision, supplemental.contains(where: { $0.dolbyVisionProfile != nil }) { return "DolbyVision" }
+        switch videoRange {
+        case "PQ": return "HDR10"
+        case "HLG": return "HLG"
+        default: return "SDR"
+        }
+    }
+}

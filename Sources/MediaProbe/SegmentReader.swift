@@ -1,0 +1,67 @@
+import CFFmpeg
+import Foundation
+import HLS
+
+/// Reads one resource (or a byte range of it) into memory with FFmpeg's I/O: the same protocol
+/// allowlist and timeouts as a probe, and a bounded Range request for http(s) byte ranges.
+struct SegmentReader {
+    var timeout: Double
+    /// A segment larger than this is refused rather than buffered.
+    var maxBytes: Int
+
+    func read(_ location: InputLocation, offset: Int = 0, length: Int?, interrupt: InterruptState) throws(ProbeError) -> Data {
+        let input = location.description
+        var dictionary: OpaquePointer?
+        defer { av_dict_free(&dictionary) }
+        let url: String
+        switch location {
+        case .file(let path):
+            _ = try MediaProber.checkLocalFile(path)
+            av_dict_set(&dictionary, "protocol_whitelist", ProbeOptions.localProtocols, 0)
+            url = "file:" + path
+        case .remote(let remote):
+            av_dict_set(&dictionary, "protocol_whitelist", ProbeOptions.remoteProtocols, 0)
+            av_dict_set(&dictionary, "rw_timeout", String(Int64(timeout * 1_000_000)), 0)
+            if offset > 0 { av_dict_set(&dictionary, "offset", String(offset), 0) }
+            if let length { av_dict_set(&dictionary, "end_offset", String(offset + length), 0) }
+            url = remote.absoluteString
+        }
+        var callback = AVIOInterruptCB(callback: { opaque in
+            guard let opaque else { return 0 }
+            return Unmanaged<InterruptState>.fromOpaque(opaque).takeUnretainedValue().shouldStop ? 1 : 0
+        }, opaque: Unmanaged.passUnretained(interrupt).toOpaque())
+        var io: UnsafeMutablePointer<AVIOContext>?
+        let status = avio_open2(&io, url, AVIO_FLAG_READ, &callback, &dictionary)
+        guard status >= 0, let opened = io else {
+            if interrupt.shouldStop { throw interrupt.error(for: input, timeout: timeout) }
+            if status == sc_averror(ENOENT) { throw .fileNotFound(input) }
+            throw .openFailed(input, reason: FFmpegRuntime.errorText(status))
+        }
+        defer { avio_closep(&io) }
+        if case .file = location, offset > 0, avio_seek(opened, Int64(offset), SEEK_SET) < 0 {
+            throw .truncated(input, reason: "the byte range starts at \(offset), past the end of the file")
+        }
+        if let length, length > maxBytes {
+            throw .openFailed(input, reason: "byte range of \(length) bytes exceeds the \(maxBytes)-byte limit")
+        }
+        let wanted = length ?? maxBytes + 1
+        var data = Data()
+        var chunk = [UInt8](repeating: 0, count: 1 << 16)
+        while data.count < wanted {
+            let count = avio_read(opened, &chunk, Int32(min(chunk.count, wanted - data.count)))
+            if count == sc_averror_eof() || count == 0 { break }
+            guard count > 0 else {
+                if interrupt.shouldStop { throw interrupt.error(for: input, timeout: timeout) }
+                throw .openFailed(input, reason: FFmpegRuntime.errorText(count))
+            }
+            data.append(contentsOf: chunk[0..<Int(count)])
+        }
+        if length == nil && data.count > maxBytes {
+            throw .openFailed(input, reason: "segment is larger than the \(maxBytes)-byte limit")
+        }
+        if let length, data.count < length {
+            throw .truncated(input, reason: "byte range of \(length) bytes at \(offset) ended after \(data.count) bytes")
+        }
+        return data
+    }
+}

@@ -1,0 +1,107 @@
+import Foundation
+import SeamcheckTestSupport
+import XCTest
+
+/// `seamcheck audit PLAYLIST` over HTTP on 127.0.0.1: a generated primary whose interstitials
+/// each differ in one parameter, one matching and one unreachable. The right rules fire for the
+/// right classes and nothing else does.
+final class PlaylistAuditTests: XCTestCase {
+    var root: URL!
+    var server: TestHTTPServer!
+    var playlistURL = ""
+
+    static let stream = InterstitialStream(
+        primary: Fixtures.primaryWithSegments, primaryCodecs: "avc1.64000d,mp4a.40.2",
+        ads: [
+            .init(id: "ad-match", source: Fixtures.matching, boundary: 1),
+            .init(id: "ad-25fps", source: Fixtures.fps25, boundary: 2),
+            .init(id: "ad-ac3", source: Fixtures.ac3, multivariantCodecs: "avc1.64000d,ac-3", boundary: 3),
+            .init(id: "ad-44k", source: Fixtures.aac44, boundary: 4),
+            .init(id: "ad-51", source: Fixtures.surround, boundary: 5),
+            .init(id: "ad-gone", source: nil, rawPath: "/status/404", boundary: 5),
+        ])
+
+    override func setUpWithError() throws {
+        root = FileManager.default.temporaryDirectory.appendingPathComponent("seamcheck-stream-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: root, withIntermediateDirectories: true)
+        server = try TestHTTPServer(root: root.path)
+        playlistURL = server.url(try Self.stream.write(into: root, port: server.port))
+    }
+
+    override func tearDownWithError() throws {
+        server.stop()
+        try? FileManager.default.removeItem(at: root)
+    }
+
+    typealias Fired = Set<String>  // "rule@class" or "rule@*" for findings without a class
+
+    func audit(_ extra: [String] = []) throws -> (status: Int32, json: [String: Any]) {
+        let result = try SeamcheckBinary.run(["audit", playlistURL, "--format", "json"] + extra)
+        let json = try XCTUnwrap(try JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as? [String: Any], result.stderr)
+        return (result.status, json)
+    }
+
+    func fired(_ json: [String: Any], role: String) -> Fired {
+        let findings = (json["findings"] as? [[String: Any]]) ?? []
+        return Set(findings.filter { ($0["subject"] as? String ?? "").hasPrefix(role + " (") }
+            .map { "\($0["rule"] as? String ?? "")@\(($0["deviceClass"] as? String) ?? "*")" })
+    }
+
+    static let video = ["apple-tv-4k", "apple-tv-hd", "mac", "smart-tv-dolby-vision", "smart-tv-low-end"]
+    static let all = video + ["speaker-audio-only"]
+    func on(_ rule: String, _ classes: [String]) -> Fired { Set(classes.map { "\(rule)@\($0)" }) }
+
+    func testEachInterstitialFiresItsRuleForTheRightClassesAndNothingElse() throws {
+        let (status, json) = try audit()
+        XCTAssertEqual(status, 1, "the low-end TV takes these switches as errors")
+        let assets = try XCTUnwrap(json["assets"] as? [[String: Any]])
+        XCTAssertEqual(assets.compactMap { ($0["placement"] as? [String: Any])?["id"] as? String },
+                       ["ad-match", "ad-25fps", "ad-ac3", "ad-44k", "ad-51", "ad-gone"])
+
+        XCTAssertEqual(fired(json, role: "primary"), [], "the primary plays everywhere and matches its declaration")
+        XCTAssertEqual(fired(json, role: "interstitial 1"), [], "ad-match matches the primary")
+        XCTAssertEqual(fired(json, role: "interstitial 2"), on("frame-rate-mismatch", Self.video), "ad-25fps")
+        XCTAssertEqual(fired(json, role: "interstitial 3"),
+                       on("audio-codec-mismatch", ["apple-tv-4k", "apple-tv-hd", "mac", "smart-tv-dolby-vision"])
+                           .union(on("no-playable-variant", ["smart-tv-low-end", "speaker-audio-only"])),
+                       "ad-ac3: AAC-only classes have nothing to play, the others switch decoders")
+        XCTAssertEqual(fired(json, role: "interstitial 4"), on("sample-rate-mismatch", Self.all), "ad-44k")
+        XCTAssertEqual(fired(json, role: "interstitial 5"),
+                       on("channel-layout-mismatch", Self.all).union(on("unsupported-channel-count", ["smart-tv-low-end", "speaker-audio-only"])),
+                       "ad-51")
+        XCTAssertEqual(fired(json, role: "interstitial 6"), [], "ad-gone is reported once, by the spec rule")
+        let spec = ((json["findings"] as? [[String: Any]]) ?? []).filter { $0["deviceClass"] is NSNull }
+        XCTAssertEqual(spec.map { $0["rule"] as? String }, ["asset-unreachable"], "the only class-independent finding")
+        XCTAssertTrue((spec.first?["subject"] as? String ?? "").hasPrefix("EXT-X-DATERANGE ID=\"ad-gone\""), "\(spec)")
+    }
+
+    func testSeveritiesAndRemediationsFollowTheClass() throws {
+        let (_, json) = try audit()
+        let findings = try XCTUnwrap(json["findings"] as? [[String: Any]])
+        let frameRate = findings.filter { $0["rule"] as? String == "frame-rate-mismatch" }
+        let severity = Dictionary(uniqueKeysWithValues: frameRate.map { ($0["deviceClass"] as! String, $0["severity"] as! String) })
+        XCTAssertEqual(severity["smart-tv-low-end"], "error")
+        XCTAssertEqual(severity["apple-tv-4k"], "info")
+        XCTAssertEqual(frameRate.first?["remediation"] as? String, "-r 30000/1001 -c:a copy")
+        let ad = try XCTUnwrap((json["assets"] as? [[String: Any]])?.first { ($0["placement"] as? [String: Any])?["id"] as? String == "ad-ac3" })
+        let selections = try XCTUnwrap(ad["selections"] as? [[String: Any]])
+        XCTAssertEqual(selections.first?["deviceClasses"] as? [String], ["apple-tv-4k", "apple-tv-hd", "mac", "smart-tv-dolby-vision"])
+    }
+
+    func testOneClassAndTheTable() throws {
+        let result = try SeamcheckBinary.run(["audit", playlistURL, "--profile", "apple-tv-4k", "--format", "table"])
+        XCTAssertEqual(result.status, 0, "Apple TV 4K takes these switches as info: \(result.stdout)")
+        XCTAssertTrue(result.stdout.contains("Interstitial 2  ID=\"ad-25fps\" mid-roll at 2"), result.stdout)
+        XCTAssertTrue(result.stdout.contains("apple-tv-4k: " + server.url("/files/ad-25fps/index.m3u8")), result.stdout)
+        let gone = try XCTUnwrap(result.stdout.range(of: "ID=\"ad-gone\""))
+        XCTAssertTrue(result.stdout[gone.upperBound...].contains("asset-unreachable"),
+                      "the spec finding is listed under its interstitial: \(result.stdout)")
+    }
+
+    func testUnreachablePrimaryIsExitTwo() throws {
+        let result = try SeamcheckBinary.run(["audit", server.url("/status/404"), "--format", "json"])
+        XCTAssertEqual(result.status, 2)
+        XCTAssertEqual(result.stdout, "")
+        XCTAssertTrue(result.stderr.contains("404"), result.stderr)
+    }
+}

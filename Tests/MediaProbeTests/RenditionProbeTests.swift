@@ -1,0 +1,107 @@
+import Foundation
+import HLS
+@testable import MediaProbe
+import SeamcheckTestSupport
+import XCTest
+
+/// `ProbeSession` on HLS media playlists: init section and first segment only.
+final class RenditionProbeTests: XCTestCase {
+    var root: URL!
+    var server: TestHTTPServer!
+
+    override func setUpWithError() throws {
+        root = FileManager.default.temporaryDirectory.appendingPathComponent("seamcheck-hls-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: root, withIntermediateDirectories: true)
+        for (name, fixture) in [("fmp4", HLSFixture(name: "hevc-fmp4", source: Fixtures.hevc, segmentType: .fmp4)),
+                                ("ts", HLSFixture(name: "h264-ts", source: Fixtures.fps25, segmentType: .mpegts)),
+                                ("single", HLSFixture(name: "h264-single", source: Fixtures.keyframeEverySecond, segmentType: .fmp4,
+                                                      singleFile: true))] {
+            try FileManager.default.copyItem(atPath: try fixture.directory(), toPath: root.appendingPathComponent(name).path)
+        }
+        server = try TestHTTPServer(root: root.path)
+    }
+
+    override func tearDownWithError() throws {
+        server.stop()
+        try? FileManager.default.removeItem(at: root)
+    }
+
+    func describe(_ text: String) async throws(ProbeError) -> MediaDescription {
+        let location: InputLocation
+        do { location = try InputLocation(parsing: text) } catch { throw .invalidInput(error) }
+        return try await ProbeSession().describe(location)
+    }
+
+    func write(_ name: String, _ text: String) throws {
+        try text.write(to: root.appendingPathComponent(name), atomically: true, encoding: .utf8)
+    }
+
+    func testLocalFragmentedMP4Rendition() async throws {
+        let media = try await describe(root.appendingPathComponent("fmp4/index.m3u8").path)
+        XCTAssertEqual(media.primaryVideo?.codec, "hevc")
+        XCTAssertEqual(media.primaryAudio?.codec, "aac")
+        XCTAssertEqual(try XCTUnwrap(media.duration), 1.0, accuracy: 0.1, "the playlist's duration")
+    }
+
+    func testRemoteTransportStreamRenditionReadsOnlyItsFirstSegment() async throws {
+        let media = try await describe(server.url("/files/ts/index.m3u8"))
+        XCTAssertEqual(media.container, "mpegts")
+        XCTAssertEqual(try XCTUnwrap(media.primaryVideo?.frameRate), 25, accuracy: 0.01)
+        let paths = try server.log().map(\.path)
+        XCTAssertEqual(paths, ["/files/ts/index.m3u8", "/files/ts/seg0.ts"])
+    }
+
+    func testSingleFileRenditionUsesBoundedRangeRequests() async throws {
+        let playlist = try String(contentsOf: root.appendingPathComponent("single/index.m3u8"), encoding: .utf8)
+        XCTAssertTrue(playlist.contains("#EXT-X-BYTERANGE"), "ffmpeg wrote a byte-range playlist")
+        let media = try await describe(server.url("/files/single/index.m3u8"))
+        XCTAssertEqual(media.primaryVideo?.width, 1280)
+        let log = try server.log().filter { $0.path.hasSuffix("media.mp4") }
+        XCTAssertEqual(log.count, 2, "init section and first segment")
+        XCTAssertTrue(log.allSatisfy { $0.status == 206 && ($0.range ?? "").range(of: #"^bytes=\d+-\d+$"#, options: .regularExpression) != nil },
+                      "closed byte ranges only: \(log)")
+        let fileSize = try FileManager.default.attributesOfItem(atPath: root.appendingPathComponent("single/media.mp4").path)[.size] as! Int
+        XCTAssertLessThan(log.map(\.bytes).reduce(0, +), fileSize / 2)
+    }
+
+    func testRemotePlaylistCannotReachALocalFile() async throws {
+        try write("evil.m3u8", "#EXTM3U\n#EXT-X-TARGETDURATION:1\n#EXTINF:1,\nfile:///etc/passwd\n#EXT-X-ENDLIST\n")
+        do {
+            _ = try await describe(server.url("/files/evil.m3u8"))
+            XCTFail("a remote playlist must not lead to a local file")
+        } catch {
+            XCTAssertEqual(error, .playlist(.localReferenceFromRemote(reference: "file:///etc/passwd",
+                                                                       playlist: server.url("/files/evil.m3u8"))))
+        }
+    }
+
+    func testEncryptedAndEmptyAndMultivariantPlaylistsSayWhat() async throws {
+        try write("enc.m3u8", "#EXTM3U\n#EXT-X-TARGETDURATION:1\n#EXT-X-KEY:METHOD=AES-128,URI=\"k.key\"\n#EXTINF:1,\nfmp4/seg0.m4s\n#EXT-X-ENDLIST\n")
+        try write("empty.m3u8", "#EXTM3U\n#EXT-X-TARGETDURATION:1\n#EXT-X-ENDLIST\n")
+        try write("main.m3u8", "#EXTM3U\n#EXT-X-STREAM-INF:BANDWIDTH=100000\nfmp4/index.m3u8\n")
+        let base = root.path
+        await assertError(base + "/enc.m3u8", .encryptedRendition(base + "/enc.m3u8", method: "AES-128"))
+        await assertError(base + "/empty.m3u8", .emptyPlaylist(base + "/empty.m3u8"))
+        await assertError(base + "/main.m3u8", .multivariantPlaylist(base + "/main.m3u8", variants: ["fmp4/index.m3u8"]))
+    }
+
+    func testMissingSegmentIsNamed() async throws {
+        try write("gone.m3u8", "#EXTM3U\n#EXT-X-TARGETDURATION:1\n#EXTINF:1,\nnope.ts\n#EXT-X-ENDLIST\n")
+        do {
+            _ = try await describe(server.url("/files/gone.m3u8"))
+            XCTFail()
+        } catch {
+            XCTAssertTrue(error.description.contains(server.url("/files/nope.ts")), error.description)
+            XCTAssertTrue(error.description.contains("404"), error.description)
+        }
+    }
+
+    private func assertError(_ input: String, _ expected: ProbeError, line: UInt = #line) async {
+        do {
+            _ = try await describe(input)
+            XCTFail("expected \(expected)", line: line)
+        } catch {
+            XCTAssertEqual(error, expected, line: line)
+        }
+    }
+}

@@ -1,0 +1,119 @@
+import Foundation
+
+/// A VOD HLS primary with interstitials, written into a folder a test server serves: the
+/// primary's multivariant and media playlists (with PROGRAM-DATE-TIME and one EXT-X-DATERANGE per
+/// interstitial, on segment boundaries) and one folder per interstitial asset.
+///
+/// X-ASSET-URI must be absolute, so the playlists are written for one server port.
+public struct InterstitialStream: Sendable {
+    public struct Ad: Sendable {
+        public var id: String
+        public var source: MediaFixture?
+        /// CODECS for a multivariant playlist around the ad's rendition; nil: X-ASSET-URI names the media playlist.
+        public var multivariantCodecs: String?
+        /// A path on the server instead of a generated asset (an unreachable one, say).
+        public var rawPath: String?
+        /// Which primary segment boundary it starts at (1 = after the first segment).
+        public var boundary: Int
+
+        public init(id: String, source: MediaFixture?, multivariantCodecs: String? = nil, rawPath: String? = nil, boundary: Int) {
+            self.id = id
+            self.source = source
+            self.multivariantCodecs = multivariantCodecs
+            self.rawPath = rawPath
+            self.boundary = boundary
+        }
+    }
+
+    public var primary: MediaFixture
+    public var primaryCodecs: String
+    public var ads: [Ad]
+
+    public init(primary: MediaFixture, primaryCodecs: String, ads: [Ad]) {
+        self.primary = primary
+        self.primaryCodecs = primaryCodecs
+        self.ads = ads
+    }
+
+    static let programDateTime = "2026-01-01T00:00:00.000Z"
+
+    /// Writes everything under `root`; returns the server path of the primary multivariant playlist.
+    @discardableResult
+    public func write(into root: URL, port: Int) throws -> String {
+        let primaryFolder = root.appendingPathComponent("primary")
+        try copyRendition(primary, name: "primary", to: primaryFolder)
+        let media = primaryFolder.appendingPathComponent("index.m3u8")
+        var lines = try String(contentsOf: media, encoding: .utf8).components(separatedBy: "\n")
+        let durations = lines.compactMap { $0.hasPrefix("#EXTINF:") ? Double($0.dropFirst(8).split(separator: ",")[0]) : nil }
+        var boundaries = [0.0]
+        for d in durations { boundaries.append(boundaries.last! + d) }
+        var tags = ["#EXT-X-PROGRAM-DATE-TIME:\(Self.programDateTime)"]
+        for ad in ads {
+            let uri: String
+            var duration: Double?
+            if let raw = ad.rawPath {
+                uri = "http://127.0.0.1:\(port)\(raw)"
+            } else if let source = ad.source {
+                let folder = root.appendingPathComponent(ad.id)
+                try copyRendition(source, name: ad.id, to: folder)
+                duration = try Self.totalDuration(folder.appendingPathComponent("index.m3u8"))
+                if let codecs = ad.multivariantCodecs {
+                    try Self.multivariant(codecs: codecs, uri: "index.m3u8", source: source)
+                        .write(to: folder.appendingPathComponent("main.m3u8"), atomically: true, encoding: .utf8)
+                    uri = "http://127.0.0.1:\(port)/files/\(ad.id)/main.m3u8"
+                } else {
+                    uri = "http://127.0.0.1:\(port)/files/\(ad.id)/index.m3u8"
+                }
+            } else {
+                continue
+            }
+            let start = Self.date(offset: boundaries[min(ad.boundary, boundaries.count - 1)])
+            tags.append("#EXT-X-DATERANGE:ID=\"\(ad.id)\",CLASS=\"com.apple.hls.interstitial\",START-DATE=\"\(start)\""
+                + (duration.map { String(format: ",DURATION=%.3f", $0) } ?? "") + ",X-ASSET-URI=\"\(uri)\",X-RESUME-OFFSET=0")
+        }
+        let first = lines.firstIndex { $0.hasPrefix("#EXTINF:") } ?? lines.count
+        lines.insert(contentsOf: tags, at: first)
+        try lines.joined(separator: "\n").write(to: media, atomically: true, encoding: .utf8)
+        try Self.multivariant(codecs: primaryCodecs, uri: "index.m3u8", source: primary)
+            .write(to: primaryFolder.appendingPathComponent("main.m3u8"), atomically: true, encoding: .utf8)
+        return "/files/primary/main.m3u8"
+    }
+
+    private func copyRendition(_ source: MediaFixture, name: String, to folder: URL) throws {
+        try? FileManager.default.removeItem(at: folder)
+        let generated = try HLSFixture(name: name, source: source, segmentType: .fmp4).directory()
+        try FileManager.default.copyItem(atPath: generated, toPath: folder.path)
+    }
+
+    static func multivariant(codecs: String, uri: String, source: MediaFixture) -> String {
+        let size = source.videoSize.map { ",RESOLUTION=\($0)" } ?? ""
+        return "#EXTM3U\n#EXT-X-INDEPENDENT-SEGMENTS\n"
+            + "#EXT-X-STREAM-INF:BANDWIDTH=500000,CODECS=\"\(codecs)\"\(size),FRAME-RATE=\(source.declaredFrameRate),VIDEO-RANGE=SDR\n\(uri)\n"
+    }
+
+    static func totalDuration(_ playlist: URL) throws -> Double {
+        try String(contentsOf: playlist, encoding: .utf8).components(separatedBy: "\n")
+            .compactMap { $0.hasPrefix("#EXTINF:") ? Double($0.dropFirst(8).split(separator: ",")[0]) : nil }
+            .reduce(0, +)
+    }
+
+    static func date(offset: Double) -> String {
+        let formatter = ISO8601DateFormatter()
+        formatter.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
+        return formatter.string(from: formatter.date(from: programDateTime)!.addingTimeInterval(offset))
+    }
+}
+
+extension MediaFixture {
+    /// "WxH" from the testsrc2 input, when the fixture has video.
+    var videoSize: String? {
+        arguments.first { $0.hasPrefix("testsrc2=size=") }.map { String($0.dropFirst(14).prefix { $0 != ":" }) }
+    }
+
+    /// FRAME-RATE as a playlist writes it (three decimals).
+    var declaredFrameRate: String {
+        let rate = arguments.first { $0.hasPrefix("testsrc2=") }.flatMap { $0.components(separatedBy: ":rate=").last?.split(separator: ":").first }
+        let parts = rate?.split(separator: "/").compactMap { Double($0) } ?? [30]
+        return String(format: "%.3f", parts.count == 2 ? parts[0] / parts[1] : parts[0])
+    }
+}
