@@ -4,8 +4,11 @@ import HLS
 /// Probes inputs for one run: each distinct input at most once, a bounded number at a time.
 ///
 /// FFmpeg calls block their thread, so they run on dedicated threads rather than Swift's
-/// cooperative pool; `maxConcurrent` bounds how many run at once. Cancelling the calling task
-/// stops the running probe through FFmpeg's interrupt callback.
+/// cooperative pool; `maxConcurrent` bounds how many run at once.
+///
+/// Several callers may wait for one probe. A cancelled caller gets `.cancelled` at once; the
+/// probe goes on while anyone else waits for it, and is stopped (through FFmpeg's interrupt
+/// callback) and forgotten only when nobody does, so a later request probes again.
 ///
 /// An input named `.m3u8` or `.m3u` is an HLS media playlist: its rendition is probed from the
 /// init section and first segment (see ``MediaProber/probeRendition(_:at:cancellation:)``).
@@ -16,6 +19,7 @@ public actor ProbeSession {
     private var running = 0
     private var waiters: [CheckedContinuation<Void, Never>] = []
     private var results: [InputLocation: Task<MediaDescription, Error>] = [:]
+    private var interested: [InputLocation: Int] = [:]
     public private(set) var probesPerformed = 0
     private var statistics: [InputLocation: ProbeStatistics] = [:]
 
@@ -46,12 +50,35 @@ public actor ProbeSession {
             task = Task { try await self.run(location, asRendition: asRendition) }
             results[location] = task
         }
-        do {
-            return try await withTaskCancellationHandler { try await task.value } onCancel: { task.cancel() }
-        } catch let error as ProbeError {
+        interested[location, default: 0] += 1
+        let outcome = await Self.wait(for: task)
+        interested[location, default: 1] -= 1
+        switch outcome {
+        case .success(let media):
+            return media
+        case .failure(let error as ProbeError):
             throw error
-        } catch {
+        case .failure:
+            // This caller was cancelled. Stop the probe if nobody else waits for it.
+            if interested[location] == 0, results[location] == task {
+                task.cancel()
+                results[location] = nil
+            }
             throw .cancelled(location.description)
+        }
+    }
+
+    /// The task's result, or `CancellationError` as soon as the calling task is cancelled
+    /// (without cancelling `task`, which other callers may be waiting for).
+    private static func wait(for task: Task<MediaDescription, Error>) async -> Result<MediaDescription, Error> {
+        let gate = ResultGate()
+        return await withTaskCancellationHandler {
+            await withCheckedContinuation { continuation in
+                gate.install(continuation)
+                Task { gate.resume(with: await task.result) }
+            }
+        } onCancel: {
+            gate.resume(with: .failure(CancellationError()))
         }
     }
 
@@ -118,5 +145,38 @@ public actor ProbeSession {
         } else {
             waiters.removeFirst().resume()
         }
+    }
+}
+
+/// Resumes one continuation once, with whichever result comes first.
+private final class ResultGate: @unchecked Sendable {
+    private let lock = NSLock()
+    private var continuation: CheckedContinuation<Result<MediaDescription, Error>, Never>?
+    private var early: Result<MediaDescription, Error>?
+    private var done = false
+
+    func install(_ continuation: CheckedContinuation<Result<MediaDescription, Error>, Never>) {
+        lock.lock()
+        if let early {
+            done = true
+            lock.unlock()
+            continuation.resume(returning: early)
+            return
+        }
+        self.continuation = continuation
+        lock.unlock()
+    }
+
+    func resume(with result: Result<MediaDescription, Error>) {
+        lock.lock()
+        guard !done else { return lock.unlock() }
+        guard let continuation else {
+            if early == nil { early = result }
+            return lock.unlock()
+        }
+        done = true
+        self.continuation = nil
+        lock.unlock()
+        continuation.resume(returning: result)
     }
 }

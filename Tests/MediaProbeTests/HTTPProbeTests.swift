@@ -94,6 +94,43 @@ final class HTTPProbeTests: XCTestCase {
         XCTAssertLessThan(Date().timeIntervalSince(started), 5)
     }
 
+    func testACancelledCallerDoesNotCancelAProbeOthersWaitFor() async throws {
+        let session = ProbeSession()
+        let location = try InputLocation(parsing: server.url("/drip/0.0005/front.mp4"))
+        let patient = Task { try await session.describe(location) }
+        let impatient = Task { try await session.describe(location) }
+        try await Task.sleep(nanoseconds: 200_000_000)
+        let started = Date()
+        impatient.cancel()
+        do {
+            _ = try await impatient.value
+            XCTFail("the cancelled caller must not wait for the result")
+        } catch {
+            XCTAssertEqual(error as? ProbeError, .cancelled(location.description))
+        }
+        XCTAssertLessThan(Date().timeIntervalSince(started), 2)
+        let media = try await patient.value
+        XCTAssertEqual(media.primaryVideo?.codec, "h264", "the other caller still gets the probe")
+        let performed = await session.probesPerformed
+        XCTAssertEqual(performed, 1)
+    }
+
+    func testAProbeNobodyWaitsForIsStoppedAndProbedAgainLater() async throws {
+        let session = ProbeSession()
+        let location = try InputLocation(parsing: server.url("/drip/0.5/front.mp4"))
+        let only = Task { try await session.describe(location) }
+        try await Task.sleep(nanoseconds: 200_000_000)
+        only.cancel()
+        _ = try? await only.value
+        let again = try InputLocation(parsing: server.url("/drip/0.5/front.mp4"))
+        let retry = Task { try await session.describe(again) }
+        try await Task.sleep(nanoseconds: 200_000_000)
+        retry.cancel()
+        _ = try? await retry.value
+        let performed = await session.probesPerformed
+        XCTAssertEqual(performed, 2, "the abandoned probe was forgotten, so the second request probed again")
+    }
+
     func testTruncatedRemoteFileIsCaughtByContentLength() {
         guard case .truncated = error("/files/front-cut.mp4") else { return XCTFail("\(String(describing: error("/files/front-cut.mp4")))") }
     }
