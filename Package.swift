@@ -50,7 +50,8 @@ let package = Package(
         .testTarget(name: "MediaProbeTests", dependencies: ["MediaProbe", "SeamcheckTestSupport"]),
         .testTarget(name: "DiscoveryTests", dependencies: ["Discovery", "SeamcheckTestSupport"]),
         .testTarget(name: "CompatibilityTests", dependencies: ["Compatibility", "MediaProbe", "SeamcheckTestSupport"]),
-        .testTarget(name: "MatrixTests", dependencies: ["Matrix", "Compatibility", "MediaProbe", "SeamcheckTestSupport"]),
+        .testTarget(name: "MatrixTests", dependencies: ["Matrix", "Compatibility", "MediaProbe", "HLS", "SeamcheckTestSupport",
+                                                        .product(name: "GRDB", package: "GRDB.swift")]),
         .testTarget(name: "ReportingTests", dependencies: ["Reporting", "Compatibility", "MediaProbe", "Matrix"]),
         .testTarget(name: "EndToEndTests", dependencies: ["seamcheck", "SeamcheckTestSupport"]),
     ]

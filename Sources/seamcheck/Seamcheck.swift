@@ -11,7 +11,7 @@ struct Seamcheck: AsyncParsableCommand {
         2 bad usage or unusable input; 3 a needed service (avahi-daemon, D-Bus) is missing.
         """,
         version: "0.1.0",
-        subcommands: [ProbeCommand.self, AuditCommand.self, DiscoverCommand.self, ProfilesCommand.self, RulesCommand.self, LintCommand.self, InspectCommand.self]
+        subcommands: [DiscoverCommand.self, ProbeCommand.self, AuditCommand.self, ProfilesCommand.self, RulesCommand.self, LintCommand.self, InspectCommand.self, MatrixCommand.self]
     )
 
     /// Runs the command and maps every failure to INTERFACE.md's exit codes: usage errors are 2

@@ -1,0 +1,36 @@
+import Compatibility
+import HLS
+
+/// Audits cases given as a primary playlist with `PlaylistAuditor`: per-class selection,
+/// renditions probed through the run's shared session, and each interstitial at its scheduled
+/// offset on the primary's timeline.
+public struct PlaylistCaseAuditor: CaseAuditor {
+    public var auditor: PlaylistAuditor
+
+    public init(auditor: PlaylistAuditor = PlaylistAuditor()) {
+        self.auditor = auditor
+    }
+
+    public func accepts(_ source: CaseSource) -> Bool {
+        if case .playlist = source { return true }
+        return false
+    }
+
+    public func audit(_ matrixCase: MatrixCase, profiles: [DeviceProfile], probes: SharedProbes) async throws(CaseFailure) -> CaseAudit {
+        guard case .playlist(let input) = matrixCase.source else {
+            throw CaseFailure(kind: .auditor, input: nil, reason: "not a playlist case")
+        }
+        let result: AuditResult
+        do {
+            result = try await auditor.audit(input, profiles: profiles, session: probes.session)
+        } catch {
+            if case .probe(.cancelled) = error { throw CaseFailure(kind: .cancelled, input: input.description, reason: error.description) }
+            throw CaseFailure(kind: .input, input: input.description, reason: error.description)
+        }
+        let placements = result.interstitials.enumerated().map { index, asset in
+            InterstitialPlacement(interstitial: index, offset: asset.placement?.offset,
+                                  duration: asset.placement?.duration ?? asset.media.duration, basis: .schedule)
+        }
+        return CaseAudit(result: result, placements: placements)
+    }
+}

@@ -1,0 +1,287 @@
+import ArgumentParser
+import Compatibility
+import Foundation
+import MediaProbe
+import Matrix
+import Reporting
+
+extension MatrixReportFormat: ExpressibleByArgument {}
+
+struct MatrixCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "matrix",
+        abstract: "Run a test matrix of cases x device classes, keep the results, compare runs.",
+        discussion: "The matrix file format is documented in docs/matrix.md.",
+        subcommands: [MatrixRunCommand.self, MatrixHistoryCommand.self, MatrixDiffCommand.self])
+}
+
+struct DatabaseOption: ParsableArguments {
+    @Option(name: .customLong("db"), help: "The results database (SQLite).")
+    var path: String = "Reports/seamcheck.sqlite"
+}
+
+struct MatrixRunCommand: AsyncParsableCommand {
+    static let interruptedBySIGINT: Int32 = 130
+    static let interruptedBySIGTERM: Int32 = 143
+
+    static let configuration = CommandConfiguration(
+        commandName: "run",
+        abstract: "Audit every case of a matrix file on every device class it names.",
+        discussion: """
+        Cases run in parallel (--jobs); each distinct input is probed once for the whole run. Each finished case is \
+        committed to the database at once, so a killed run keeps every finished case. Reports (report.json, report.md, \
+        junit.xml, report.html) go to --output (default Reports/<run id>/); --format chooses what is printed on stdout. \
+        Exit codes: 0 no fail cell; 1 a fail cell; 2 a bad matrix file (before the run) or error cells (inputs that \
+        could not be audited); 3 avahi-daemon missing for `discovered`; 130 interrupted by SIGINT (Ctrl-C), 143 by \
+        SIGTERM, with every finished case kept and the run marked interrupted. A second signal exits at once.
+        """)
+
+    @Argument(help: "The matrix file (YAML).")
+    var matrix: String
+
+    @Option(help: "Cases audited (and inputs probed) at once (default: the file's defaults.jobs, else one per processor).")
+    var jobs: Int?
+
+    @Option(help: "What to print on stdout: table (default on a terminal), json (default when piped), markdown, junit, html or encoder.")
+    var format: MatrixReportFormat?
+
+    @Option(help: "The folder for the reports (default: Reports/<run id>).")
+    var output: String?
+
+    @Option(name: .customLong("fail-on"), help: "A cell fails at or above this severity: error, warning, info or never (default: the file's defaults.failOn, else error).")
+    var failOn: FailOn?
+
+    @Option(help: "Seconds one case may take, probes included (default: the file's defaults.timeout, else 120).")
+    var timeout: Double?
+
+    @OptionGroup var database: DatabaseOption
+    @OptionGroup var profilesDir: ProfilesDirOption
+
+    func validate() throws {
+        if let jobs, jobs < 1 { throw ValidationError("--jobs must be at least 1") }
+        if let timeout, !(timeout > 0) { throw ValidationError("--timeout must be a positive number of seconds") }
+    }
+
+    func run() async throws {
+        // Everything that can be wrong with the matrix is found before the first probe.
+        let allProfiles = try ProfileLocator.load(explicitDirectory: profilesDir.path, selecting: [])
+        let spec: MatrixSpec
+        do { spec = try MatrixSpecLoader.load(matrix, knownProfiles: allProfiles.map(\.id)) } catch { throw CLIFailure.input(error.description) }
+        let auditors: [any CaseAuditor] = [ExplicitInputAuditor(), PlaylistCaseAuditor()]
+        do { try MatrixPlan.check(spec, auditors: auditors) } catch { throw CLIFailure.input(error.description) }
+        let profiles: [DeviceProfile]
+        do {
+            let resolved = try await DeviceClassResolver.resolve(spec, profiles: allProfiles, discovery: AvahiClassDiscovery())
+            profiles = resolved.profiles
+            for line in (resolved.discovered?.receivers ?? []) { Terminal.writeStderr("seamcheck: discovered \(line)\n") }
+            for line in (resolved.discovered?.unclassified ?? []) { Terminal.writeStderr("seamcheck: warning: not classified, not run: \(line)\n") }
+        } catch {
+            throw CLIFailure(message: error.description, exitCode: error.serviceMissing ? CLIFailure.serviceMissing : CLIFailure.usage)
+        }
+        let store: ResultStore
+        do { store = try ResultStore(path: database.path) } catch { throw CLIFailure.input(error.description) }
+
+        let jobs = self.jobs ?? spec.defaults.jobs ?? ProcessInfo.processInfo.activeProcessorCount
+        let caseTimeout = timeout ?? spec.defaults.timeout
+        let threshold = failOn.flatMap { FailThreshold(rawValue: $0.rawValue) } ?? spec.defaults.failOn
+        let runId: Int64
+        do {
+            runId = try store.beginRun(RunStart(matrixName: spec.name, matrixFile: URL(fileURLWithPath: spec.file).standardizedFileURL.path,
+                                                failOn: threshold, jobs: jobs,
+                                                caseTimeout: caseTimeout, profiles: profiles, plannedCases: spec.cases.map(\.id),
+                                                expectedIssues: spec.expectedIssues))
+        } catch { throw CLIFailure.input(error.description) }
+
+        let runner = MatrixRunner(cases: spec.cases, profiles: profiles, auditors: auditors, jobs: jobs, caseTimeout: caseTimeout,
+                                  grader: CellGrader(expectedIssues: spec.expectedIssues, threshold: threshold.severity))
+        let probes = SharedProbes(session: ProbeSession(options: ProbeOptions(timeout: caseTimeout), maxConcurrent: jobs))
+        let progress = ProgressPrinter(enabled: isatty(STDERR_FILENO) != 0)
+        let recorder = StoreRecorder(store: store, runId: runId)
+        let task = Task { try await runner.run(probes: probes, recorder: recorder, progress: progress.update) }
+        let trap = InterruptTrap { _ in task.cancel() }
+        let totals: MatrixRunTotals
+        do { totals = try await task.value } catch {
+            progress.finish()
+            try? store.finishRun(runId, status: .interrupted, probesPerformed: await probes.probesPerformed, distinctInputs: await probes.distinctInputs)
+            throw CLIFailure.input("run \(runId) stopped: \(error)")
+        }
+        progress.finish()
+        let signal = trap.received
+        let interrupted = totals.interrupted || signal != nil
+        do {
+            try store.finishRun(runId, status: interrupted ? .interrupted : .completed, probesPerformed: totals.probesPerformed,
+                                distinctInputs: totals.distinctInputs)
+        } catch { throw CLIFailure.input(error.description) }
+
+        let report = try Self.report(store: store, runId: runId)
+        let folder = output ?? "Reports/\(runId)"
+        for format in MatrixReportFormat.fileFormats {
+            try Output.write(format.reporter.render(report), to: (folder as NSString).appendingPathComponent(format.fileName!))
+        }
+        let chosen = format ?? (Terminal.stdoutIsTerminal ? .table : .json)
+        try Output.write(chosen.reporter.render(report), to: nil)
+        Terminal.writeStderr("seamcheck: run \(runId)\(interrupted ? " interrupted" : ""): \(totals.finished) of \(totals.total) case(s), "
+            + "\(totals.probesPerformed) probe(s) for \(totals.distinctInputs) distinct input(s); reports in \(folder)\n")
+        withExtendedLifetime(trap) {}
+        if interrupted { throw ExitCode(signal == SIGTERM ? Self.interruptedBySIGTERM : Self.interruptedBySIGINT) }
+        if report.hasErrors { throw ExitCode(CLIFailure.usage) }
+        if report.hasFailures { throw ExitCode(CLIFailure.findings) }
+    }
+
+    static func report(store: ResultStore, runId: Int64) throws(CLIFailure) -> MatrixReport {
+        do throws(StoreError) {
+            let record = try store.run(runId)
+            var changes: RunDiff?
+            if let previous = try store.previousRun(before: runId, matrixName: record.summary.matrixName) {
+                changes = RunDiff(from: try store.run(previous), to: record)
+            }
+            return MatrixReport(run: record, changes: changes)
+        } catch {
+            throw CLIFailure.input(error.description)
+        }
+    }
+}
+
+struct MatrixHistoryCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "history", abstract: "List recorded runs, newest first: id, start, matrix, status and cell counts.",
+        discussion: "A run recorded as running whose process is gone is shown as abandoned (killed, or the machine stopped).")
+
+    @OptionGroup var database: DatabaseOption
+
+    @Option(help: "table (default on a terminal) or json.")
+    var format: ListFormat?
+
+    @Option(help: "Show at most this many runs.")
+    var limit: Int?
+
+    func run() async throws {
+        let runs: [RunSummary]
+        do { runs = try ResultStore(path: database.path, create: false).runs(limit: limit) } catch { throw CLIFailure.input(error.description) }
+        switch ListFormat.resolve(format) {
+        case .json: try Output.write(MatrixHistoryDocument(runs).json, to: nil)
+        case .table: try Output.write(MatrixHistoryTable.render(runs), to: nil)
+        }
+    }
+}
+
+struct MatrixDiffCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "diff", abstract: "Findings new and fixed between two runs, and cells whose status changed.",
+        discussion: """
+        With no run ids: the latest run against the previous run of the same matrix. With one: that run against the \
+        latest run. Only cases finished in both runs are compared.
+        """)
+
+    @Argument(help: "The earlier run id.")
+    var runA: Int64?
+
+    @Argument(help: "The later run id.")
+    var runB: Int64?
+
+    @OptionGroup var database: DatabaseOption
+
+    @Option(help: "table (default on a terminal) or json.")
+    var format: ListFormat?
+
+    func run() async throws {
+        let diff: RunDiff
+        do {
+            let store = try ResultStore(path: database.path, create: false)
+            let pair: (Int64, Int64)
+            switch (runA, runB) {
+            case let (a?, b?): pair = (a, b)
+            case let (a?, nil): pair = (a, try store.runs(limit: 1).first?.id ?? a)
+            default: pair = try store.lastTwoRuns()
+            }
+            diff = try store.diff(from: pair.0, to: pair.1)
+        } catch { throw CLIFailure.input(error.description) }
+        switch ListFormat.resolve(format) {
+        case .json: try Output.write(MatrixDiffDocument(diff).json, to: nil)
+        case .table: try Output.write(MatrixDiffTable.render(diff), to: nil)
+        }
+    }
+}
+
+/// SIGINT and SIGTERM: the first cancels the run (which then stops cleanly), a second exits at once.
+final class InterruptTrap: @unchecked Sendable {
+    private var sources: [any DispatchSourceSignal] = []
+    private let lock = NSLock()
+    private var first: Int32?
+
+    init(_ onFirst: @escaping @Sendable (Int32) -> Void) {
+        var unblock = sigset_t()
+        sigemptyset(&unblock)
+        for signalNumber in [SIGINT, SIGTERM] {
+            sigaddset(&unblock, signalNumber)
+            signal(signalNumber, SIG_IGN)
+            let source = DispatchSource.makeSignalSource(signal: signalNumber, queue: .global())
+            source.setEventHandler { [weak self] in
+                guard let self else { return }
+                if let earlier = self.lock.withLock({ () -> Int32? in
+                    defer { if self.first == nil { self.first = signalNumber } }
+                    return self.first
+                }) {
+                    Terminal.writeStderr("\nseamcheck: stopping now\n")
+                    _exit(128 + earlier)
+                }
+                Terminal.writeStderr("\nseamcheck: interrupted; stopping running cases (again to exit at once)\n")
+                onFirst(signalNumber)
+            }
+            source.resume()
+            sources.append(source)
+        }
+        pthread_sigmask(SIG_UNBLOCK, &unblock, nil)
+    }
+
+    var received: Int32? { lock.withLock { first } }
+
+    deinit { sources.forEach { $0.cancel() } }
+}
+
+/// The progress bar on stderr, redrawn on each finished case and every second; nothing when
+/// stderr is not a terminal.
+final class ProgressPrinter: @unchecked Sendable {
+    private let enabled: Bool
+    private let lock = NSLock()
+    private var last: MatrixProgress?
+    private let started = ContinuousClock.now
+    private var ticker: Task<Void, Never>?
+    private var done = false
+
+    init(enabled: Bool) {
+        self.enabled = enabled
+        guard enabled else { return }
+        ticker = Task { [weak self] in
+            while (try? await Task.sleep(for: .seconds(1))) != nil {
+                self?.draw()
+            }
+        }
+    }
+
+    func update(_ progress: MatrixProgress) {
+        guard enabled else { return }
+        lock.withLock { last = progress }
+        draw()
+    }
+
+    func finish() {
+        ticker?.cancel()
+        let drawn = lock.withLock { () -> Bool in
+            defer { done = true }
+            return last != nil && !done
+        }
+        if enabled, drawn { Terminal.writeStderr("\n") }
+    }
+
+    private func draw() {
+        guard let progress = lock.withLock({ done ? nil : last }) else { return }
+        let elapsed = ContinuousClock.now - started
+        var line = MatrixProgressLine.render(progress, elapsed: Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18)
+        var size = winsize()
+        if ioctl(STDERR_FILENO, UInt(TIOCGWINSZ), &size) == 0, size.ws_col > 10, line.count >= Int(size.ws_col) {
+            line = String(line.prefix(Int(size.ws_col) - 1))
+        }
+        lock.withLock { if !done { Terminal.writeStderr("\r\u{1B}[2K" + line) } }
+    }
+}
