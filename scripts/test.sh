@@ -30,6 +30,10 @@ status=0
 swift test --skip-build --disable-swift-testing 2>&1 | tee "$log" || status=$?
 [ "${PIPESTATUS[0]}" = 0 ] || status=1
 
+# Stop what this run started now, so that the summary below is the last line printed.
+cleanup
+started_services=0
+
 # One plain closing line for CI, from XCTest's own totals
 # ("Executed 138 tests, with 1 test skipped and 0 failures (0 unexpected) in ...").
 summary=$(grep -E "^[[:space:]]*Executed [0-9]+ tests?, with " "$log" | tail -n 1 || true)
