@@ -11,11 +11,12 @@ cd "$(dirname "${BASH_SOURCE[0]}")/../.."
 
 scripts/setup-deps.sh
 command -v strace >/dev/null || apt-get -o DPkg::Lock::Timeout=600 install -y -q strace >&2
-if [ -z "${SEAMCHECK_BIN:-}" ]; then
+SEAMCHECK_BIN="${SEAMCHECK_BIN:-${SEAMCHECK:-}}"
+if [ -z "$SEAMCHECK_BIN" ]; then
   swift build -c release --scratch-path .build-release >&2
   SEAMCHECK_BIN="$(swift build -c release --scratch-path .build-release --show-bin-path)/seamcheck"
 fi
-work=.build/bench/probe
+work="${BENCH_DIR:-.build/bench}/probe"
 mkdir -p "$work/small"
 
 now() { date +%s.%N; }
