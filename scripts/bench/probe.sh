@@ -30,7 +30,7 @@ if [ ! -s "$work/small/clip-199.mp4" ]; then
               "libx264 24 ac3 48000" "libx264 60 aac 48000"; do
     set -- $spec
     ffmpeg -nostdin -v error -y -f lavfi -i "testsrc2=size=320x180:rate=$2:duration=2" \
-      -f lavfi -i "sine=sample_rate=$4:duration=2" -c:v "$1" -preset ultrafast -c:a "$3" \
+      -f lavfi -i "sine=sample_rate=$4:duration=2" -c:v "$1" -preset ultrafast -x265-params log-level=error -c:a "$3" \
       "$work/small/seed-$i.mp4" 2>/dev/null
     i=$((i + 1))
   done
