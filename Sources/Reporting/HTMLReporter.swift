@@ -18,7 +18,7 @@ public struct HTMLReporter: AuditReporter {
         h.append(result.deviceClasses.map { "<th>\(xmlEscape($0))</th>" }.joined())
         h.append("</tr></thead><tbody>")
         for asset in result.interstitials {
-            h.append("<tr><th>\(xmlEscape(asset.role)): <code>\(xmlEscape((asset.input as NSString).lastPathComponent))</code></th>")
+            h.append("<tr><th>\(xmlEscape(asset.role)): <code>\(xmlEscape(MediaText.shortName(asset)))</code></th>")
             for deviceClass in result.deviceClasses {
                 let severity = worstSeverity(for: asset, deviceClass: deviceClass, in: result)
                 let label = severity.map { $0 == .error ? "fail" : $0 == .warning ? "warn" : "info" } ?? "pass"

@@ -22,7 +22,7 @@ public struct MarkdownReporter: AuditReporter {
         md.append("|---|" + result.deviceClasses.map { _ in "---" }.joined(separator: "|") + "|")
         for asset in result.interstitials {
             let cells = result.deviceClasses.map { cell(worstSeverity(for: asset, deviceClass: $0, in: result)) }
-            md.append("| \(escape(asset.role)): `\(escape((asset.input as NSString).lastPathComponent))` | " + cells.joined(separator: " | ") + " |")
+            md.append("| \(escape(asset.role)): `\(escape(MediaText.shortName(asset)))` | " + cells.joined(separator: " | ") + " |")
         }
         for asset in result.interstitials {
             md.append("")

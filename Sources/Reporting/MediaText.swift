@@ -46,6 +46,11 @@ public enum MediaText {
         return parts.joined(separator: "  ")
     }
 
+    /// A short name for grids: the DATERANGE ID in playlist audits, else the file name.
+    public static func shortName(_ asset: AuditedAsset) -> String {
+        asset.placement?.id ?? (asset.input as NSString).lastPathComponent
+    }
+
     /// What is known of an asset's media, one line each: per selection in playlist audits, the
     /// problem when it could not be described, or the media summary.
     public static func mediaLines(_ asset: AuditedAsset) -> [String] {
