@@ -1,4 +1,5 @@
 import Compatibility
+import Foundation
 import MediaProbe
 
 /// One-line descriptions of probed media for people: "h264 High 1920x1080 29.97 fps 16:9 SDR".
