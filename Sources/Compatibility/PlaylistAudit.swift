@@ -42,23 +42,29 @@ public struct PlaylistAuditor: Sendable {
         var findings = specFindings(presentation)
         var declared = DeclaredFindings()
 
-        // The primary: what each class plays of it.
+        // The primary: what each class plays of it. A class whose selected rendition cannot be
+        // read plays nothing; only when no class can read the primary is the audit unusable.
         var primaryPicks: [String: RenditionPick] = [:]
+        var primaryFailure: ProbeError?
         for profile in profiles {
             switch await RenditionPicker.pick(presentation.root, at: presentation.location, for: profile.plays, session: session) {
             case .picked(let pick):
                 primaryPicks[profile.id] = pick
                 declared.add(pick, subject: "primary (\(pick.rendition))")
             case .noPlayable(let reason):
-                if let severity = profile.severity(for: PlaylistRules.noPlayableVariant) {
-                    findings.append(Finding(rule: PlaylistRules.noPlayableVariant.id, severity: severity, deviceClass: profile.id,
-                                            subject: "primary (\(input))", expected: "a variant the class plays", actual: "none",
-                                            message: "no variant of the primary is playable: \(reason)", remediation: nil))
+                if let finding = Self.noPlayable(profile, subject: "primary (\(input))", message: "no variant of the primary is playable: \(reason)") {
+                    findings.append(finding)
                 }
             case .failed(let error):
-                throw .probe(error)
+                if Task.isCancelled { throw .probe(.cancelled(input.description)) }
+                primaryFailure = primaryFailure ?? error
+                if let finding = Self.noPlayable(profile, subject: "primary (\(input))",
+                                                 message: "the variant this class selects cannot be read: \(error.description)") {
+                    findings.append(finding)
+                }
             }
         }
+        if primaryPicks.isEmpty, let primaryFailure { throw .probe(primaryFailure) }
         let primarySelections = RenditionPick.grouped(primaryPicks, order: profiles.map(\.id))
         guard let firstPrimary = primarySelections.first else {
             return AuditResult(input: input.description, deviceClasses: profiles.map(\.id),
@@ -85,13 +91,14 @@ public struct PlaylistAuditor: Sendable {
         for entry in schedule.entries {
             let base = Self.assetBase(entry, presentation: presentation, timeline: timeline)
             for asset in entry.assets {
+                if Task.isCancelled { throw .probe(.cancelled(input.description)) }
                 let role = "interstitial \(interstitials.count + 1)"
                 let placement = Placement(id: entry.id, line: entry.line, kind: entry.placement.rawValue, offset: entry.offset,
                                           pod: entry.pod, positionInPod: entry.positionInPod, duration: asset.duration)
                 // A fetch the loader already failed is reported by the spec rule asset-unreachable.
                 var knownFailure: String?
                 if case .failed(let error)? = presentation.asset(asset.uri, from: base) { knownFailure = error.description }
-                let (audited, found) = await auditAsset(asset.uri, base: base, role: role, placement: placement, profiles: profiles,
+                let (audited, found) = try await auditAsset(asset.uri, base: base, role: role, placement: placement, profiles: profiles,
                                                         primaryPicks: primaryPicks, session: session, knownFailure: knownFailure,
                                                         declared: &declared)
                 interstitials.append(audited)
@@ -104,7 +111,7 @@ public struct PlaylistAuditor: Sendable {
 
     private func auditAsset(_ uri: String, base: InputLocation, role: String, placement: Placement, profiles: [DeviceProfile],
                             primaryPicks: [String: RenditionPick], session: ProbeSession, knownFailure: String?,
-                            declared: inout DeclaredFindings) async -> (AuditedAsset, [Finding]) {
+                            declared: inout DeclaredFindings) async throws(PlaylistAuditError) -> (AuditedAsset, [Finding]) {
         let label = placement.id.map { "\(role) \"\($0)\"" } ?? role
         func unreachable(_ reason: String) -> (AuditedAsset, [Finding]) {
             let asset = AuditedAsset(role: role, input: uri, media: MediaDescription(input: uri, container: "", duration: nil),
@@ -121,6 +128,7 @@ public struct PlaylistAuditor: Sendable {
             location = try base.resolving(uri)
             (root, resource) = try await loader.loadPlaylist(location)
         } catch {
+            if Task.isCancelled { throw .probe(.cancelled(uri)) }
             return unreachable(error.description)
         }
         var findings: [Finding] = []
@@ -139,13 +147,20 @@ public struct PlaylistAuditor: Sendable {
                 findings += found
                 remediations += fixes
             case .noPlayable(let reason):
-                guard let severity = profile.severity(for: PlaylistRules.noPlayableVariant) else { continue }
-                findings.append(Finding(rule: PlaylistRules.noPlayableVariant.id, severity: severity, deviceClass: profile.id,
-                                        subject: "\(role) (\(location))", expected: "a variant the class plays", actual: "none",
-                                        message: "\(label): no variant is playable, receivers of this class skip it: \(reason)",
-                                        remediation: nil))
+                if let finding = Self.noPlayable(profile, subject: "\(role) (\(location))",
+                                                 message: "\(label): no variant is playable, receivers of this class skip it: \(reason)") {
+                    findings.append(finding)
+                }
             case .failed(let error):
-                return unreachable(error.description)
+                // This class's rendition cannot be read: its receivers skip the interstitial.
+                // The other classes' results stand.
+                if Task.isCancelled { throw .probe(.cancelled(uri)) }
+                guard let rule = SpecCatalog.rule("asset-unreachable")?.description,
+                      let severity = profile.severity(for: rule) else { continue }
+                findings.append(Finding(rule: rule.id, severity: severity, deviceClass: profile.id, subject: "\(role) (\(location))",
+                                        expected: "a readable rendition", actual: error.description,
+                                        message: "\(label): the rendition this class selects cannot be read, so its receivers skip it: \(error.description)",
+                                        remediation: nil))
             }
         }
         let selections = RenditionPick.grouped(picks, order: profiles.map(\.id))
@@ -154,6 +169,12 @@ public struct PlaylistAuditor: Sendable {
                                  remediation: Remediation.mergedOrNil(remediations), selections: selections, placement: placement,
                                  problem: selections.isEmpty ? "no device class audited can play it" : nil)
         return (asset, findings)
+    }
+
+    static func noPlayable(_ profile: DeviceProfile, subject: String, message: String) -> Finding? {
+        guard let severity = profile.severity(for: PlaylistRules.noPlayableVariant) else { return nil }
+        return Finding(rule: PlaylistRules.noPlayableVariant.id, severity: severity, deviceClass: profile.id, subject: subject,
+                       expected: "a variant the class plays", actual: "none", message: message, remediation: nil)
     }
 
     /// Asset URIs resolve against their asset list, or against the media playlist for X-ASSET-URI.

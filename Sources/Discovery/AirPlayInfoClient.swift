@@ -176,6 +176,7 @@ struct InfoRequest: Sendable {
         }
         let body = data[end.upperBound...]
         if let length {
+            guard length >= 0 else { return .failure(.badResponse("a negative Content-Length")) }
             guard body.count >= length else { return complete ? .failure(.badResponse("a truncated body")) : nil }
             return .success(Response(status: status, reason: reason, body: Data(body.prefix(length))))
         }

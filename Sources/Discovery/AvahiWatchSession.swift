@@ -304,9 +304,10 @@ final class AvahiWatchSession: @unchecked Sendable {
         } else {
             // A failed resolver stays silent from now on; a later NEW starts a fresh one.
             if resolvers[key] == resolver { resolvers[key] = nil }
+            // Read the error before freeing the resolver it hangs off.
+            let code = avahi_service_resolver_get_client(resolver).map(avahi_client_errno) ?? Int32(AVAHI_ERR_FAILURE)
             avahi_service_resolver_free(resolver)
             if services[key] == nil {
-                let code = avahi_service_resolver_get_client(resolver).map(avahi_client_errno) ?? Int32(AVAHI_ERR_FAILURE)
                 handler(.unresolved(type: String(cString: type), name: String(cString: name),
                                     reason: String(cString: avahi_strerror(code))))
             }

@@ -1,6 +1,7 @@
 import Compatibility
 import Discovery
 import Foundation
+import MediaProbe
 
 /// The classes `discovered` stands for in one run, and the receivers behind them.
 public struct DiscoveredClasses: Sendable, Equatable {
@@ -51,7 +52,7 @@ public struct AvahiClassDiscovery: ClassDiscovering {
         }
         let result: BrowseResult
         do {
-            result = try await AirPlayBrowser.discover(timeout: .milliseconds(Int64(settings.timeout * 1000)),
+            result = try await AirPlayBrowser.discover(timeout: .milliseconds(Int64(min(settings.timeout, ProbeOptions.maxTimeout) * 1000)),
                                                        interface: settings.interface)
         } catch {
             throw DiscoveryFailure(error.description, serviceMissing: error.exitCode == 3)

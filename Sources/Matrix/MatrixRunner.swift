@@ -118,7 +118,7 @@ public struct MatrixRunner: Sendable {
                 }
             }
             group.addTask {
-                do { try await Task.sleep(for: .milliseconds(Int64(timeout * 1000))) } catch { return nil }
+                do { try await Task.sleep(for: .milliseconds(Int64(min(timeout, ProbeOptions.maxTimeout) * 1000))) } catch { return nil }
                 return .failure(CaseFailure(kind: .timeout, input: nil, reason:
                     "the case took longer than its timeout (\(Self.seconds(timeout)) s); raise defaults.timeout or --timeout, or check the inputs' servers"))
             }

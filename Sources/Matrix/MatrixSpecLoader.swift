@@ -1,5 +1,6 @@
 import Compatibility
 import Foundation
+import MediaProbe
 import HLS
 import Yams
 
@@ -65,7 +66,9 @@ public enum MatrixSpecLoader {
             defaults.failOn = threshold
         }
         if let timeout = try reader.optionalNumber(map, "timeout", prefix: "defaults.") {
-            guard timeout > 0 else { throw reader.invalid("defaults.timeout", "must be a positive number of seconds") }
+            guard timeout > 0, timeout <= ProbeOptions.maxTimeout else {
+                throw reader.invalid("defaults.timeout", "must be a positive number of seconds, at most \(Int(ProbeOptions.maxTimeout))")
+            }
             defaults.timeout = timeout
         }
         if let jobs = try reader.optionalNumber(map, "jobs", prefix: "defaults.") {
@@ -109,7 +112,9 @@ public enum MatrixSpecLoader {
             settings.inventory = inventory.hasPrefix("/") ? inventory : baseDirectory + "/" + inventory
         }
         if let timeout = try reader.optionalNumber(map, "timeout", prefix: "discovery.") {
-            guard timeout > 0 else { throw reader.invalid("discovery.timeout", "must be a positive number of seconds") }
+            guard timeout > 0, timeout <= ProbeOptions.maxTimeout else {
+                throw reader.invalid("discovery.timeout", "must be a positive number of seconds, at most \(Int(ProbeOptions.maxTimeout))")
+            }
             settings.timeout = timeout
         }
         settings.interface = try reader.optionalString(map, "interface", prefix: "discovery.")

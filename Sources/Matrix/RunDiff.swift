@@ -52,14 +52,17 @@ public struct RunDiff: Codable, Sendable, Equatable {
         var new: [Change] = [], fixed: [Change] = [], changes: [StatusChange] = []
         for caseId in shared {
             let (old, current) = (casesA[caseId]!, casesB[caseId]!)
-            let oldFindings = Self.findings(old, classes: classes), newFindings = Self.findings(current, classes: classes)
-            let oldKeys = Set(oldFindings.map(\.0)), newKeys = Set(newFindings.map(\.0))
-            new += newFindings.filter { !oldKeys.contains($0.0) }.map { Change(caseId: caseId, $0.1) }
-            fixed += oldFindings.filter { !newKeys.contains($0.0) }.map { Change(caseId: caseId, $0.1) }
             for deviceClass in classes {
                 guard let was = old.cell(deviceClass)?.status, let now = current.cell(deviceClass)?.status, was != now else { continue }
                 changes.append(StatusChange(caseId: caseId, deviceClass: deviceClass, from: was, to: now))
             }
+            // A case that could not be audited in either run has no findings to compare: its
+            // old findings are not "fixed" because the CDN was down, nor all "new" when it is back.
+            guard old.failure == nil, current.failure == nil else { continue }
+            let oldFindings = Self.findings(old, classes: classes), newFindings = Self.findings(current, classes: classes)
+            let oldKeys = Set(oldFindings.map(\.0)), newKeys = Set(newFindings.map(\.0))
+            new += newFindings.filter { !oldKeys.contains($0.0) }.map { Change(caseId: caseId, $0.1) }
+            fixed += oldFindings.filter { !newKeys.contains($0.0) }.map { Change(caseId: caseId, $0.1) }
         }
         newFindings = new
         fixedFindings = fixed

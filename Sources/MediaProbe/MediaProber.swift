@@ -12,6 +12,15 @@ public struct ProbeOptions: Sendable, Equatable {
         self.timeout = timeout
     }
 
+    /// The longest timeout accepted anywhere (about 11.5 days): larger values would overflow
+    /// FFmpeg's microsecond options.
+    public static let maxTimeout: Double = 1_000_000
+
+    /// Seconds as FFmpeg's microseconds, clamped so that no timeout overflows.
+    static func microseconds(_ seconds: Double) -> Int64 {
+        Int64(min(max(seconds, 0), maxTimeout) * 1_000_000)
+    }
+
     /// Demuxers a probe may use. Random bytes can otherwise "open" as some text subtitle format.
     public static let allowedContainers = "mov,mp4,m4a,3gp,3g2,mj2,mpegts,matroska,webm,flac,wav,w64,aac,ac3,eac3,mp3,caf"
     /// A local input may only open files; a remote one only network protocols, never `file:`.
@@ -107,7 +116,7 @@ public struct MediaProber: Sendable {
             url = "file:" + path
         case .location(.remote(let remote)):
             av_dict_set(&dictionary, "protocol_whitelist", ProbeOptions.remoteProtocols, 0)
-            av_dict_set(&dictionary, "rw_timeout", String(Int64(options.timeout * 1_000_000)), 0)
+            av_dict_set(&dictionary, "rw_timeout", String(ProbeOptions.microseconds(options.timeout)), 0)
             av_dict_set(&dictionary, "reconnect", "0", 0)
             url = remote.absoluteString
         case .memory(let bytes):
@@ -193,7 +202,7 @@ public struct MediaProber: Sendable {
             var dictionary: OpaquePointer?
             defer { av_dict_free(&dictionary) }
             av_dict_set(&dictionary, "protocol_whitelist", ProbeOptions.remoteProtocols, 0)
-            av_dict_set(&dictionary, "rw_timeout", String(Int64(options.timeout * 1_000_000)), 0)
+            av_dict_set(&dictionary, "rw_timeout", String(ProbeOptions.microseconds(options.timeout)), 0)
             guard avio_open2(&io, url, AVIO_FLAG_READ, &callback, &dictionary) >= 0, let opened = io else { return false }
             defer { avio_closep(&io) }
             header = [UInt8](repeating: 0, count: 8)

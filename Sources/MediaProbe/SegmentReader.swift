@@ -11,6 +11,13 @@ struct SegmentReader {
 
     func read(_ location: InputLocation, offset: Int = 0, length: Int?, interrupt: InterruptState) throws(ProbeError) -> Data {
         let input = location.description
+        // Check the size before any arithmetic on it: offset and length come from a playlist.
+        if let length, length > maxBytes {
+            throw .openFailed(input, reason: "byte range of \(length) bytes exceeds the \(maxBytes)-byte limit")
+        }
+        guard offset >= 0, !offset.addingReportingOverflow(length ?? 0).overflow else {
+            throw .openFailed(input, reason: "byte range at offset \(offset) is out of range")
+        }
         var dictionary: OpaquePointer?
         defer { av_dict_free(&dictionary) }
         let url: String
@@ -21,7 +28,7 @@ struct SegmentReader {
             url = "file:" + path
         case .remote(let remote):
             av_dict_set(&dictionary, "protocol_whitelist", ProbeOptions.remoteProtocols, 0)
-            av_dict_set(&dictionary, "rw_timeout", String(Int64(timeout * 1_000_000)), 0)
+            av_dict_set(&dictionary, "rw_timeout", String(ProbeOptions.microseconds(timeout)), 0)
             if offset > 0 { av_dict_set(&dictionary, "offset", String(offset), 0) }
             if let length { av_dict_set(&dictionary, "end_offset", String(offset + length), 0) }
             url = remote.absoluteString
@@ -40,9 +47,6 @@ struct SegmentReader {
         defer { avio_closep(&io) }
         if case .file = location, offset > 0, avio_seek(opened, Int64(offset), SEEK_SET) < 0 {
             throw .truncated(input, reason: "the byte range starts at \(offset), past the end of the file")
-        }
-        if let length, length > maxBytes {
-            throw .openFailed(input, reason: "byte range of \(length) bytes exceeds the \(maxBytes)-byte limit")
         }
         let wanted = length ?? maxBytes + 1
         var data = Data()

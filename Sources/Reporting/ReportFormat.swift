@@ -36,15 +36,30 @@ func worstSeverity(for asset: AuditedAsset, deviceClass: String, in result: Audi
     findings(for: asset, in: result).filter { $0.deviceClass == deviceClass }.map(\.severity).max()
 }
 
-/// The remediation as a full ffmpeg command line for an interstitial. An HLS asset is read from
-/// its playlist URL and written as an MP4 named after its DATERANGE ID, ready to re-package.
+/// The remediation as a full ffmpeg command line for an interstitial: the input as given (a
+/// path, or a URL ffmpeg reads, an HLS playlist included), the output an MP4 or the input's own
+/// container, named after the DATERANGE ID or the file in the current directory.
+///
+/// Names come from remote playlists, so the output name keeps only [A-Za-z0-9._-] and starts
+/// with "./": it can neither leave the directory nor pass for an ffmpeg option.
 func remediationCommand(for asset: AuditedAsset) -> String? {
     guard let remediation = asset.remediation else { return nil }
-    let name = (asset.input as NSString).lastPathComponent
-    let ext = (name as NSString).pathExtension.lowercased()
-    let isPlaylist = ext == "m3u8" || ext == "m3u"
-    let input = isPlaylist ? asset.input : name
-    let stem = asset.placement?.id ?? (name as NSString).deletingPathExtension
-    let output = stem + "-matched." + (isPlaylist || ext.isEmpty ? "mp4" : ext)
-    return "ffmpeg -i \(shellQuoted(input)) \(remediation.rendered) \(shellQuoted(output))"
+    let fileName: String
+    if let url = URL(string: asset.input), let scheme = url.scheme, ["http", "https", "file"].contains(scheme.lowercased()) {
+        fileName = url.lastPathComponent
+    } else {
+        fileName = (asset.input as NSString).lastPathComponent
+    }
+    let ext = (fileName as NSString).pathExtension.lowercased()
+    let keepsContainer = ["mp4", "m4v", "mov", "mkv", "ts"].contains(ext)
+    let stem = safeFileStem(asset.placement?.id ?? (fileName as NSString).deletingPathExtension)
+    let output = "./" + stem + "-matched." + (keepsContainer ? ext : "mp4")
+    return "ffmpeg -i \(shellQuoted(asset.input)) \(remediation.rendered) \(shellQuoted(output))"
+}
+
+/// A file name stem made of [A-Za-z0-9._-] only, without leading dots.
+func safeFileStem(_ text: String) -> String {
+    let mapped = String(text.map { $0.isASCII && ($0.isLetter || $0.isNumber || "._-".contains($0)) ? $0 : "_" })
+    let trimmed = mapped.drop { $0 == "." }
+    return trimmed.isEmpty ? "interstitial" : String(trimmed)
 }

@@ -9,6 +9,8 @@ final class CodecStringTests: XCTestCase {
         XCTAssertEqual(avc.profile, "High")
         XCTAssertEqual(avc.level, 40)
         XCTAssertEqual(CodecString("avc1.4d401f").profile, "Main")
+        XCTAssertEqual(CodecString("avc1.42e01e").profile, "Constrained Baseline")
+        XCTAssertEqual(CodecString("avc1.42001e").profile, "Baseline")
         let hevc = CodecString("hvc1.2.4.L153.B0")
         XCTAssertEqual(hevc.codec, "hevc")
         XCTAssertEqual(hevc.profile, "Main 10")

@@ -91,6 +91,19 @@ final class SpecLoaderHTTPTests: XCTestCase {
         XCTAssertLessThan(Date().timeIntervalSince(start), 5)
     }
 
+    func testAFetchStartedByAnAlreadyCancelledTaskEndsAtOnce() async throws {
+        let loader = loader(connect: 20, total: 20)
+        let location = try InputLocation(parsing: url("/slow/20/main.m3u8"))
+        let started = Date()
+        let task = Task { () -> Bool in
+            withUnsafeCurrentTask { $0?.cancel() }
+            do { _ = try await loader.load(location); return false } catch { return true }
+        }
+        let failed = await task.value
+        XCTAssertTrue(failed, "a cancelled fetch must not return a playlist")
+        XCTAssertLessThan(Date().timeIntervalSince(started), 3, "no waiting for the server's 20 s")
+    }
+
     func testATwoGigabyteResponseIsStoppedAtTheLimitNotBuffered() async throws {
         let start = Date()
         let error = await loadError("/huge/2147483648", loader())

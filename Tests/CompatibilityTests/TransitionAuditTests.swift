@@ -6,9 +6,14 @@ import XCTest
 
 /// The rules on real media probed with FFmpeg: which fire for each pair, and which do not.
 final class TransitionAuditTests: XCTestCase {
-    /// The bundled profiles; DeviceProfileTests reports why when they do not load.
+    /// The bundled profiles; a test that finds none fails rather than auditing zero classes.
     static let profiles = (try? ProfileLoader.loadDirectory(MediaFixture.packageRoot + "/DeviceProfiles")) ?? []
     let prober = MediaProber()
+
+    override func setUpWithError() throws {
+        XCTAssertEqual(Self.profiles.count, 6, "the six bundled profiles must load (DeviceProfileTests says why not)")
+        _ = try ProfileLoader.loadDirectory(MediaFixture.packageRoot + "/DeviceProfiles")
+    }
 
     /// The transition rules that fire; capability findings are tested on their own below.
     func firedRules(_ fixture: MediaFixture, against primary: MediaFixture = Fixtures.primary,
@@ -34,6 +39,7 @@ final class TransitionAuditTests: XCTestCase {
 
     func testMatchingInterstitialFiresNothingOnAnyClass() throws {
         let result = try audit(Fixtures.matching, profiles: Self.profiles.map(\.id))
+        XCTAssertEqual(result.deviceClasses.count, 6)
         XCTAssertEqual(result.findings, [])
         XCTAssertFalse(result.fails(at: .info))
     }

@@ -9,6 +9,13 @@ final class ReceiverInfoDecodingTests: XCTestCase {
         try PropertyListSerialization.data(fromPropertyList: object, format: .binary, options: 0)
     }
 
+    func testNegativeContentLengthFromADeviceIsABadResponseNotACrash() {
+        let reply = Data("HTTP/1.1 200 OK\r\nContent-Length: -1\r\n\r\nbplist00".utf8)
+        guard case .failure(.badResponse)? = InfoRequest.parse(reply, complete: true) else {
+            return XCTFail("a negative Content-Length must be refused")
+        }
+    }
+
     func testDolbyVisionDisplayYieldsFormatsCodecsAndInterstitials() throws {
         let data = try plist([
             "deviceID": "aa:bb:cc:dd:ee:ff", "model": "OLED55C2", "manufacturer": "LG", "sourceVersion": "377.40.00",

@@ -82,6 +82,12 @@ final class ProbeCommandTests: XCTestCase {
         try assertRefused(path, mentioning: "truncated")
     }
 
+    func testAbsurdTimeoutIsAUsageErrorNotAnOverflow() throws {
+        let result = try SeamcheckBinary.run(["probe", try Fixtures.primary.path(), "--timeout", "1e300"])
+        XCTAssertEqual(result.status, 2, result.stderr)
+        XCTAssertTrue(result.stderr.contains("--timeout"), result.stderr)
+    }
+
     func testOneBadInputAmongGoodOnesPrintsNothingOnStdout() throws {
         let missing = scratch.appendingPathComponent("missing.mp4").path
         let result = try SeamcheckBinary.run(["probe", try Fixtures.primary.path(), missing, "--format", "json"])

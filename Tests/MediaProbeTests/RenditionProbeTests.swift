@@ -85,6 +85,17 @@ final class RenditionProbeTests: XCTestCase {
         await assertError(base + "/main.m3u8", .multivariantPlaylist(base + "/main.m3u8", variants: ["fmp4/index.m3u8"]))
     }
 
+    func testHugeByteRangeIsAnErrorNotAnOverflow() async throws {
+        // The parser drops a range that overflows; the largest one that does not is refused by size.
+        try write("huge.m3u8", "#EXTM3U\n#EXT-X-TARGETDURATION:1\n#EXT-X-BYTERANGE:9223372036854775807@0\n#EXTINF:1,\nsingle/media.mp4\n#EXT-X-ENDLIST\n")
+        do {
+            _ = try await describe(server.url("/files/huge.m3u8"))
+            XCTFail("a 9 EB byte range must be refused")
+        } catch {
+            XCTAssertTrue(error.description.contains("exceeds the"), error.description)
+        }
+    }
+
     func testMissingSegmentIsNamed() async throws {
         try write("gone.m3u8", "#EXTM3U\n#EXT-X-TARGETDURATION:1\n#EXTINF:1,\nnope.ts\n#EXT-X-ENDLIST\n")
         do {

@@ -68,8 +68,19 @@ final class ReporterTests: XCTestCase {
         let md = MarkdownReporter().render(sampleResult())
         XCTAssertTrue(md.contains("### Must fix"))
         XCTAssertTrue(md.contains("### Good to know"))
-        XCTAssertTrue(md.contains("ffmpeg -i '<script>ad.mp4' -c:v libx264 -profile:v high -c:a copy '<script>ad-matched.mp4'"), md)
+        XCTAssertTrue(md.contains("ffmpeg -i '/m/<script>ad.mp4' -c:v libx264 -profile:v high -c:a copy ./_script_ad-matched.mp4"), md)
         XCTAssertTrue(md.contains("| interstitial 1: `ok.mp4` | pass | pass |"), md)
+    }
+
+    func testFixCommandKeepsTheInputAndSanitisesTheOutputName() {
+        var asset = AuditedAsset(role: "interstitial 1", input: "/ads/ad 25.mp4",
+                                 media: MediaDescription(input: "/ads/ad 25.mp4", container: "mp4", duration: 1),
+                                 remediation: Remediation(arguments: ["-r", "25"]))
+        XCTAssertEqual(remediationCommand(for: asset), "ffmpeg -i '/ads/ad 25.mp4' -r 25 -c:a copy ./ad_25-matched.mp4")
+        asset.input = "http://127.0.0.1:8/ads/ad%2025/index.m3u8"
+        asset.placement = Placement(id: "../-x", line: 3, kind: "mid-roll", offset: 2, pod: 0, positionInPod: 0, duration: 1)
+        XCTAssertEqual(remediationCommand(for: asset),
+                       "ffmpeg -i http://127.0.0.1:8/ads/ad%2025/index.m3u8 -r 25 -c:a copy ./_-x-matched.mp4")
     }
 
     func testTableShowsGridAndSummaryWithoutColorCodes() {

@@ -47,12 +47,21 @@ enum DeclaredRules {
                                                  audio: { var a = Example.audio(); a.profile = "LC"; return a }()), triggers: false),
             DeclaredExample(name: "declared Main, probed High", declared: declared("avc1.4d401f,mp4a.40.2"),
                             media: Example.media(video: { var v = Example.video(); v.profile = "High"; return v }()), triggers: true),
+            DeclaredExample(name: "declared avc1.42e01e (Constrained Baseline), probed Constrained Baseline",
+                            declared: declared("avc1.42e01e,mp4a.40.2"),
+                            media: Example.media(video: { var v = Example.video(); v.profile = "Constrained Baseline"; return v }()), triggers: false),
+            DeclaredExample(name: "declared Baseline, probed Constrained Baseline (a subset every Baseline decoder plays)",
+                            declared: declared("avc1.42001e,mp4a.40.2"),
+                            media: Example.media(video: { var v = Example.video(); v.profile = "Constrained Baseline"; return v }()), triggers: false),
         ]
     ) { declared, media in
         var problems: [(String, String)] = []
         if let video = declared.videoCodec, let track = media.primaryVideo {
             if video.codec != track.codec { problems.append((video.raw, track.codec)) }
-            else if let profile = video.profile, let probed = track.profile, profile != probed { problems.append((video.raw, "\(track.codec) \(probed)")) }
+            else if let profile = video.profile, let probed = track.profile, profile != probed,
+                    !(profile == "Baseline" && probed == "Constrained Baseline") {
+                problems.append((video.raw, "\(track.codec) \(probed)"))
+            }
         }
         if let track = media.primaryAudio, !declared.audioCodecs.isEmpty,
            !declared.audioCodecs.contains(where: { $0.codec == track.codec }) {

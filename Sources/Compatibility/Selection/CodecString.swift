@@ -29,8 +29,9 @@ public struct CodecString: Sendable, Equatable, Codable {
             kind = .video
             codec = "h264"
             if parts.count > 1, parts[1].count == 6, let pp = Int(parts[1].prefix(2), radix: 16),
-               let ll = Int(parts[1].suffix(2), radix: 16) {
-                profile = Self.avcProfiles[pp]
+               let cc = Int(parts[1].dropFirst(2).prefix(2), radix: 16), let ll = Int(parts[1].suffix(2), radix: 16) {
+                // constraint_set1 on Baseline is Constrained Baseline, as FFmpeg names it.
+                profile = pp == 66 && cc & 0x40 != 0 ? "Constrained Baseline" : Self.avcProfiles[pp]
                 level = ll
             }
         case "hvc1", "hev1":

@@ -22,6 +22,10 @@ final class HTTPTransfer: NSObject, URLSessionDataDelegate, @unchecked Sendable 
     private var contentType: String?
     private var gotResponse = false
     private var continuation: CheckedContinuation<Result<FetchedResource, LoadError>, Never>?
+    /// A result that arrived before `start` (the task was already cancelled), and whether the
+    /// caller has been resumed.
+    private var early: Result<FetchedResource, LoadError>?
+    private var resumed = false
     private var session: URLSession?
     private var timers: [DispatchWorkItem] = []
 
@@ -64,10 +68,19 @@ final class HTTPTransfer: NSObject, URLSessionDataDelegate, @unchecked Sendable 
             finish(.failure(answered ? .timedOut(url.absoluteString, seconds: limits.totalTimeout)
                                      : .noResponse(url.absoluteString, seconds: limits.totalTimeout)))
         }
-        lock.withLock {
+        let cancelledBeforeStart: Result<FetchedResource, LoadError>? = lock.withLock {
+            if let early {
+                resumed = true
+                return early
+            }
             self.continuation = continuation
             self.session = session
             timers = [connect, total]
+            return nil
+        }
+        if let cancelledBeforeStart {
+            session.invalidateAndCancel()
+            return continuation.resume(returning: cancelledBeforeStart)
         }
         DispatchQueue.global().asyncAfter(deadline: .now() + limits.connectTimeout, execute: connect)
         DispatchQueue.global().asyncAfter(deadline: .now() + limits.totalTimeout, execute: total)
@@ -77,6 +90,8 @@ final class HTTPTransfer: NSObject, URLSessionDataDelegate, @unchecked Sendable 
     /// Resumes the caller once; later calls (a timer after completion, a late callback) do nothing.
     private func finish(_ result: Result<FetchedResource, LoadError>) {
         let (continuation, session, timers) = lock.withLock {
+            if self.continuation == nil, !resumed, early == nil { early = result }
+            if self.continuation != nil { resumed = true }
             let taken = (self.continuation, self.session, self.timers)
             self.continuation = nil
             self.session = nil

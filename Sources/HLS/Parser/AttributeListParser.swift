@@ -109,6 +109,9 @@ struct VariableTable: Sendable {
 
     func value(_ name: String) -> String? { values[name] }
 
+    /// The most bytes one substituted line (or value) may grow to.
+    static let maxExpansion = 64 * 1024
+
     /// Cheap pre-check: substitution is only attempted where `{$` occurs.
     func mayReference(_ b: UnsafeBufferPointer<UInt8>) -> Bool {
         guard b.count >= 4 else { return false }
@@ -131,6 +134,15 @@ struct VariableTable: Sendable {
             }
             let name = String(after[..<close])
             if let value = values[name], Self.isValidName(name) {
+                // Values are themselves substituted, so nested definitions multiply: cap the
+                // expansion of one line so a small playlist cannot exhaust memory.
+                guard result.utf8.count + value.utf8.count <= Self.maxExpansion else {
+                    diagnostics.append(PlaylistDiagnostic(line: line, level: .error, tag: tag,
+                        message: "variable substitution grows past \(Self.maxExpansion) bytes; the rest of the line is left as written"))
+                    result += rest[open.lowerBound...]
+                    rest = ""
+                    break
+                }
                 result += value
             } else {
                 diagnostics.append(PlaylistDiagnostic(line: line, level: .error, tag: tag,

@@ -96,7 +96,13 @@ extension ParserState {
             diagnose(line, tag, "\"\(text)\" is not <length>[@<offset>]; ignored")
             return nil
         }
-        return ByteRange(length: length, offset: parts.count == 2 ? Int(parts[1]) : nil)
+        let offset = parts.count == 2 ? Int(parts[1]) : nil
+        // A range must end inside a 64-bit file: offset + length must not overflow.
+        guard !(offset ?? 0).addingReportingOverflow(length).overflow else {
+            diagnose(line, tag, "\"\(text)\" ends past any possible file size; ignored")
+            return nil
+        }
+        return ByteRange(length: length, offset: offset)
     }
 
     private mutating func start(_ v: UnsafeBufferPointer<UInt8>, _ line: Int) {

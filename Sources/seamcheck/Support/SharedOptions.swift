@@ -1,5 +1,6 @@
 import ArgumentParser
 import Compatibility
+import MediaProbe
 import Reporting
 
 extension ReportFormat: ExpressibleByArgument {}
@@ -38,6 +39,8 @@ struct TimeoutOption: ParsableArguments {
     var timeout: Double = 15
 
     func validate() throws {
-        guard timeout > 0 else { throw ValidationError("--timeout must be a positive number of seconds") }
+        guard timeout > 0, timeout <= ProbeOptions.maxTimeout else {
+            throw ValidationError("--timeout must be a positive number of seconds (at most \(Int(ProbeOptions.maxTimeout)))")
+        }
     }
 }
