@@ -95,7 +95,8 @@ public struct PlaylistAuditor: Sendable {
                 let role = "interstitial \(interstitials.count + 1)"
                 let placement = Placement(id: entry.id, line: entry.line, kind: entry.placement.rawValue, offset: entry.offset,
                                           pod: entry.pod, positionInPod: entry.positionInPod, duration: asset.duration)
-                // A fetch the loader already failed is reported by the spec rule asset-unreachable.
+                // A fetch the loader already failed is reported by the spec rule asset-unreachable;
+                // the audit does not report it a second time.
                 var knownFailure: String?
                 if case .failed(let error)? = presentation.asset(asset.uri, from: base) { knownFailure = error.description }
                 let (audited, found) = try await auditAsset(asset.uri, base: base, role: role, placement: placement, profiles: profiles,
@@ -122,7 +123,8 @@ public struct PlaylistAuditor: Sendable {
                                   message: "\(label): the asset's media cannot be fetched, so receivers skip it: \(reason)", remediation: nil)
             return (asset, [finding])
         }
-        if let knownFailure { return unreachable(knownFailure) }
+        // `knownFailure` may concern one variant only (the loader checks every variant of a
+        // multivariant asset): load the asset itself and let each class find out.
         let location: InputLocation, root: ParsedPlaylist, resource: FetchedResource
         do {
             location = try base.resolving(uri)

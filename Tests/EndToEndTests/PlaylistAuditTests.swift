@@ -98,6 +98,31 @@ final class PlaylistAuditTests: XCTestCase {
                       "the spec finding is listed under its interstitial: \(result.stdout)")
     }
 
+    func testOneClassesUnreadableRenditionKeepsTheOtherClassesResults() throws {
+        let splitRoot = root.appendingPathComponent("split")
+        try FileManager.default.createDirectory(at: splitRoot, withIntermediateDirectories: true)
+        let splitServer = try TestHTTPServer(root: splitRoot.path)
+        defer { splitServer.stop() }
+        let stream = InterstitialStream(primary: Fixtures.primaryWithSegments, primaryCodecs: "avc1.64000d,mp4a.40.2", ads: [
+            .init(id: "ad-split", source: Fixtures.fps25, multivariantCodecs: "avc1.64000d,mp4a.40.2", boundary: 1),
+        ])
+        let path = try stream.write(into: splitRoot, port: splitServer.port)
+        // The speaker takes the lowest-bandwidth variant, which is missing; video classes take the other.
+        try """
+        #EXTM3U
+        #EXT-X-STREAM-INF:BANDWIDTH=900000,CODECS="avc1.64000d,mp4a.40.2",RESOLUTION=320x180,FRAME-RATE=25.000
+        index.m3u8
+        #EXT-X-STREAM-INF:BANDWIDTH=100000,CODECS="avc1.64000d,mp4a.40.2",RESOLUTION=320x180,FRAME-RATE=25.000
+        missing.m3u8
+        """.write(to: splitRoot.appendingPathComponent("ad-split/main.m3u8"), atomically: true, encoding: .utf8)
+        let result = try SeamcheckBinary.run(["audit", splitServer.url(path), "--format", "json"])
+        let json = try XCTUnwrap(try JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as? [String: Any], result.stderr)
+        let fired = fired(json, role: "interstitial 1")
+        XCTAssertTrue(fired.contains("asset-unreachable@speaker-audio-only"), "\(fired)")
+        XCTAssertTrue(fired.contains("frame-rate-mismatch@smart-tv-low-end"), "the video classes keep their findings: \(fired)")
+        XCTAssertFalse(fired.contains("asset-unreachable@smart-tv-low-end"), "\(fired)")
+    }
+
     func testUnreachablePrimaryIsExitTwo() throws {
         let result = try SeamcheckBinary.run(["audit", server.url("/status/404"), "--format", "json"])
         XCTAssertEqual(result.status, 2)

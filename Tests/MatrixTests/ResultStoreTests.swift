@@ -106,6 +106,28 @@ final class ResultStoreTests: XCTestCase {
         XCTAssertEqual(try store.diff(from: after, to: after).isEmpty, true)
     }
 
+    func testACaseThatFailedIsNeitherFixedNorNew() throws {
+        let profiles = try profiles()
+        let grader = CellGrader(expectedIssues: [], threshold: .error)
+        let store = try ResultStore(path: directory.appendingPathComponent("f.sqlite").path)
+        let before = try store.beginRun(start(profiles, cases: ["a"]))
+        try store.record(result("a", ad: media("/m/fps25.mp4", rate: Rational(25, 1)), grader: grader, profiles: profiles), runId: before)
+        try store.finishRun(before, status: .completed, probesPerformed: 2, distinctInputs: 2)
+        let after = try store.beginRun(start(profiles, cases: ["a"]))
+        let down = CaseResult(caseId: "a", kind: "explicit", primary: "/m/p.mp4", interstitials: ["/m/fps25.mp4"], tags: [],
+                              startedAt: Date(), seconds: 0.1,
+                              failure: CaseFailure(kind: .input, input: "/m/fps25.mp4", reason: "cannot connect"),
+                              assets: [], placements: [], cells: grader.errorCells(deviceClasses: profiles.map(\.id)))
+        try store.record(down, runId: after)
+        try store.finishRun(after, status: .completed, probesPerformed: 2, distinctInputs: 2)
+
+        let diff = try store.diff(from: before, to: after)
+        XCTAssertEqual(diff.fixedFindings.count, 0, "the CDN being down fixes nothing")
+        XCTAssertEqual(diff.newFindings.count, 0)
+        XCTAssertTrue(diff.statusChanges.contains(RunDiff.StatusChange(caseId: "a", deviceClass: "smart-tv-low-end", from: .fail, to: .error)),
+                      "the status change is still reported: \(diff.statusChanges)")
+    }
+
     func testAnUnusableFileIsAnError() throws {
         let path = directory.appendingPathComponent("not.sqlite").path
         try "not a database".write(toFile: path, atomically: true, encoding: .utf8)
