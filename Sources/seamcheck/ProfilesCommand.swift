@@ -57,6 +57,19 @@ struct ProfilesCommand: ParsableCommand {
                 }
                 lines.append("  audio: \(plays.audioCodecs.joined(separator: ", ")), up to \(plays.maxChannels) channels, "
                     + plays.sampleRates.map { "\($0) Hz" }.joined(separator: ", "))
+                if let match = profile.match, !match.rules.isEmpty {
+                    lines.append("")
+                    lines.append("matches receivers (any of):")
+                    for rule in match.rules {
+                        var parts: [String] = []
+                        if let models = rule.models { parts.append("model " + models.joined(separator: " | ")) }
+                        if let makers = rule.manufacturers { parts.append("manufacturer " + makers.joined(separator: " | ")) }
+                        if let features = rule.features { parts.append("features " + features.joined(separator: " + ")) }
+                        if let video = rule.video { parts.append(video ? "plays video" : "audio only") }
+                        if let hdr = rule.hdrFormats { parts.append("/info HDR " + hdr.joined(separator: " | ")) }
+                        lines.append("  - " + parts.joined(separator: ", "))
+                    }
+                }
                 lines.append("")
                 lines.append("rules:")
                 for rule in RuleCatalog.descriptions {

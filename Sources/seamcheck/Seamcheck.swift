@@ -8,10 +8,12 @@ struct Seamcheck: AsyncParsableCommand {
         abstract: "Checks that the switch between HLS primary content and interstitials is seamless on AirPlay receivers.",
         discussion: """
         Exit codes: 0 ran with no finding at or above --fail-on; 1 findings at or above --fail-on; \
-        2 bad usage or unusable input; 3 a needed service (avahi-daemon, D-Bus) is missing.
+        2 bad usage or unusable input; 3 a needed service (avahi-daemon, D-Bus) is missing; \
+        130 / 143 a matrix run interrupted by SIGINT / SIGTERM (finished cases are kept).
         """,
         version: "0.1.0",
-        subcommands: [DiscoverCommand.self, ProbeCommand.self, AuditCommand.self, ProfilesCommand.self, RulesCommand.self, LintCommand.self, InspectCommand.self, MatrixCommand.self]
+        subcommands: [AuditCommand.self, LintCommand.self, InspectCommand.self, ProbeCommand.self, DiscoverCommand.self,
+                      MatrixCommand.self, ProfilesCommand.self, RulesCommand.self]
     )
 
     /// Runs the command and maps every failure to INTERFACE.md's exit codes: usage errors are 2
