@@ -107,7 +107,28 @@ public struct PlaylistAuditor: Sendable {
             }
         }
         return AuditResult(input: input.description, deviceClasses: profiles.map(\.id), primary: primary,
-                           interstitials: interstitials, findings: findings + declared.findings)
+                           interstitials: interstitials, findings: Self.graded(findings + declared.findings, by: profiles))
+    }
+
+    /// Applies the profiles to findings that have no device class (spec and declared rules): a
+    /// finding goes when every audited profile turns its rule off; otherwise it takes the highest
+    /// severity a profile gives it (a profile that does not name the rule keeps the finding's own).
+    static func graded(_ findings: [Finding], by profiles: [DeviceProfile]) -> [Finding] {
+        guard !profiles.isEmpty else { return findings }
+        return findings.compactMap { finding in
+            guard finding.deviceClass == nil else { return finding }
+            let severities = profiles.compactMap { profile -> Severity? in
+                switch profile.rules[finding.rule] {
+                case .none: return finding.severity
+                case .some(.off): return nil
+                case .some(.severity(let severity)): return severity
+                }
+            }
+            guard let highest = severities.max() else { return nil }
+            var graded = finding
+            graded.severity = highest
+            return graded
+        }
     }
 
     private func auditAsset(_ uri: String, base: InputLocation, role: String, placement: Placement, profiles: [DeviceProfile],
@@ -195,7 +216,7 @@ struct DeclaredFindings {
     private var seen: Set<String> = []
 
     mutating func add(_ pick: RenditionPick, subject: String) {
-        guard let declared = pick.declared, seen.insert(pick.rendition).inserted else { return }
+        guard let declared = pick.declared, seen.insert(pick.rendition + "\u{1}" + (pick.audioRendition ?? "")).inserted else { return }
         for rule in RuleCatalog.declaredRules {
             guard let mismatch = rule.evaluate(declared, pick.media) else { continue }
             let line = pick.line.map { " (line \($0) of the multivariant playlist)" } ?? ""

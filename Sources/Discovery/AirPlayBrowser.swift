@@ -172,8 +172,15 @@ enum AvahiTXT {
             node = avahi_string_list_get_next(current)
         }
         // libavahi-client hands the strings over in wire order (avahi-browse prints them reversed).
+        return firstOccurrence(pairs)
+    }
+
+    /// TXT keys are case-insensitive and the first occurrence wins (RFC 6763 6.4): later keys
+    /// that differ only in case are dropped here, in wire order, so decoding is repeatable.
+    static func firstOccurrence(_ pairs: [(String, String?)]) -> TXTRecord {
         var record: TXTRecord = [:]
-        for (key, value) in pairs where record[key] == nil { record[key] = value }
+        var seen: Set<String> = []
+        for (key, value) in pairs where seen.insert(key.lowercased()).inserted { record[key] = value }
         return record
     }
 }

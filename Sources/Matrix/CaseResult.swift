@@ -116,15 +116,16 @@ public struct CellGrader: Sendable {
         self.threshold = threshold
     }
 
+    /// A finding without a class (a spec finding) counts in every cell, and in each cell an
+    /// expected issue for that cell's class (or `*`) can accept it.
     public func cells(caseId: String, findings: [Finding], deviceClasses: [String]) -> [CellResult] {
-        let marked = findings.map { finding -> MatrixFinding in
-            let index = expectedIssues.firstIndex {
-                $0.matches(caseId: caseId, rule: finding.rule, deviceClass: finding.deviceClass)
+        deviceClasses.map { deviceClass in
+            let own = findings.filter { $0.deviceClass == deviceClass || $0.deviceClass == nil }.map { finding -> MatrixFinding in
+                let index = expectedIssues.firstIndex {
+                    $0.matches(caseId: caseId, rule: finding.rule, deviceClass: finding.deviceClass ?? deviceClass)
+                }
+                return MatrixFinding(finding: finding, knownReason: index.map { expectedIssues[$0].reason }, expectedIssue: index)
             }
-            return MatrixFinding(finding: finding, knownReason: index.map { expectedIssues[$0].reason }, expectedIssue: index)
-        }
-        return deviceClasses.map { deviceClass in
-            let own = marked.filter { $0.finding.deviceClass == deviceClass || $0.finding.deviceClass == nil }
             return CellResult(deviceClass: deviceClass, status: grade(own), findings: own)
         }
     }

@@ -146,8 +146,9 @@ public struct ExpectedIssue: Sendable, Equatable, Codable {
         self.reason = reason
     }
 
-    /// Whether this issue covers a finding of `rule` in case `caseId` on `deviceClass` (a
-    /// class-independent finding has no class: only `*` covers it).
+    /// Whether this issue covers a finding of `rule` in case `caseId` on `deviceClass`. The
+    /// grader passes a class-independent finding with the class of the cell it is graded in;
+    /// with no class at all, only `*` covers it.
     public func matches(caseId: String, rule: String, deviceClass: String?) -> Bool {
         Glob.matches(self.caseId, caseId) && Glob.matches(self.rule, rule)
             && (deviceClass.map { Glob.matches(self.deviceClass, $0) } ?? (self.deviceClass == "*"))

@@ -104,6 +104,11 @@ final class TransitionAuditTests: XCTestCase {
                        "a misaligned interstitial is misaligned even after a misaligned primary; both are French")
     }
 
+    func testAVAlignmentIsNotGradedForAudioOnlyReceivers() throws {
+        let result = try audit(Fixtures.delayedAudio, profiles: ["speaker-audio-only", "smart-tv-low-end"])
+        XCTAssertEqual(result.findings.filter { $0.rule == "av-start-misaligned" }.map(\.deviceClass), ["smart-tv-low-end"])
+    }
+
     func testCapabilityRulesOnTheLowEndTV() throws {
         XCTAssertEqual(try capabilityRules(Fixtures.hevc, profile: "smart-tv-low-end"), ["unsupported-video-codec"])
         XCTAssertEqual(try capabilityRules(Fixtures.hdr10, profile: "smart-tv-low-end"),

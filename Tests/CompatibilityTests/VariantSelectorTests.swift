@@ -89,16 +89,33 @@ final class VariantSelectorTests: XCTestCase {
         XCTAssertTrue(reason.contains("line 2 (hdr10/2160p.m3u8): video codec hvc1.2.4.L153.B0 is not decoded"), reason)
     }
 
-    func testTooManyChannelsInTheOnlyGroupIsNotPlayable() throws {
+    func testTooManyChannelsInTheOnlyGroupIsStillSelected() throws {
         let surroundOnly = """
         #EXTM3U
-        #EXT-X-MEDIA:TYPE=AUDIO,GROUP-ID="ac3",NAME="5.1",DEFAULT=YES,CHANNELS="6",URI="a.m3u8"
-        #EXT-X-STREAM-INF:BANDWIDTH=2000000,CODECS="avc1.64001f,mp4a.40.2",RESOLUTION=1280x720,AUDIO="ac3"
+        #EXT-X-MEDIA:TYPE=AUDIO,GROUP-ID="aac",NAME="5.1",DEFAULT=YES,CHANNELS="6",URI="a.m3u8"
+        #EXT-X-STREAM-INF:BANDWIDTH=2000000,CODECS="avc1.64001f,mp4a.40.2",RESOLUTION=1280x720,AUDIO="aac"
         v.m3u8
         """
         let playlist = try XCTUnwrap(try PlaylistParser.parse(surroundOnly).playlist.multivariant)
-        guard case .noPlayableVariant(let reason) = VariantSelector.select(
-            from: playlist, for: try XCTUnwrap(Self.profiles["smart-tv-low-end"]).plays) else { return XCTFail() }
-        XCTAssertTrue(reason.contains("at most 2 channels"), reason)
+        guard case .selected(let choice) = VariantSelector.select(
+            from: playlist, for: try XCTUnwrap(Self.profiles["smart-tv-low-end"]).plays) else {
+            return XCTFail("a stereo TV downmixes 5.1 AAC: unsupported-channel-count grades it, selection does not reject it")
+        }
+        XCTAssertEqual(choice.audioURI, "a.m3u8")
+    }
+
+    func testAtmosJOCIsNotSixteenSpeakers() throws {
+        let atmos = """
+        #EXTM3U
+        #EXT-X-MEDIA:TYPE=AUDIO,GROUP-ID="atmos",NAME="Atmos",DEFAULT=YES,CHANNELS="16/JOC",URI="atmos.m3u8"
+        #EXT-X-STREAM-INF:BANDWIDTH=9000000,CODECS="hvc1.2.4.L153.B0,ec-3",RESOLUTION=3840x2160,VIDEO-RANGE=PQ,AUDIO="atmos"
+        hdr.m3u8
+        """
+        let playlist = try XCTUnwrap(try PlaylistParser.parse(atmos).playlist.multivariant)
+        guard case .selected(let choice) = VariantSelector.select(from: playlist, for: try XCTUnwrap(Self.profiles["apple-tv-4k"]).plays) else {
+            return XCTFail("Apple TV 4K plays Atmos")
+        }
+        XCTAssertEqual(choice.audioURI, "atmos.m3u8")
+        XCTAssertEqual(choice.declared.channels, "16/JOC")
     }
 }

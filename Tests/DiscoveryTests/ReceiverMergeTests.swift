@@ -1,4 +1,4 @@
-import Discovery
+@testable import Discovery
 import Foundation
 import XCTest
 
@@ -103,5 +103,16 @@ final class ReceiverMergeTests: XCTestCase {
             + "(scripts/services.sh start, or `service avahi-daemon start`) and retry.")
         XCTAssertEqual(DiscoveryError.unknownInterface("eth9").exitCode, 2)
         XCTAssertTrue(DiscoveryError.unknownInterface("eth9").description.contains("ip -br link"))
+    }
+}
+
+final class TXTKeyCaseTests: XCTestCase {
+    func testKeysDifferingOnlyInCaseKeepTheFirstInWireOrder() {
+        let record = AvahiTXT.firstOccurrence([("features", "0x1"), ("Features", "0x4A7FFFF7,0x4155FDE"), ("model", "X")])
+        XCTAssertEqual(record.count, 2)
+        XCTAssertEqual(record["features"] ?? nil, "0x1")
+        XCTAssertNil(record["Features"] ?? nil)
+        let described = ReceiverDescription(name: "TV", airplay: record, raop: nil, fallbackDeviceId: nil)
+        XCTAssertEqual(described.features?.rawValue, 1, "the first occurrence decides, every time")
     }
 }

@@ -77,6 +77,16 @@ final class MatrixRunnerTests: XCTestCase {
         XCTAssertEqual(never.first?.status, .warn, "fail-on never: an error finding warns")
     }
 
+    func testAClassIndependentFindingCanBeAcceptedForOneClass() throws {
+        let spec = Finding(rule: "asset-unreachable", severity: .warning, deviceClass: nil, subject: "EXT-X-DATERANGE ID=\"ad1\" (line 9)",
+                           expected: nil, actual: nil, message: "the asset cannot be loaded", remediation: nil)
+        let grader = CellGrader(expectedIssues: [ExpectedIssue(caseId: "c", rule: "asset-unreachable", deviceClass: "smart-tv-low-end",
+                                                               reason: "that TV is not in this campaign")], threshold: .error)
+        let cells = Dictionary(uniqueKeysWithValues: grader.cells(caseId: "c", findings: [spec], deviceClasses: ["smart-tv-low-end", "apple-tv-4k"])
+            .map { ($0.deviceClass, $0.status) })
+        XCTAssertEqual(cells, ["smart-tv-low-end": .known, "apple-tv-4k": .warn])
+    }
+
     func testCaseTimeoutIsAnErrorCellThatDoesNotCancelSharedProbes() async throws {
         let gauge = Gauge()
         let cases = [try explicitCase("slow", "/m/p.mp4", ["/m/a.mp4"])]

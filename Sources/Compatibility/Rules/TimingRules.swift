@@ -21,7 +21,8 @@ enum TimingRules {
                         interstitial: Example.media(video: nil), triggers: false),
         ]
     ) { context in
-        guard let offset = avOffset(context.interstitial) else { return nil }
+        // Alignment of audio against video means nothing to a receiver that renders no video.
+        guard context.rendersVideo, let offset = avOffset(context.interstitial) else { return nil }
         let primaryOffset = avOffset(context.primary) ?? 0
         guard abs(offset) > startTolerance || abs(offset - primaryOffset) > startTolerance else { return nil }
         return Mismatch(

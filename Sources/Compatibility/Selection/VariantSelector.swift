@@ -99,17 +99,19 @@ public enum VariantSelector {
             return .failure(Rejection(text: "audio \(declared.audioCodecs.map(\.raw).joined(separator: ", ")) is not decoded"))
         }
         if let group = variant.audio {
+            // Prefer a rendition the class renders without downmixing; otherwise take the group's
+            // default anyway: too many channels is graded by unsupported-channel-count, not here.
+            // "16/JOC" (Atmos) is object audio over a 5.1/7.1 bed, not 16 speakers.
             let members = playlist.renditions.filter { $0.type == .audio && $0.groupID == group }
             let fitting = members.filter { rendition in
-                guard let count = rendition.channels.flatMap({ Int($0.split(separator: "/").first ?? "") }) else { return true }
+                guard let channels = rendition.channels, !channels.contains("/"),
+                      let count = Int(channels.split(separator: "/").first ?? "") else { return true }
                 return count <= plays.maxChannels
             }
-            let pick = fitting.first { $0.isDefault } ?? fitting.first { $0.autoselect } ?? fitting.first
-            if let pick {
+            let pool = fitting.isEmpty ? members : fitting
+            if let pick = pool.first(where: { $0.isDefault }) ?? pool.first(where: { $0.autoselect }) ?? pool.first {
                 audioURI = pick.uri
                 declared.channels = pick.channels
-            } else if !members.isEmpty {
-                return .failure(Rejection(text: "no rendition of audio group \(group) has at most \(plays.maxChannels) channels"))
             }
         }
         if !plays.video && declared.audioCodecs.isEmpty && audioURI == nil {
