@@ -96,7 +96,7 @@ final class PlaylistParserTests: XCTestCase {
         XCTAssertNil(s1.key, "METHOD=NONE ends encryption")
         XCTAssertTrue(s1.gap)
         XCTAssertNil(s1.title)
-        XCTAssertEqual(s1.byteRange, ByteRange(length: 2000, offset: nil))
+        XCTAssertEqual(s1.byteRange, ByteRange(length: 2000, offset: 1720), "continues the previous 1000-byte sub-range at 720")
         XCTAssertEqual(p.totalDuration, 11.005, accuracy: 1e-9)
     }
 

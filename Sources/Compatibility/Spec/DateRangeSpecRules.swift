@@ -63,6 +63,9 @@ enum DateRangeSpecRules {
             SpecExample("START-DATE without a time zone", triggers: true, playlist: P.media(P.interstitial("ad1", start: "2020-01-02T21:55:44"))),
             SpecExample("negative X-PLAYOUT-LIMIT", triggers: true, playlist: P.media(P.interstitial("ad1", "X-ASSET-URI=\"\(P.ad1)\",X-PLAYOUT-LIMIT=-5"))),
             SpecExample("X-RESUME-OFFSET quoted", triggers: true, playlist: P.media(P.interstitial("ad1", "X-ASSET-URI=\"\(P.ad1)\",X-RESUME-OFFSET=\"0\""))),
+            SpecExample("DURATION in one tag, a contradicting END-DATE in a later one", triggers: true, playlist: P.media(
+                P.interstitial("ad1", "DURATION=10,X-ASSET-URI=\"\(P.ad1)\""),
+                "#EXT-X-DATERANGE:ID=\"ad1\",START-DATE=\"2020-01-02T21:55:44Z\",END-DATE=\"2020-01-02T21:56:44.000Z\"")),
             SpecExample("DURATION and END-DATE agree, negative X-RESUME-OFFSET is allowed", triggers: false, playlist: P.media(
                 P.interstitial("ad1", "DURATION=16,END-DATE=\"2020-01-02T21:56:00.000Z\",X-RESUME-OFFSET=-2.5,X-ASSET-URI=\"\(P.ad1)\""))),
         ]) { context in
@@ -89,7 +92,28 @@ enum DateRangeSpecRules {
                         "DURATION=\(HLSNumber.format(duration))", "DURATION and END-DATE disagree; players cannot tell when the range ends")
                 }
                 return found
+            } + mergedDateProblems(media)
+        }
+    }
+
+    /// START-DATE, END-DATE and DURATION can come from different tags of one ID: check the
+    /// range they describe together (each single tag is checked above).
+    static func mergedDateProblems(_ media: LoadedMediaPlaylist) -> [SpecViolation] {
+        var counts: [String: Int] = [:]
+        for range in media.playlist.dateRanges { if let id = range.id { counts[id, default: 0] += 1 } }
+        return InterstitialSchedule.merged(media.playlist.dateRanges).compactMap { range -> SpecViolation? in
+            guard let id = range.id, counts[id, default: 0] > 1, let start = range.startDate, let end = range.endDate else { return nil }
+            if end < start {
+                return SpecViolation(tag: range.label, playlist: media.reference, expected: "END-DATE at or after START-DATE",
+                                     actual: "END-DATE \(HLSDate.format(end)) < START-DATE \(HLSDate.format(start))",
+                                     message: "across the tags of ID=\"\(id)\", END-DATE is before START-DATE")
             }
+            guard let duration = range.duration, duration >= 0, abs(end.timeIntervalSince(start) - duration) > 0.001,
+                  !media.playlist.dateRanges.contains(where: { $0.id == id && $0.duration != nil && $0.endDate != nil }) else { return nil }
+            return SpecViolation(tag: range.label, playlist: media.reference,
+                                 expected: "DURATION=\(HLSNumber.format(end.timeIntervalSince(start))) (END-DATE minus START-DATE)",
+                                 actual: "DURATION=\(HLSNumber.format(duration))",
+                                 message: "across the tags of ID=\"\(id)\", DURATION and END-DATE disagree; players cannot tell when the range ends")
         }
     }
 
@@ -109,21 +133,32 @@ enum DateRangeSpecRules {
         examples: [
             SpecExample("DURATION changed", triggers: true, playlist: P.media(P.interstitial("ad1", "DURATION=15,X-ASSET-URI=\"\(P.ad1)\""),
                                                                                  P.interstitial("ad1", "DURATION=30,X-ASSET-URI=\"\(P.ad1)\""))),
+            SpecExample("a value added by the second tag changed by the third", triggers: true, playlist: P.media(
+                P.interstitial("ad1", "X-ASSET-URI=\"\(P.ad1)\""),
+                "#EXT-X-DATERANGE:ID=\"ad1\",START-DATE=\"2020-01-02T21:55:44Z\",DURATION=10",
+                "#EXT-X-DATERANGE:ID=\"ad1\",START-DATE=\"2020-01-02T21:55:44Z\",DURATION=20")),
             SpecExample("same values, END-DATE added", triggers: false, playlist: P.media(P.interstitial("ad1", "DURATION=15,X-ASSET-URI=\"\(P.ad1)\""),
                 "#EXT-X-DATERANGE:ID=\"ad1\",START-DATE=\"2020-01-02T21:55:44Z\",END-DATE=\"2020-01-02T21:55:59.000Z\"")),
         ]) { context in
         context.mediaPlaylists.flatMap { media in
-            var first: [String: DateRange] = [:]
+            // What every earlier tag of an ID set, and where: a later tag is checked against all
+            // of them, not only the first (a value added by the second tag may not change in the third).
+            var known: [String: [String: (value: AttributeValue, line: Int)]] = [:]
             var found: [SpecViolation] = []
             for range in media.playlist.dateRanges {
                 guard let id = range.id else { continue }
-                guard let earlier = first[id] else { first[id] = range; continue }
+                var set = known[id] ?? [:]
                 for item in range.attributes.items {
-                    guard let old = earlier.attributes[item.name], !sameValue(item.name, old, item.value) else { continue }
-                    found.append(SpecViolation(tag: range.label, playlist: media.reference, expected: "\(item.name)=\(old.text) (line \(earlier.line))",
-                                               actual: "\(item.name)=\(item.value.text)",
-                                               message: "EXT-X-DATERANGE ID=\"\(id)\" changes \(item.name) set at line \(earlier.line); a later tag may only add attributes"))
+                    if let old = set[item.name] {
+                        guard !sameValue(item.name, old.value, item.value) else { continue }
+                        found.append(SpecViolation(tag: range.label, playlist: media.reference, expected: "\(item.name)=\(old.value.text) (line \(old.line))",
+                                                   actual: "\(item.name)=\(item.value.text)",
+                                                   message: "EXT-X-DATERANGE ID=\"\(id)\" changes \(item.name) set at line \(old.line); a later tag may only add attributes"))
+                    } else {
+                        set[item.name] = (item.value, range.line)
+                    }
                 }
+                known[id] = set
             }
             return found
         }

@@ -15,6 +15,7 @@ public struct Interstitial: Sendable, Equatable, Codable {
     public var id: String?
     public var startDate: Date?
     public var duration: Double?
+    public var endDate: Date?
     public var plannedDuration: Double?
     public var assetURI: String?
     public var assetList: String?
@@ -41,6 +42,7 @@ public struct Interstitial: Sendable, Equatable, Codable {
         id = range.id
         startDate = range.startDate
         duration = range.duration
+        endDate = range.endDate
         plannedDuration = range.plannedDuration
         cue = range.cue
         line = range.line
@@ -127,6 +129,13 @@ public struct Interstitial: Sendable, Equatable, Codable {
             problems.append(.init(attribute: attribute, kind: .unknownTokens(list.unknown, allowed: EnumeratedList<T>.allowed)))
         }
         if !list.repeated.isEmpty { problems.append(.init(attribute: attribute, kind: .repeatedTokens(list.repeated))) }
+    }
+
+    /// DURATION, else END-DATE minus START-DATE, else PLANNED-DURATION: the best length known.
+    public var scheduledDuration: Double? {
+        if let duration { return duration }
+        if let endDate, let startDate { return endDate.timeIntervalSince(startDate) }
+        return plannedDuration
     }
 
     public var isPreRoll: Bool { cue?.contains(.pre) ?? false }

@@ -63,6 +63,24 @@ public struct MediaPlaylist: Sendable, Equatable, Codable {
 
     public var hasProgramDateTime: Bool { segments.contains { $0.programDateTime != nil } }
 
+    /// Where `date` falls on the playlist's timeline (seconds from its start): measured from the
+    /// last EXT-X-PROGRAM-DATE-TIME at or before it, so that a discontinuity that restarts the
+    /// clock places later dates correctly. Dates before the first one count back from it.
+    public func offset(of date: Date) -> Double? {
+        var elapsed = 0.0
+        var found: Double?
+        var first: (Date, Double)?
+        for segment in segments {
+            if let stamp = segment.programDateTime {
+                if first == nil { first = (stamp, elapsed) }
+                if stamp.timeIntervalSince(date) <= 0.0005 { found = elapsed + date.timeIntervalSince(stamp) }
+            }
+            elapsed += segment.duration
+        }
+        if let found { return found }
+        return first.map { $0.1 + date.timeIntervalSince($0.0) }
+    }
+
     /// Offsets of segment boundaries from the start of the playlist (0 first, the end last).
     public var segmentBoundaries: [Double] {
         var result = [0.0]

@@ -166,8 +166,20 @@ struct ParserState {
             diagnose(number, nil, "URI line \"\(uri.prefix(80))\" has no EXTINF (or EXT-X-STREAM-INF) before it; read as a 0 s segment")
         }
         noteMediaTag(number)
+        // A byte range without an offset continues the previous segment's sub-range of the same
+        // resource; with no such sub-range the spec makes the playlist invalid.
+        var range = pendingByteRange
+        if let open = range, open.offset == nil {
+            if let previous = media.segments.last, previous.uri == uri, let before = previous.byteRange, let start = before.offset,
+               !start.addingReportingOverflow(before.length).overflow {
+                range = ByteRange(length: open.length, offset: start + before.length)
+            } else {
+                diagnose(number, "EXT-X-BYTERANGE", "no offset and no previous sub-range of \"\(uri.prefix(80))\" to continue; read from byte 0")
+                range = ByteRange(length: open.length, offset: 0)
+            }
+        }
         media.segments.append(Segment(
-            uri: uri, duration: pendingDuration ?? 0, title: pendingTitle, byteRange: pendingByteRange,
+            uri: uri, duration: pendingDuration ?? 0, title: pendingTitle, byteRange: range,
             discontinuity: pendingDiscontinuity, programDateTime: pendingDate, key: currentKey, map: currentMap,
             gap: pendingGap, bitrate: currentBitrate, line: number))
         pendingDuration = nil

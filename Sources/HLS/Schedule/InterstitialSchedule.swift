@@ -68,7 +68,8 @@ public struct InterstitialSchedule: Sendable, Equatable, Codable {
         primaryStartDate = primary.startDate
         primaryDuration = primary.totalDuration
         let boundaries = primary.segmentBoundaries
-        let interstitials = Self.merged(primary.dateRanges.filter(\.isInterstitial)).compactMap(\.interstitial)
+        // Merge tags of one ID first: later tags usually repeat no CLASS, but add DURATION or END-DATE.
+        let interstitials = Self.merged(primary.dateRanges).filter(\.isInterstitial).compactMap(\.interstitial)
 
         var groups: [(Placement, Date?, [Interstitial])] = []
         for item in interstitials {
@@ -87,8 +88,8 @@ public struct InterstitialSchedule: Sendable, Equatable, Codable {
             case .preRoll: return 0
             case .postRoll: return duration
             case .midRoll:
-                guard let date, let start else { return nil }
-                return date.timeIntervalSince(start)
+                guard let date, start != nil else { return nil }
+                return primary.offset(of: date)
             }
         }
         func rank(_ g: (Placement, Date?, [Interstitial])) -> (Int, Double) {
@@ -127,9 +128,9 @@ public struct InterstitialSchedule: Sendable, Equatable, Codable {
     private static func entry(_ item: Interstitial, placement: Placement, pod: Int, position: Int,
                               assetList: AssetList?, assetDuration: (String) -> Double?) -> Entry {
         var assets: [Asset] = []
-        if let uri = item.assetURI { assets = [Asset(uri: uri, duration: assetDuration(uri) ?? item.duration)] }
+        if let uri = item.assetURI { assets = [Asset(uri: uri, duration: assetDuration(uri) ?? item.scheduledDuration)] }
         if let list = assetList { assets = list.assets.map { Asset(uri: $0.uri, duration: $0.duration) } }
-        var played: Double? = assets.isEmpty || assets.contains { $0.duration == nil } ? item.duration
+        var played: Double? = assets.isEmpty || assets.contains { $0.duration == nil } ? item.scheduledDuration
             : assets.reduce(0) { $0 + ($1.duration ?? 0) }
         if let limit = item.playoutLimit { played = played.map { min($0, limit) } ?? limit }
         return Entry(
