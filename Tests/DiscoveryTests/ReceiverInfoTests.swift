@@ -125,21 +125,32 @@ final class AirPlayInfoClientTests: XCTestCase {
         return port
     }
 
+    /// Whether the fake server logged `line`: it prints after answering, so the line may reach
+    /// this process a moment after the client has its reply.
+    private func serverLogged(_ line: String) throws -> Bool {
+        let server = try XCTUnwrap(Self.server)
+        let deadline = Date().addingTimeInterval(3)
+        while !server.output.contains(line) {
+            if Date() > deadline { return false }
+            Thread.sleep(forTimeInterval: 0.02)
+        }
+        return true
+    }
+
     func testDolbyVisionReceiverAnswersWithItsDisplays() async throws {
         let result = await AirPlayInfoClient.fetch(addresses: ["127.0.0.1"], port: try port("dolby-vision"))
         let info = try result.get()
         XCTAssertEqual(info.hdrFormats, ["HDR10", "HLG", "DolbyVision"])
         XCTAssertEqual(info.supportsInterstitials, true)
         XCTAssertEqual(info.model, "55FAKE")
-        let log = try XCTUnwrap(Self.server).output
-        XCTAssertTrue(log.contains("REQUEST dolby-vision GET /info HTTP/1.1 apv=1"), log)
+        XCTAssertTrue(try serverLogged("REQUEST dolby-vision GET /info HTTP/1.1 apv=1"), Self.server?.output ?? "")
     }
 
     func testRTSPOnlyReceiverIsAskedAgainOverRTSP() async throws {
         let info = try await AirPlayInfoClient.fetch(addresses: ["127.0.0.1"], port: try port("rtsp-only")).get()
         XCTAssertEqual(info.displays.first?.widthPixels, 1920)
         XCTAssertEqual(info.hdrFormats, [])
-        XCTAssertTrue(try XCTUnwrap(Self.server).output.contains("REQUEST rtsp-only GET /info RTSP/1.0 apv=1"))
+        XCTAssertTrue(try serverLogged("REQUEST rtsp-only GET /info RTSP/1.0 apv=1"), Self.server?.output ?? "")
     }
 
     func testRefusalsAndBadAnswersAreTypedErrors() async throws {
