@@ -86,7 +86,7 @@ struct DiscoverCommand: AsyncParsableCommand {
         do { receivers = try await AirPlayBrowser.watch(interface: interface) } catch {
             throw CLIFailure(message: error.description, exitCode: error.exitCode)
         }
-        let signals = StopSignals { receivers.stop() }
+        let signals = SignalTrap { _ in receivers.stop() }
         let timer = timeout.map { seconds in
             Task {
                 try? await Task.sleep(for: .milliseconds(Int64(seconds * 1000)))
@@ -234,29 +234,6 @@ struct WatchPrinter {
         encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
         guard let data = try? encoder.encode(event) else { return }
         FileHandle.standardOutput.write(data + Data("\n".utf8))
-    }
-}
-
-/// SIGINT and SIGTERM run `action` (stopping the watch) instead of killing the process.
-final class StopSignals {
-    private var sources: [any DispatchSourceSignal] = []
-
-    init(_ action: @escaping @Sendable () -> Void) {
-        var unblock = sigset_t()
-        sigemptyset(&unblock)
-        for signalNumber in [SIGINT, SIGTERM] {
-            sigaddset(&unblock, signalNumber)
-            signal(signalNumber, SIG_IGN)
-            let source = DispatchSource.makeSignalSource(signal: signalNumber, queue: .global())
-            source.setEventHandler(handler: action)
-            source.resume()
-            sources.append(source)
-        }
-        pthread_sigmask(SIG_UNBLOCK, &unblock, nil)
-    }
-
-    deinit {
-        sources.forEach { $0.cancel() }
     }
 }
 

@@ -207,38 +207,26 @@ struct MatrixDiffCommand: AsyncParsableCommand {
 
 /// SIGINT and SIGTERM: the first cancels the run (which then stops cleanly), a second exits at once.
 final class InterruptTrap: @unchecked Sendable {
-    private var sources: [any DispatchSourceSignal] = []
     private let lock = NSLock()
     private var first: Int32?
+    private var trap: SignalTrap?
 
     init(_ onFirst: @escaping @Sendable (Int32) -> Void) {
-        var unblock = sigset_t()
-        sigemptyset(&unblock)
-        for signalNumber in [SIGINT, SIGTERM] {
-            sigaddset(&unblock, signalNumber)
-            signal(signalNumber, SIG_IGN)
-            let source = DispatchSource.makeSignalSource(signal: signalNumber, queue: .global())
-            source.setEventHandler { [weak self] in
-                guard let self else { return }
-                if let earlier = self.lock.withLock({ () -> Int32? in
-                    defer { if self.first == nil { self.first = signalNumber } }
-                    return self.first
-                }) {
-                    Terminal.writeStderr("\nseamcheck: stopping now\n")
-                    _exit(128 + earlier)
-                }
-                Terminal.writeStderr("\nseamcheck: interrupted; stopping running cases (again to exit at once)\n")
-                onFirst(signalNumber)
+        trap = SignalTrap { [weak self] signalNumber in
+            guard let self else { return }
+            if let earlier = self.lock.withLock({ () -> Int32? in
+                defer { if self.first == nil { self.first = signalNumber } }
+                return self.first
+            }) {
+                Terminal.writeStderr("\nseamcheck: stopping now\n")
+                _exit(128 + earlier)
             }
-            source.resume()
-            sources.append(source)
+            Terminal.writeStderr("\nseamcheck: interrupted; stopping running cases (again to exit at once)\n")
+            onFirst(signalNumber)
         }
-        pthread_sigmask(SIG_UNBLOCK, &unblock, nil)
     }
 
     var received: Int32? { lock.withLock { first } }
-
-    deinit { sources.forEach { $0.cancel() } }
 }
 
 /// The progress bar on stderr, redrawn on each finished case and every second; nothing when
