@@ -34,10 +34,7 @@ public struct AuditDocument: Codable, Sendable {
         deviceClasses = result.deviceClasses
         findings = result.findings
         summary = result.summary
-        assets = ([result.primary] + result.interstitials).map {
-            Asset(role: $0.role, input: $0.input, media: $0.media, remediation: $0.remediation?.rendered,
-                  selections: $0.selections, placement: $0.placement, problem: $0.problem)
-        }
+        assets = ([result.primary] + result.interstitials).map(Asset.init)
     }
 
     enum CodingKeys: String, CodingKey {
@@ -46,6 +43,12 @@ public struct AuditDocument: Codable, Sendable {
 }
 
 extension AuditDocument.Asset {
+    /// The asset fields every JSON document shares (audits and matrix runs).
+    public init(_ asset: AuditedAsset) {
+        self.init(role: asset.role, input: asset.input, media: asset.media, remediation: asset.remediation?.rendered,
+                  selections: asset.selections, placement: asset.placement, problem: asset.problem)
+    }
+
     enum CodingKeys: String, CodingKey { case role, input, media, remediation, selections, placement, problem }
 
     public func encode(to encoder: Encoder) throws {

@@ -51,24 +51,8 @@ public struct MatrixRunDocument: Encodable, Sendable {
         }
     }
 
-    /// A probed asset of a case: the audit JSON's asset fields.
-    public struct Asset: Encodable, Sendable {
-        var role: String
-        var input: String
-        var media: MediaDescription
-        /// ffmpeg arguments that make this interstitial match the primary on every class of the run.
-        var remediation: String?
-
-        enum CodingKeys: String, CodingKey { case role, input, media, remediation }
-
-        public func encode(to encoder: Encoder) throws {
-            var c = encoder.container(keyedBy: CodingKeys.self)
-            try c.encode(role, forKey: .role)
-            try c.encode(input, forKey: .input)
-            try c.encode(media, forKey: .media)
-            try c.encode(remediation, forKey: .remediation)
-        }
-    }
+    /// A probed asset of a case, with the same fields as in the audit JSON.
+    public typealias Asset = AuditDocument.Asset
 
     var schemaVersion = matrixSchemaVersion
     var kind = "matrixRun"
@@ -94,7 +78,7 @@ public struct MatrixRunDocument: Encodable, Sendable {
             Case(id: result.caseId, kind: result.kind, tags: result.tags, primary: result.primary,
                  interstitials: result.interstitials, seconds: result.seconds, error: result.failure,
                  placements: result.placements,
-                 assets: result.assets.map { Asset(role: $0.role, input: $0.input, media: $0.media, remediation: $0.remediation?.rendered) },
+                 assets: result.assets.map(Asset.init),
                  cells: result.cells)
         }
         unfinishedCases = report.unfinishedCases
