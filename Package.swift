@@ -20,13 +20,18 @@ let package = Package(
             providers: [.apt(["libavformat-dev", "libavcodec-dev", "libavutil-dev"])]
         ),
         .systemLibrary(
+            name: "CCurl",
+            pkgConfig: "libcurl",
+            providers: [.apt(["libcurl4-openssl-dev"])]
+        ),
+        .systemLibrary(
             name: "CAvahi",
             pkgConfig: "avahi-client",
             providers: [.apt(["libavahi-client-dev"])]
         ),
 
         // Modules: one job each; C types never leave MediaProbe and Discovery.
-        .target(name: "HLS"),
+        .target(name: "HLS", dependencies: ["CCurl"]),
         .target(name: "MediaProbe", dependencies: ["CFFmpeg", "HLS"]),
         .target(name: "Discovery", dependencies: ["CAvahi"]),
         .target(name: "Compatibility", dependencies: ["MediaProbe", "HLS", "Discovery", "Yams"]),

@@ -4,7 +4,7 @@
 set -euo pipefail
 
 packages=(
-  pkg-config curl libsqlite3-dev
+  pkg-config curl libcurl4-openssl-dev libsqlite3-dev
   ffmpeg libavformat-dev libavcodec-dev libavutil-dev
   dbus avahi-daemon avahi-utils libavahi-client-dev
   python3

@@ -13,6 +13,8 @@ Serves files from a directory with byte-range support, plus routes that misbehav
   /slow/SECONDS/PATH          waits, then serves /files/PATH
   /drip/SECONDS/PATH          sends headers, then the body one byte per SECONDS
   /huge/BYTES                 Content-Length BYTES of zeros, streamed until the client stops
+  /endless                    a body without Content-Length that never ends (connection-delimited)
+  /gzip/PATH                  the file gzip-compressed, with Content-Encoding: gzip, like a CDN
   /__log                      JSON list of the requests served so far: path, range, status, bytes
   /__reset                    clears the log
 
@@ -20,6 +22,7 @@ Prints "PORT <n>" on stdout once it listens (port 0 = any free port), then serve
 or until --lifetime seconds pass (a test that dies never leaves it running for long).
 """
 import argparse
+import gzip
 import json
 import os
 import re
@@ -91,6 +94,11 @@ class Handler(BaseHTTPRequestHandler):
             m = re.match(r"^/huge/(\d+)$", path)
             if m:
                 return self.huge(int(m.group(1)), head)
+            if path == "/endless":
+                return self.endless()
+            m = re.match(r"^/gzip/(.*)$", path)
+            if m:
+                return self.gzipped(m.group(1))
             return self.send_body(404, b"not found\n", "text/plain")
         except (BrokenPipeError, ConnectionResetError):
             return
@@ -213,6 +221,36 @@ class Handler(BaseHTTPRequestHandler):
             except (BrokenPipeError, ConnectionResetError):
                 pass
         self.record(200, sent)
+
+    def endless(self):
+        self.send_response(200)
+        self.send_header("Content-Type", "application/vnd.apple.mpegurl")
+        self.send_header("Connection", "close")
+        self.end_headers()
+        self.close_connection = True
+        sent = 0
+        block = b"#EXTM3U\n" + b"#" * 65528
+        try:
+            while True:
+                self.wfile.write(block)
+                sent += len(block)
+        except (BrokenPipeError, ConnectionResetError):
+            pass
+        self.record(200, sent)
+
+    def gzipped(self, rel):
+        full = self.resolve(rel)
+        if full is None:
+            return self.send_body(404, b"not found\n", "text/plain")
+        with open(full, "rb") as f:
+            body = gzip.compress(f.read())
+        self.send_response(200)
+        self.send_header("Content-Type", "application/vnd.apple.mpegurl")
+        self.send_header("Content-Encoding", "gzip")
+        self.send_header("Content-Length", str(len(body)))
+        self.end_headers()
+        self.wfile.write(body)
+        self.record(200, len(body))
 
 
 def main():

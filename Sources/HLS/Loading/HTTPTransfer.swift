@@ -1,177 +1,275 @@
+import CCurl
 import Foundation
-#if canImport(FoundationNetworking)
-import FoundationNetworking
-#endif
 
-/// One http(s) GET through URLSession, with a delegate that enforces the limits as bytes arrive.
+/// One http(s) GET through libcurl, on a thread of its own, with every limit enforced as the
+/// bytes arrive.
 ///
-/// Counting in the delegate is what keeps a 2 GB response from being buffered: the task is
-/// cancelled as soon as the Content-Length or the bytes received pass the limit. The connect and
-/// total timeouts are our own timers, because URLSession's request timeout is an idle timeout
-/// (a server dripping a byte a second never trips it) and its resource timeout is not honoured
-/// the same way on every platform.
-final class HTTPTransfer: NSObject, URLSessionDataDelegate, @unchecked Sendable {
-    private let lock = NSLock()
+/// libcurl's multi interface is driven here rather than URLSession: on Linux a cancelled
+/// URLSession task keeps reading for a while (a whole 2 GB body under load), where returning 0
+/// from a libcurl callback stops the transfer at once. Redirects are followed by hand so every
+/// hop is checked (scheme, loops, count) before it is requested. The connect timeout counts until
+/// the response headers (a server that accepts and never answers trips it); the total timeout
+/// counts across every hop.
+final class HTTPTransfer: @unchecked Sendable {
+    private static let globalInit: Void = { curl_global_init(Int(CURL_GLOBAL_DEFAULT)) }()
+    /// How long one wait for socket activity may block before the clocks and the cancel flag are
+    /// checked again; a cancel also wakes the wait at once.
+    private static let tick: Int32 = 100
+
     private let url: URL
     private let limits: FetchLimits
     private let started = Date()
-    private var current: URL
-    private var visited: Set<String>
-    private var redirects = 0
+    private let lock = NSLock()
+    private var cancelled = false
+    private var multi: UnsafeMutableRawPointer?
+
+    /// State of the hop in flight; only the transfer's thread touches it.
     private var body = Data()
-    private var contentType: String?
+    private var headersDone = false
+    /// The hop was stopped on purpose at a redirect's headers.
+    private var stoppedAtRedirect = false
+    /// The Location header of the response in flight, as sent.
+    private var location: String?
     private var gotResponse = false
-    private var continuation: CheckedContinuation<Result<FetchedResource, LoadError>, Never>?
-    /// A result that arrived before `start` (the task was already cancelled), and whether the
-    /// caller has been resumed.
-    private var early: Result<FetchedResource, LoadError>?
-    private var resumed = false
-    private var session: URLSession?
-    private var timers: [DispatchWorkItem] = []
+    private var verdict: LoadError?
+    private var current: URL
+    private var currentEasy: UnsafeMutableRawPointer?
 
     private init(url: URL, limits: FetchLimits) {
         self.url = url
         self.limits = limits
         current = url
-        visited = [url.absoluteString]
     }
 
     static func fetch(_ url: URL, limits: FetchLimits) async throws(LoadError) -> FetchedResource {
         let transfer = HTTPTransfer(url: url, limits: limits)
         let result = await withTaskCancellationHandler {
-            await withCheckedContinuation { continuation in transfer.start(continuation) }
+            await withCheckedContinuation { continuation in
+                let thread = Thread { continuation.resume(returning: transfer.run()) }
+                thread.name = "seamcheck-http"
+                thread.start()
+            }
         } onCancel: {
-            transfer.finish(.failure(.connectionFailed(url.absoluteString, reason: "cancelled")))
+            transfer.cancel()
         }
         return try result.get()
     }
 
-    private func start(_ continuation: CheckedContinuation<Result<FetchedResource, LoadError>, Never>) {
-        let configuration = URLSessionConfiguration.ephemeral
-        configuration.timeoutIntervalForRequest = limits.totalTimeout + 1
-        configuration.timeoutIntervalForResource = limits.totalTimeout + 1
-        configuration.requestCachePolicy = .reloadIgnoringLocalCacheData
-        configuration.urlCache = nil
-        let queue = OperationQueue()
-        queue.maxConcurrentOperationCount = 1
-        let session = URLSession(configuration: configuration, delegate: self, delegateQueue: queue)
-        var request = URLRequest(url: url)
-        request.setValue("seamcheck", forHTTPHeaderField: "User-Agent")
-        request.setValue("application/vnd.apple.mpegurl, application/x-mpegurl, application/json;q=0.9, */*;q=0.5",
-                         forHTTPHeaderField: "Accept")
-        let connect = DispatchWorkItem { [self] in
-            let waiting = lock.withLock { !gotResponse }
-            if waiting { finish(.failure(.noResponse(url.absoluteString, seconds: limits.connectTimeout))) }
+    private func cancel() {
+        lock.withLock {
+            cancelled = true
+            if let multi { curl_multi_wakeup(multi) }
         }
-        let total = DispatchWorkItem { [self] in
-            let answered = lock.withLock { gotResponse }
-            finish(.failure(answered ? .timedOut(url.absoluteString, seconds: limits.totalTimeout)
-                                     : .noResponse(url.absoluteString, seconds: limits.totalTimeout)))
+    }
+
+    private var isCancelled: Bool { lock.withLock { cancelled } }
+
+    private func run() -> Result<FetchedResource, LoadError> {
+        _ = Self.globalInit
+        guard let multi = curl_multi_init() else {
+            return .failure(.connectionFailed(url.absoluteString, reason: "libcurl could not start a transfer"))
         }
-        let cancelledBeforeStart: Result<FetchedResource, LoadError>? = lock.withLock {
-            if let early {
-                resumed = true
-                return early
+        lock.withLock { self.multi = multi }
+        defer {
+            lock.withLock { self.multi = nil }
+            curl_multi_cleanup(multi)
+        }
+        var visited: Set<String> = [url.absoluteString]
+        var redirects = 0
+        while true {
+            if isCancelled { return .failure(.connectionFailed(url.absoluteString, reason: "cancelled")) }
+            let hop = request(current, on: multi)
+            switch hop {
+            case .failure(let error): return .failure(error)
+            case .success(.body(let data, let type)):
+                return .success(FetchedResource(location: .remote(current), data: data, contentType: type,
+                                                elapsed: Date().timeIntervalSince(started)))
+            case .success(.redirect(let target)):
+                let from = current.absoluteString
+                guard let next = URL(string: target), ["http", "https"].contains(next.scheme?.lowercased() ?? "") else {
+                    return .failure(.redirectToUnsupportedScheme(from, target: target))
+                }
+                guard visited.insert(next.absoluteString).inserted else { return .failure(.redirectLoop(url.absoluteString)) }
+                redirects += 1
+                guard redirects <= limits.maxRedirects else {
+                    return .failure(.tooManyRedirects(url.absoluteString, limit: limits.maxRedirects))
+                }
+                current = next
             }
-            self.continuation = continuation
-            self.session = session
-            timers = [connect, total]
-            return nil
         }
-        if let cancelledBeforeStart {
-            session.invalidateAndCancel()
-            return continuation.resume(returning: cancelledBeforeStart)
-        }
-        DispatchQueue.global().asyncAfter(deadline: .now() + limits.connectTimeout, execute: connect)
-        DispatchQueue.global().asyncAfter(deadline: .now() + limits.totalTimeout, execute: total)
-        session.dataTask(with: request).resume()
     }
 
-    /// Resumes the caller once; later calls (a timer after completion, a late callback) do nothing.
-    private func finish(_ result: Result<FetchedResource, LoadError>) {
-        let (continuation, session, timers) = lock.withLock {
-            if self.continuation == nil, !resumed, early == nil { early = result }
-            if self.continuation != nil { resumed = true }
-            let taken = (self.continuation, self.session, self.timers)
-            self.continuation = nil
-            self.session = nil
-            self.timers = []
-            body = Data()
-            return taken
-        }
-        guard let continuation else { return }
-        timers.forEach { $0.cancel() }
-        session?.invalidateAndCancel()
-        continuation.resume(returning: result)
+    private enum Hop {
+        case body(Data, contentType: String?)
+        case redirect(String)
     }
 
-    func urlSession(_ session: URLSession, dataTask: URLSessionDataTask, didReceive response: URLResponse,
-                    completionHandler: @escaping @Sendable (URLSession.ResponseDisposition) -> Void) {
-        lock.withLock { gotResponse = true }
-        let where_ = lock.withLock { current.absoluteString }
-        guard let http = response as? HTTPURLResponse else { completionHandler(.allow); return }
-        guard (200..<300).contains(http.statusCode) else {
-            completionHandler(.cancel)
-            return finish(.failure(.httpStatus(where_, code: http.statusCode)))
+    /// One request, without following redirects.
+    private func request(_ target: URL, on multi: UnsafeMutableRawPointer) -> Result<Hop, LoadError> {
+        guard let easy = curl_easy_init() else {
+            return .failure(.connectionFailed(url.absoluteString, reason: "libcurl could not start a transfer"))
         }
-        let type = (http.value(forHTTPHeaderField: "Content-Type") ?? "").lowercased()
+        var headers: UnsafeMutablePointer<curl_slist>?
+        headers = curl_slist_append(headers, "Accept: application/vnd.apple.mpegurl, application/x-mpegurl, application/json;q=0.9, */*;q=0.5")
+        let errorBuffer = UnsafeMutablePointer<CChar>.allocate(capacity: Int(sc_curl_error_size()))
+        errorBuffer.initialize(to: 0)
+        defer {
+            curl_multi_remove_handle(multi, easy)
+            curl_easy_cleanup(easy)
+            curl_slist_free_all(headers)
+            errorBuffer.deallocate()
+        }
+        body = Data()
+        currentEasy = easy
+        headersDone = false
+        stoppedAtRedirect = false
+        location = nil
+        gotResponse = false
+        verdict = nil
+
+        let me = Unmanaged.passUnretained(self).toOpaque()
+        _ = sc_curl_set_string(easy, CURLOPT_URL, target.absoluteString)
+        _ = sc_curl_set_string(easy, CURLOPT_PROTOCOLS_STR, "http,https")
+        _ = sc_curl_set_long(easy, CURLOPT_FOLLOWLOCATION, 0)
+        _ = sc_curl_set_long(easy, CURLOPT_NOSIGNAL, 1)
+        _ = sc_curl_set_string(easy, CURLOPT_USERAGENT, "seamcheck")
+        _ = sc_curl_set_list(easy, CURLOPT_HTTPHEADER, headers)
+        // Playlists are often served gzip; the limit counts the decoded bytes.
+        _ = sc_curl_set_string(easy, CURLOPT_ACCEPT_ENCODING, "")
+        _ = sc_curl_set_long(easy, CURLOPT_CONNECTTIMEOUT_MS, Self.milliseconds(limits.connectTimeout))
+        _ = sc_curl_set_pointer(easy, CURLOPT_ERRORBUFFER, errorBuffer)
+        _ = sc_curl_set_write(easy, CURLOPT_HEADERFUNCTION, { data, size, count, context in
+            let transfer = Unmanaged<HTTPTransfer>.fromOpaque(context!).takeUnretainedValue()
+            return transfer.header(UnsafeRawBufferPointer(start: data, count: size * count)) ? size * count : 0
+        })
+        _ = sc_curl_set_pointer(easy, CURLOPT_HEADERDATA, me)
+        _ = sc_curl_set_write(easy, CURLOPT_WRITEFUNCTION, { data, size, count, context in
+            let transfer = Unmanaged<HTTPTransfer>.fromOpaque(context!).takeUnretainedValue()
+            return transfer.received(UnsafeRawBufferPointer(start: data, count: size * count)) ? size * count : 0
+        })
+        _ = sc_curl_set_pointer(easy, CURLOPT_WRITEDATA, me)
+
+        guard curl_multi_add_handle(multi, easy) == CURLM_OK else {
+            return .failure(.connectionFailed(url.absoluteString, reason: "libcurl could not start a transfer"))
+        }
+        var running: Int32 = 1
+        var code = CURLE_OK
+        while running > 0 {
+            guard curl_multi_perform(multi, &running) == CURLM_OK else {
+                return .failure(.connectionFailed(url.absoluteString, reason: "libcurl failed"))
+            }
+            if let verdict { return .failure(verdict) }
+            if running == 0 { break }
+            if isCancelled { return .failure(.connectionFailed(url.absoluteString, reason: "cancelled")) }
+            let elapsed = Date().timeIntervalSince(started)
+            if !gotResponse, elapsed >= limits.connectTimeout {
+                return .failure(.noResponse(url.absoluteString, seconds: limits.connectTimeout))
+            }
+            if elapsed >= limits.totalTimeout {
+                return .failure(gotResponse ? .timedOut(url.absoluteString, seconds: limits.totalTimeout)
+                                            : .noResponse(url.absoluteString, seconds: limits.totalTimeout))
+            }
+            let deadline = gotResponse ? limits.totalTimeout : min(limits.connectTimeout, limits.totalTimeout)
+            let wait = min(Self.tick, Int32(clamping: Self.milliseconds(deadline - elapsed) + 1))
+            _ = curl_multi_poll(multi, nil, 0, wait, nil)
+        }
+        var queued: Int32 = 0
+        while let message = curl_multi_info_read(multi, &queued) {
+            if message.pointee.msg == CURLMSG_DONE { code = sc_curl_msg_result(message) }
+        }
+        if let verdict { return .failure(verdict) }
+        switch code {
+        case CURLE_OK: break
+        case CURLE_WRITE_ERROR where stoppedAtRedirect: break
+        case CURLE_OPERATION_TIMEDOUT:
+            return .failure(gotResponse ? .timedOut(url.absoluteString, seconds: limits.totalTimeout)
+                                        : .noResponse(url.absoluteString, seconds: limits.connectTimeout))
+        default:
+            let detail = String(cString: errorBuffer)
+            let reason = detail.isEmpty ? String(cString: curl_easy_strerror(code)) : detail
+            return .failure(.connectionFailed(url.absoluteString, reason: reason))
+        }
+        // A response without a body never reached the header checks' end; run them now.
+        if !headersDone, let verdict = responseVerdict(easy) { return .failure(verdict) }
+        let status = Self.long(easy, CURLINFO_RESPONSE_CODE)
+        if (300..<400).contains(status) {
+            guard let location else { return .failure(.httpStatus(current.absoluteString, code: status)) }
+            return .success(.redirect(URL(string: location, relativeTo: current)?.absoluteString ?? location))
+        }
+        return .success(.body(body, contentType: Self.contentType(easy)))
+    }
+
+    /// Called per header line; at the blank line that ends a final response's headers, decides
+    /// whether the body is wanted. Returning false aborts the transfer.
+    private func header(_ line: UnsafeRawBufferPointer) -> Bool {
+        gotResponse = true
+        guard line.count <= 2, line.allSatisfy({ $0 == 0x0D || $0 == 0x0A }) else {
+            let text = String(decoding: line, as: UTF8.self)
+            if text.hasPrefix("HTTP/") { location = nil }
+            if let colon = text.firstIndex(of: ":"), text[..<colon].lowercased() == "location" {
+                location = text[text.index(after: colon)...].trimmingCharacters(in: .whitespacesAndNewlines)
+            }
+            return true
+        }
+        // The end of a header block; 1xx blocks (100 Continue) are followed by the real one.
+        guard let easy = currentEasy else { return true }
+        let status = Self.long(easy, CURLINFO_RESPONSE_CODE)
+        if status < 200 { return true }
+        headersDone = true
+        if let verdict = responseVerdict(easy) {
+            self.verdict = verdict
+            return false
+        }
+        // A redirect's own body is of no interest: stop there, the Location is already parsed.
+        stoppedAtRedirect = (300..<400).contains(status)
+        return !stoppedAtRedirect
+    }
+
+    private func received(_ data: UnsafeRawBufferPointer) -> Bool {
+        if isCancelled {
+            verdict = .connectionFailed(url.absoluteString, reason: "cancelled")
+            return false
+        }
+        guard body.count + data.count <= limits.maxBytes else {
+            verdict = .tooLarge(current.absoluteString, limit: limits.maxBytes)
+            return false
+        }
+        body.append(contentsOf: data)
+        return true
+    }
+
+    /// What is wrong with a final response before its body: a failing status, media, a declared
+    /// length over the limit.
+    private func responseVerdict(_ easy: UnsafeMutableRawPointer) -> LoadError? {
+        let status = Self.long(easy, CURLINFO_RESPONSE_CODE)
+        let here = current.absoluteString
+        if (300..<400).contains(status) { return nil }
+        guard (200..<300).contains(status) else { return .httpStatus(here, code: status) }
+        let type = Self.contentType(easy) ?? ""
         if limits.refuseMedia, type.hasPrefix("video/") || (type.hasPrefix("audio/") && !type.contains("mpegurl")) {
-            completionHandler(.cancel)
-            return finish(.failure(.mediaInsteadOfPlaylist(where_, contentType: type)))
+            return .mediaInsteadOfPlaylist(here, contentType: type)
         }
-        if http.expectedContentLength > Int64(limits.maxBytes) {
-            completionHandler(.cancel)
-            return finish(.failure(.tooLarge(where_, limit: limits.maxBytes)))
+        var length: curl_off_t = -1
+        if sc_curl_get_offset(easy, CURLINFO_CONTENT_LENGTH_DOWNLOAD_T, &length) == CURLE_OK, length > limits.maxBytes {
+            return .tooLarge(here, limit: limits.maxBytes)
         }
-        lock.withLock { contentType = type.isEmpty ? nil : type }
-        completionHandler(.allow)
+        return nil
     }
 
-    func urlSession(_ session: URLSession, dataTask: URLSessionDataTask, didReceive data: Data) {
-        let (size, where_) = lock.withLock {
-            body.append(data)
-            return (body.count, current.absoluteString)
-        }
-        if size > limits.maxBytes {
-            dataTask.cancel()
-            finish(.failure(.tooLarge(where_, limit: limits.maxBytes)))
-        }
+    private static func long(_ easy: UnsafeMutableRawPointer, _ info: CURLINFO) -> Int {
+        var value = 0
+        _ = sc_curl_get_long(easy, info, &value)
+        return value
     }
 
-    func urlSession(_ session: URLSession, task: URLSessionTask, willPerformHTTPRedirection response: HTTPURLResponse,
-                    newRequest request: URLRequest, completionHandler: @escaping @Sendable (URLRequest?) -> Void) {
-        guard let target = request.url else { completionHandler(nil); return }
-        let verdict: LoadError? = lock.withLock {
-            let from = current.absoluteString
-            guard ["http", "https"].contains(target.scheme?.lowercased() ?? "") else {
-                return .redirectToUnsupportedScheme(from, target: target.absoluteString)
-            }
-            guard visited.insert(target.absoluteString).inserted else { return .redirectLoop(url.absoluteString) }
-            redirects += 1
-            guard redirects <= limits.maxRedirects else { return .tooManyRedirects(url.absoluteString, limit: limits.maxRedirects) }
-            current = target
-            return nil
-        }
-        if let verdict {
-            completionHandler(nil)
-            task.cancel()
-            return finish(.failure(verdict))
-        }
-        completionHandler(request)
+    private static func contentType(_ easy: UnsafeMutableRawPointer) -> String? {
+        var type: UnsafeMutablePointer<CChar>?
+        guard sc_curl_get_string(easy, CURLINFO_CONTENT_TYPE, &type) == CURLE_OK, let type else { return nil }
+        let text = String(cString: type).lowercased()
+        return text.isEmpty ? nil : text
     }
 
-    func urlSession(_ session: URLSession, task: URLSessionTask, didCompleteWithError error: (any Error)?) {
-        let (data, type, where_) = lock.withLock { (body, contentType, current) }
-        if let error {
-            let code = (error as? URLError)?.code
-            let text = url.absoluteString
-            switch code {
-            case .cancelled?: return finish(.failure(.connectionFailed(text, reason: "cancelled")))
-            case .timedOut?: return finish(.failure(.timedOut(text, seconds: limits.totalTimeout)))
-            default: return finish(.failure(.connectionFailed(text, reason: error.localizedDescription)))
-            }
-        }
-        finish(.success(FetchedResource(location: .remote(where_), data: data, contentType: type,
-                                        elapsed: Date().timeIntervalSince(started))))
+    private static func milliseconds(_ seconds: Double) -> Int {
+        Int(max(0, min(seconds, 86_400)) * 1000)
     }
 }

@@ -46,7 +46,7 @@ public protocol ResourceFetching: Sendable {
     func fetch(_ location: InputLocation, limits: FetchLimits) async throws(LoadError) -> FetchedResource
 }
 
-/// Files from disk and http(s) through URLSession, each within its limits.
+/// Files from disk and http(s) through libcurl, each within its limits.
 public struct ResourceFetcher: ResourceFetching {
     public init() {}
 
