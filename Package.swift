@@ -19,11 +19,8 @@ let package = Package(
             pkgConfig: "libavformat libavcodec libavutil",
             providers: [.apt(["libavformat-dev", "libavcodec-dev", "libavutil-dev"])]
         ),
-        .systemLibrary(
-            name: "CCurl",
-            pkgConfig: "libcurl",
-            providers: [.apt(["libcurl4-openssl-dev"])]
-        ),
+        // libcurl's headers (libcurl4-openssl-dev); the library itself is loaded on first use.
+        .target(name: "CCurl"),
         .systemLibrary(
             name: "CAvahi",
             pkgConfig: "avahi-client",

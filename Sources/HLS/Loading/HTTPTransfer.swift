@@ -11,7 +11,6 @@ import Foundation
 /// the response headers (a server that accepts and never answers trips it); the total timeout
 /// counts across every hop.
 final class HTTPTransfer: @unchecked Sendable {
-    private static let globalInit: Void = { curl_global_init(Int(CURL_GLOBAL_DEFAULT)) }()
     /// How long one wait for socket activity may block before the clocks and the cancel flag are
     /// checked again; a cancel also wakes the wait at once.
     private static let tick: Int32 = 100
@@ -58,21 +57,23 @@ final class HTTPTransfer: @unchecked Sendable {
     private func cancel() {
         lock.withLock {
             cancelled = true
-            if let multi { curl_multi_wakeup(multi) }
+            if let multi { sc_curl_multi_wakeup(multi) }
         }
     }
 
     private var isCancelled: Bool { lock.withLock { cancelled } }
 
     private func run() -> Result<FetchedResource, LoadError> {
-        _ = Self.globalInit
-        guard let multi = curl_multi_init() else {
+        if sc_curl_load() != 0 {
+            return .failure(.httpUnavailable(url.absoluteString, reason: String(cString: sc_curl_load_error())))
+        }
+        guard let multi = sc_curl_multi_init() else {
             return .failure(.connectionFailed(url.absoluteString, reason: "libcurl could not start a transfer"))
         }
         lock.withLock { self.multi = multi }
         defer {
             lock.withLock { self.multi = nil }
-            curl_multi_cleanup(multi)
+            sc_curl_multi_cleanup(multi)
         }
         var visited: Set<String> = [url.absoluteString]
         var redirects = 0
@@ -106,17 +107,17 @@ final class HTTPTransfer: @unchecked Sendable {
 
     /// One request, without following redirects.
     private func request(_ target: URL, on multi: UnsafeMutableRawPointer) -> Result<Hop, LoadError> {
-        guard let easy = curl_easy_init() else {
+        guard let easy = sc_curl_easy_init() else {
             return .failure(.connectionFailed(url.absoluteString, reason: "libcurl could not start a transfer"))
         }
         var headers: UnsafeMutablePointer<curl_slist>?
-        headers = curl_slist_append(headers, "Accept: application/vnd.apple.mpegurl, application/x-mpegurl, application/json;q=0.9, */*;q=0.5")
+        headers = sc_curl_slist_append(headers, "Accept: application/vnd.apple.mpegurl, application/x-mpegurl, application/json;q=0.9, */*;q=0.5")
         let errorBuffer = UnsafeMutablePointer<CChar>.allocate(capacity: Int(sc_curl_error_size()))
         errorBuffer.initialize(to: 0)
         defer {
-            curl_multi_remove_handle(multi, easy)
-            curl_easy_cleanup(easy)
-            curl_slist_free_all(headers)
+            sc_curl_multi_remove_handle(multi, easy)
+            sc_curl_easy_cleanup(easy)
+            sc_curl_slist_free_all(headers)
             errorBuffer.deallocate()
         }
         body = Data()
@@ -149,13 +150,13 @@ final class HTTPTransfer: @unchecked Sendable {
         })
         _ = sc_curl_set_pointer(easy, CURLOPT_WRITEDATA, me)
 
-        guard curl_multi_add_handle(multi, easy) == CURLM_OK else {
+        guard sc_curl_multi_add_handle(multi, easy) == CURLM_OK else {
             return .failure(.connectionFailed(url.absoluteString, reason: "libcurl could not start a transfer"))
         }
         var running: Int32 = 1
         var code = CURLE_OK
         while running > 0 {
-            guard curl_multi_perform(multi, &running) == CURLM_OK else {
+            guard sc_curl_multi_perform(multi, &running) == CURLM_OK else {
                 return .failure(.connectionFailed(url.absoluteString, reason: "libcurl failed"))
             }
             if let verdict { return .failure(verdict) }
@@ -171,10 +172,10 @@ final class HTTPTransfer: @unchecked Sendable {
             }
             let deadline = gotResponse ? limits.totalTimeout : min(limits.connectTimeout, limits.totalTimeout)
             let wait = min(Self.tick, Int32(clamping: Self.milliseconds(deadline - elapsed) + 1))
-            _ = curl_multi_poll(multi, nil, 0, wait, nil)
+            _ = sc_curl_multi_poll(multi, wait)
         }
         var queued: Int32 = 0
-        while let message = curl_multi_info_read(multi, &queued) {
+        while let message = sc_curl_multi_info_read(multi, &queued) {
             if message.pointee.msg == CURLMSG_DONE { code = sc_curl_msg_result(message) }
         }
         if let verdict { return .failure(verdict) }
@@ -186,7 +187,7 @@ final class HTTPTransfer: @unchecked Sendable {
                                         : .noResponse(url.absoluteString, seconds: limits.connectTimeout))
         default:
             let detail = String(cString: errorBuffer)
-            let reason = detail.isEmpty ? String(cString: curl_easy_strerror(code)) : detail
+            let reason = detail.isEmpty ? String(cString: sc_curl_easy_strerror(code)) : detail
             return .failure(.connectionFailed(url.absoluteString, reason: reason))
         }
         // A response without a body never reached the header checks' end; run them now.
