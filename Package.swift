@@ -13,14 +13,12 @@ let package = Package(
         .package(url: "https://github.com/groue/GRDB.swift", from: "7.0.0"),
     ],
     targets: [
-        // C libraries from Debian's packages, found through pkg-config.
-        .systemLibrary(
-            name: "CFFmpeg",
-            pkgConfig: "libavformat libavcodec libavutil",
-            providers: [.apt(["libavformat-dev", "libavcodec-dev", "libavutil-dev"])]
-        ),
+        // C libraries from Debian's packages. FFmpeg's headers (libavformat-dev, libavcodec-dev, libavutil-dev); the libraries
+        // themselves are loaded on first use.
+        .target(name: "CFFmpeg"),
         // libcurl's headers (libcurl4-openssl-dev); the library itself is loaded on first use.
         .target(name: "CCurl"),
+        // Avahi is linked (found through pkg-config): it is small, and discover needs it at once.
         .systemLibrary(
             name: "CAvahi",
             pkgConfig: "avahi-client",

@@ -9,7 +9,7 @@ import Synchronization
 /// "reason" in errors ("moov atom not found") instead of noise on the user's terminal.
 enum FFmpegRuntime {
     static let configured: Bool = {
-        av_log_set_callback { _, level, format, arguments in
+        sc_av_log_set_callback { _, level, format, arguments in
             guard level <= AV_LOG_ERROR, let format, let arguments, let raw = pthread_getspecific(logCaptureKey) else { return }
             var buffer = [CChar](repeating: 0, count: 512)
             let written = buffer.withUnsafeMutableBufferPointer { vsnprintf($0.baseAddress, $0.count, format, arguments) }
@@ -19,6 +19,12 @@ enum FFmpegRuntime {
         }
         return true
     }()
+
+    /// Loads FFmpeg's libraries (once per process) or says why they cannot be.
+    static func requireLibraries(for input: String) throws(ProbeError) {
+        guard sc_ffmpeg_load() != 0 else { return }
+        throw .ffmpegUnavailable(input, reason: sc_ffmpeg_load_error().map { String(cString: $0) } ?? "unknown reason")
+    }
 
     /// Runs `body` with FFmpeg's error messages of this thread collected into `capture`.
     static func capturingLog<T>(into capture: LogCapture, _ body: () throws -> T) rethrows -> T {
@@ -32,7 +38,7 @@ enum FFmpegRuntime {
     /// FFmpeg's text for an error code ("Invalid data found when processing input").
     static func errorText(_ code: Int32) -> String {
         var buffer = [CChar](repeating: 0, count: Int(AV_ERROR_MAX_STRING_SIZE))
-        let rc = buffer.withUnsafeMutableBufferPointer { av_strerror(code, $0.baseAddress, $0.count) }
+        let rc = buffer.withUnsafeMutableBufferPointer { sc_av_strerror(code, $0.baseAddress, $0.count) }
         return rc == 0 ? decodeCString(buffer) : "FFmpeg error \(code)"
     }
 }

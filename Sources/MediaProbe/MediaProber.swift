@@ -97,7 +97,8 @@ public struct MediaProber: Sendable {
 
     func open(_ source: ProbeSource, input: String, fileSize: Int64?, interrupt: InterruptState,
               log: LogCapture, bytesRead: inout Int64) throws(ProbeError) -> MediaDescription {
-        var context: UnsafeMutablePointer<AVFormatContext>? = avformat_alloc_context()
+        try FFmpegRuntime.requireLibraries(for: input)
+        var context: UnsafeMutablePointer<AVFormatContext>? = sc_avformat_alloc_context()
         guard context != nil else { throw .openFailed(input, reason: "out of memory") }
         context!.pointee.interrupt_callback.callback = { opaque in
             guard let opaque else { return 0 }
@@ -106,24 +107,24 @@ public struct MediaProber: Sendable {
         context!.pointee.interrupt_callback.opaque = Unmanaged.passUnretained(interrupt).toOpaque()
 
         var dictionary: OpaquePointer?
-        defer { av_dict_free(&dictionary) }
-        av_dict_set(&dictionary, "format_whitelist", ProbeOptions.allowedContainers, 0)
+        defer { sc_av_dict_free(&dictionary) }
+        sc_av_dict_set(&dictionary, "format_whitelist", ProbeOptions.allowedContainers, 0)
         let url: String
         var memoryIO: UnsafeMutablePointer<AVIOContext>?
         switch source {
         case .location(.file(let path)):
-            av_dict_set(&dictionary, "protocol_whitelist", ProbeOptions.localProtocols, 0)
+            sc_av_dict_set(&dictionary, "protocol_whitelist", ProbeOptions.localProtocols, 0)
             url = "file:" + path
         case .location(.remote(let remote)):
-            av_dict_set(&dictionary, "protocol_whitelist", ProbeOptions.remoteProtocols, 0)
-            av_dict_set(&dictionary, "rw_timeout", String(ProbeOptions.microseconds(options.timeout)), 0)
-            av_dict_set(&dictionary, "reconnect", "0", 0)
+            sc_av_dict_set(&dictionary, "protocol_whitelist", ProbeOptions.remoteProtocols, 0)
+            sc_av_dict_set(&dictionary, "rw_timeout", String(ProbeOptions.microseconds(options.timeout)), 0)
+            sc_av_dict_set(&dictionary, "reconnect", "0", 0)
             url = remote.absoluteString
         case .memory(let bytes):
             // Bytes already fetched: FFmpeg may open nothing else.
-            av_dict_set(&dictionary, "protocol_whitelist", "none", 0)
+            sc_av_dict_set(&dictionary, "protocol_whitelist", "none", 0)
             guard let io = bytes.makeIOContext() else {
-                avformat_free_context(context)
+                sc_avformat_free_context(context)
                 throw .openFailed(input, reason: "out of memory")
             }
             memoryIO = io
@@ -133,16 +134,16 @@ public struct MediaProber: Sendable {
         }
         defer { MemoryInput.free(&memoryIO) }
 
-        let openStatus = avformat_open_input(&context, url, nil, &dictionary)
+        let openStatus = sc_avformat_open_input(&context, url, nil, &dictionary)
         guard openStatus >= 0, let ctx = context else {
             throw classify(openStatus, source: source, url: url, input: input, interrupt: interrupt, log: log, opening: true)
         }
         defer {
             bytesRead = ctx.pointee.pb?.pointee.bytes_read ?? 0
-            avformat_close_input(&context)
+            sc_avformat_close_input(&context)
         }
 
-        let infoStatus = avformat_find_stream_info(ctx, nil)
+        let infoStatus = sc_avformat_find_stream_info(ctx, nil)
         guard infoStatus >= 0 else {
             throw classify(infoStatus, source: source, url: url, input: input, interrupt: interrupt, log: log, opening: false)
         }
@@ -200,13 +201,13 @@ public struct MediaProber: Sendable {
                 return Unmanaged<InterruptState>.fromOpaque(opaque).takeUnretainedValue().shouldStop ? 1 : 0
             }, opaque: Unmanaged.passUnretained(interrupt).toOpaque())
             var dictionary: OpaquePointer?
-            defer { av_dict_free(&dictionary) }
-            av_dict_set(&dictionary, "protocol_whitelist", ProbeOptions.remoteProtocols, 0)
-            av_dict_set(&dictionary, "rw_timeout", String(ProbeOptions.microseconds(options.timeout)), 0)
-            guard avio_open2(&io, url, AVIO_FLAG_READ, &callback, &dictionary) >= 0, let opened = io else { return false }
-            defer { avio_closep(&io) }
+            defer { sc_av_dict_free(&dictionary) }
+            sc_av_dict_set(&dictionary, "protocol_whitelist", ProbeOptions.remoteProtocols, 0)
+            sc_av_dict_set(&dictionary, "rw_timeout", String(ProbeOptions.microseconds(options.timeout)), 0)
+            guard sc_avio_open2(&io, url, AVIO_FLAG_READ, &callback, &dictionary) >= 0, let opened = io else { return false }
+            defer { sc_avio_closep(&io) }
             header = [UInt8](repeating: 0, count: 8)
-            let count = avio_read(opened, &header, 8)
+            let count = sc_avio_read(opened, &header, 8)
             header = Array(header.prefix(max(0, Int(count))))
         }
         guard header.count == 8 else { return false }
@@ -239,7 +240,7 @@ public struct MediaProber: Sendable {
         guard missing.isEmpty else { throw .incomplete(input, missing: missing) }
 
         // The size is the file's, or the server's Content-Length for http(s).
-        let size = context.pointee.pb.map { avio_size($0) }.flatMap { $0 > 0 ? $0 : nil } ?? fileSize
+        let size = context.pointee.pb.map { sc_avio_size($0) }.flatMap { $0 > 0 ? $0 : nil } ?? fileSize
         if checkIndex, let size {
             for i in 0..<Int(context.pointee.nb_streams) {
                 guard let stream = context.pointee.streams[i] else { continue }

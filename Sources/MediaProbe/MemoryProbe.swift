@@ -45,9 +45,9 @@ final class MemoryInput {
     /// releases it with `free`.
     func makeIOContext() -> UnsafeMutablePointer<AVIOContext>? {
         let size = 64 * 1024
-        guard let buffer = av_malloc(size) else { return nil }
+        guard let buffer = sc_av_malloc(size) else { return nil }
         let opaque = Unmanaged.passUnretained(self).toOpaque()
-        let context = avio_alloc_context(buffer.assumingMemoryBound(to: UInt8.self), Int32(size), 0, opaque,
+        let context = sc_avio_alloc_context(buffer.assumingMemoryBound(to: UInt8.self), Int32(size), 0, opaque,
             { opaque, target, capacity in
                 guard let opaque, let target else { return sc_averror_eof() }
                 return Unmanaged<MemoryInput>.fromOpaque(opaque).takeUnretainedValue().read(into: target, capacity: Int(capacity))
@@ -57,7 +57,7 @@ final class MemoryInput {
                 guard let opaque else { return -1 }
                 return Unmanaged<MemoryInput>.fromOpaque(opaque).takeUnretainedValue().seek(offset, whence: whence)
             })
-        if context == nil { av_free(buffer) }
+        if context == nil { sc_av_free(buffer) }
         return context
     }
 
@@ -89,7 +89,7 @@ final class MemoryInput {
     /// Frees an AVIOContext made by `makeIOContext` (FFmpeg may have replaced its buffer).
     static func free(_ context: inout UnsafeMutablePointer<AVIOContext>?) {
         guard let io = context else { return }
-        av_freep(&io.pointee.buffer)
-        avio_context_free(&context)
+        sc_av_freep(&io.pointee.buffer)
+        sc_avio_context_free(&context)
     }
 }

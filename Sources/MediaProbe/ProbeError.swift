@@ -22,6 +22,8 @@ public enum ProbeError: Error, Sendable, Equatable, CustomStringConvertible {
     case multivariantPlaylist(String, variants: [String])
     case emptyPlaylist(String)
     case encryptedRendition(String, method: String)
+    /// FFmpeg's shared libraries, loaded on the first probe, are missing or unusable.
+    case ffmpegUnavailable(String, reason: String)
 
     public var input: String? {
         switch self {
@@ -30,7 +32,7 @@ public enum ProbeError: Error, Sendable, Equatable, CustomStringConvertible {
         case .multivariantPlaylist(let i, _), .emptyPlaylist(let i), .encryptedRendition(let i, _): return i
         case .fileNotFound(let i), .notARegularFile(let i), .emptyFile(let i), .cancelled(let i): return i
         case .unreadable(let i, _), .notMedia(let i, _), .truncated(let i, _), .openFailed(let i, _): return i
-        case .incomplete(let i, _), .timedOut(let i, _): return i
+        case .incomplete(let i, _), .timedOut(let i, _), .ffmpegUnavailable(let i, _): return i
         }
     }
 
@@ -68,6 +70,9 @@ public enum ProbeError: Error, Sendable, Equatable, CustomStringConvertible {
             return "\(input): media playlist has no segments to probe"
         case .encryptedRendition(let input, let method):
             return "\(input): segments are encrypted (METHOD=\(method)); probe a clear rendition instead"
+        case .ffmpegUnavailable(let input, let reason):
+            return "\(input): cannot probe: FFmpeg's libraries cannot be loaded (\(reason)); "
+                + "install libavformat, libavcodec and libavutil (scripts/setup-deps.sh)"
         }
     }
 }

@@ -11,6 +11,7 @@ struct SegmentReader {
 
     func read(_ location: InputLocation, offset: Int = 0, length: Int?, interrupt: InterruptState) throws(ProbeError) -> Data {
         let input = location.description
+        try FFmpegRuntime.requireLibraries(for: input)
         // Check the size before any arithmetic on it: offset and length come from a playlist.
         if let length, length > maxBytes {
             throw .openFailed(input, reason: "byte range of \(length) bytes exceeds the \(maxBytes)-byte limit")
@@ -19,18 +20,18 @@ struct SegmentReader {
             throw .openFailed(input, reason: "byte range at offset \(offset) is out of range")
         }
         var dictionary: OpaquePointer?
-        defer { av_dict_free(&dictionary) }
+        defer { sc_av_dict_free(&dictionary) }
         let url: String
         switch location {
         case .file(let path):
             _ = try MediaProber.checkLocalFile(path)
-            av_dict_set(&dictionary, "protocol_whitelist", ProbeOptions.localProtocols, 0)
+            sc_av_dict_set(&dictionary, "protocol_whitelist", ProbeOptions.localProtocols, 0)
             url = "file:" + path
         case .remote(let remote):
-            av_dict_set(&dictionary, "protocol_whitelist", ProbeOptions.remoteProtocols, 0)
-            av_dict_set(&dictionary, "rw_timeout", String(ProbeOptions.microseconds(timeout)), 0)
-            if offset > 0 { av_dict_set(&dictionary, "offset", String(offset), 0) }
-            if let length { av_dict_set(&dictionary, "end_offset", String(offset + length), 0) }
+            sc_av_dict_set(&dictionary, "protocol_whitelist", ProbeOptions.remoteProtocols, 0)
+            sc_av_dict_set(&dictionary, "rw_timeout", String(ProbeOptions.microseconds(timeout)), 0)
+            if offset > 0 { sc_av_dict_set(&dictionary, "offset", String(offset), 0) }
+            if let length { sc_av_dict_set(&dictionary, "end_offset", String(offset + length), 0) }
             url = remote.absoluteString
         }
         var callback = AVIOInterruptCB(callback: { opaque in
@@ -38,21 +39,21 @@ struct SegmentReader {
             return Unmanaged<InterruptState>.fromOpaque(opaque).takeUnretainedValue().shouldStop ? 1 : 0
         }, opaque: Unmanaged.passUnretained(interrupt).toOpaque())
         var io: UnsafeMutablePointer<AVIOContext>?
-        let status = avio_open2(&io, url, AVIO_FLAG_READ, &callback, &dictionary)
+        let status = sc_avio_open2(&io, url, AVIO_FLAG_READ, &callback, &dictionary)
         guard status >= 0, let opened = io else {
             if interrupt.shouldStop { throw interrupt.error(for: input, timeout: timeout) }
             if status == sc_averror(ENOENT) { throw .fileNotFound(input) }
             throw .openFailed(input, reason: FFmpegRuntime.errorText(status))
         }
-        defer { avio_closep(&io) }
-        if case .file = location, offset > 0, avio_seek(opened, Int64(offset), SEEK_SET) < 0 {
+        defer { sc_avio_closep(&io) }
+        if case .file = location, offset > 0, sc_avio_seek(opened, Int64(offset), SEEK_SET) < 0 {
             throw .truncated(input, reason: "the byte range starts at \(offset), past the end of the file")
         }
         let wanted = length ?? maxBytes + 1
         var data = Data()
         var chunk = [UInt8](repeating: 0, count: 1 << 16)
         while data.count < wanted {
-            let count = avio_read(opened, &chunk, Int32(min(chunk.count, wanted - data.count)))
+            let count = sc_avio_read(opened, &chunk, Int32(min(chunk.count, wanted - data.count)))
             if count == sc_averror_eof() || count == 0 { break }
             guard count > 0 else {
                 if interrupt.shouldStop { throw interrupt.error(for: input, timeout: timeout) }

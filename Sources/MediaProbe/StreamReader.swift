@@ -32,8 +32,8 @@ enum StreamReader {
                               ctx: UnsafeMutablePointer<AVFormatContext>, index: Int) -> VideoTrack {
         let p = par.pointee
         let pixelFormat = AVPixelFormat(rawValue: p.format)
-        let descriptor = p.format >= 0 ? av_pix_fmt_desc_get(pixelFormat) : nil
-        let sar = av_guess_sample_aspect_ratio(ctx, stream, nil)
+        let descriptor = p.format >= 0 ? sc_av_pix_fmt_desc_get(pixelFormat) : nil
+        let sar = sc_av_guess_sample_aspect_ratio(ctx, stream, nil)
         let dovi = sc_dovi_config(stream).map { record in
             DolbyVisionConfiguration(
                 profile: Int(record.pointee.dv_profile), level: Int(record.pointee.dv_level),
@@ -53,7 +53,7 @@ enum StreamReader {
             frameRate: frameRate(stream, ctx: ctx),
             sampleAspectRatio: sar.num > 0 && sar.den > 0 ? Ratio(Int(sar.num), Int(sar.den)) : Ratio(1, 1),
             bitDepth: descriptor.map { Int($0.pointee.comp.0.depth) },
-            pixelFormat: p.format >= 0 ? optionalString(av_get_pix_fmt_name(pixelFormat)) : nil,
+            pixelFormat: p.format >= 0 ? optionalString(sc_av_get_pix_fmt_name(pixelFormat)) : nil,
             dynamicRange: dynamicRange(transfer: p.color_trc, dolbyVision: dovi != nil),
             dolbyVision: dovi,
             startTime: startTime(stream))
@@ -80,8 +80,8 @@ enum StreamReader {
     /// 24-bit FLAC even when decoded to s32), the sample size of PCM; none for lossy codecs.
     private static func audioBitDepth(_ p: AVCodecParameters) -> Int? {
         if p.bits_per_raw_sample > 0 { return Int(p.bits_per_raw_sample) }
-        let pcmBits = av_get_bits_per_sample(p.codec_id)
-        if pcmBits > 0, let descriptor = avcodec_descriptor_get(p.codec_id),
+        let pcmBits = sc_av_get_bits_per_sample(p.codec_id)
+        if pcmBits > 0, let descriptor = sc_avcodec_descriptor_get(p.codec_id),
            descriptor.pointee.props & AV_CODEC_PROP_LOSSLESS != 0 {
             return Int(pcmBits)
         }
@@ -93,7 +93,7 @@ enum StreamReader {
     private static func frameRate(_ stream: UnsafeMutablePointer<AVStream>, ctx: UnsafeMutablePointer<AVFormatContext>) -> Rational? {
         let average = stream.pointee.avg_frame_rate
         if average.num > 0 && average.den > 0 { return Rational(Int(average.num), Int(average.den)) }
-        let guessed = av_guess_frame_rate(ctx, stream, nil)
+        let guessed = sc_av_guess_frame_rate(ctx, stream, nil)
         if guessed.num > 0 && guessed.den > 0 { return Rational(Int(guessed.num), Int(guessed.den)) }
         let real = stream.pointee.r_frame_rate
         if real.num > 0 && real.den > 0 { return Rational(Int(real.num), Int(real.den)) }
@@ -110,12 +110,12 @@ enum StreamReader {
     }
 
     private static func codecName(_ par: UnsafeMutablePointer<AVCodecParameters>) -> String {
-        optionalString(avcodec_get_name(par.pointee.codec_id)) ?? "unknown"
+        optionalString(sc_avcodec_get_name(par.pointee.codec_id)) ?? "unknown"
     }
 
     private static func profileName(_ par: UnsafeMutablePointer<AVCodecParameters>) -> String? {
         guard par.pointee.profile != FF_PROFILE_UNKNOWN else { return nil }
-        return optionalString(avcodec_profile_name(par.pointee.codec_id, par.pointee.profile))
+        return optionalString(sc_avcodec_profile_name(par.pointee.codec_id, par.pointee.profile))
     }
 
     /// The codec tag as text when it is a printable fourcc (avc1, hvc1, mp4a, ac-3); MPEG-TS stores
@@ -132,13 +132,13 @@ enum StreamReader {
     private static func describe(_ layout: inout AVChannelLayout) -> String? {
         guard layout.nb_channels > 0 else { return nil }
         var buffer = [CChar](repeating: 0, count: 128)
-        let written = buffer.withUnsafeMutableBufferPointer { av_channel_layout_describe(&layout, $0.baseAddress, $0.count) }
+        let written = buffer.withUnsafeMutableBufferPointer { sc_av_channel_layout_describe(&layout, $0.baseAddress, $0.count) }
         guard written > 0, Int(written) < buffer.count else { return nil }
         return decodeCString(buffer)
     }
 
     private static func language(_ stream: UnsafeMutablePointer<AVStream>) -> String? {
-        guard let entry = av_dict_get(stream.pointee.metadata, "language", nil, 0),
+        guard let entry = sc_av_dict_get(stream.pointee.metadata, "language", nil, 0),
               let value = optionalString(entry.pointee.value), value != "und", !value.isEmpty
         else { return nil }
         return value
