@@ -91,6 +91,17 @@ CURLcode sc_curl_get_long(CURL *easy, CURLINFO info, long *value) { SC_READY(CUR
 CURLcode sc_curl_get_offset(CURL *easy, CURLINFO info, curl_off_t *value) { SC_READY(CURLE_FAILED_INIT); return api.easy_getinfo(easy, info, value); }
 CURLcode sc_curl_get_string(CURL *easy, CURLINFO info, char **value) { SC_READY(CURLE_FAILED_INIT); return api.easy_getinfo(easy, info, value); }
 
+CURLcode sc_curl_restrict_to_http(CURL *easy) {
+    SC_READY(CURLE_FAILED_INIT);
+    if (api.easy_setopt(easy, CURLOPT_PROTOCOLS_STR, "http,https") == CURLE_OK) return CURLE_OK;
+#pragma clang diagnostic push
+#pragma clang diagnostic ignored "-Wdeprecated-declarations"
+    CURLcode code = api.easy_setopt(easy, CURLOPT_PROTOCOLS, (long)(CURLPROTO_HTTP | CURLPROTO_HTTPS));
+    if (code == CURLE_OK) code = api.easy_setopt(easy, CURLOPT_REDIR_PROTOCOLS, (long)(CURLPROTO_HTTP | CURLPROTO_HTTPS));
+#pragma clang diagnostic pop
+    return code;
+}
+
 struct curl_slist *sc_curl_slist_append(struct curl_slist *list, const char *text) { SC_READY(NULL); return api.slist_append(list, text); }
 void sc_curl_slist_free_all(struct curl_slist *list) { if (sc_curl_load() == 0) api.slist_free_all(list); }
 

@@ -16,6 +16,14 @@ public enum PlaylistAuditError: Error, Sendable, Equatable, CustomStringConverti
         case .noMediaPlaylist(let input): return "\(input): no media playlist of the primary could be loaded"
         }
     }
+
+    /// The audit was cancelled (its task, not its input, ended it).
+    public var isCancellation: Bool {
+        switch self {
+        case .load(.cancelled), .probe(.cancelled), .probe(.playlist(.cancelled)): return true
+        default: return false
+        }
+    }
 }
 
 /// Audits an HLS primary and the interstitials it schedules, per device class: the class's

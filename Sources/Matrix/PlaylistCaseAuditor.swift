@@ -24,9 +24,13 @@ public struct PlaylistCaseAuditor: CaseAuditor {
         do {
             result = try await auditor.audit(input, profiles: profiles, session: probes.session)
         } catch {
-            if case .probe(.cancelled) = error { throw CaseFailure(kind: .cancelled, input: input.description, reason: error.description) }
+            if error.isCancellation || Task.isCancelled {
+                throw CaseFailure(kind: .cancelled, input: input.description, reason: error.description)
+            }
             throw CaseFailure(kind: .input, input: input.description, reason: error.description)
         }
+        // Interstitial fetches cut short by the cancel became findings; the case did not finish.
+        if Task.isCancelled { throw CaseFailure(kind: .cancelled, input: input.description, reason: "cancelled") }
         let placements = result.interstitials.enumerated().map { index, asset in
             InterstitialPlacement(interstitial: index, offset: asset.placement?.offset,
                                   duration: asset.placement?.duration ?? asset.media.duration, basis: .schedule)

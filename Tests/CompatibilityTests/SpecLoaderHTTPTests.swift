@@ -67,6 +67,20 @@ final class SpecLoaderHTTPTests: XCTestCase {
         XCTAssertTrue(loop?.description.contains("redirect loop") ?? false)
         let many = await loadError("/redirect/4/main.m3u8", loader(redirects: 2))
         XCTAssertEqual(many, .tooManyRedirects(url("/redirect/4/main.m3u8"), limit: 2))
+        let empty = await loadError("/goto?to=", loader())
+        XCTAssertEqual(empty, .badRedirect(url("/goto?to="), location: ""))
+    }
+
+    func testTheHeaderTimeoutCountsPerRedirectHop() async throws {
+        // Each server answers within 0.8 s of being asked; together they take 1.6 s. The 1.2 s
+        // header timeout is per hop, the 10 s total timeout is for all of them.
+        let target = url("/slow/0.8/main.m3u8").addingPercentEncoding(withAllowedCharacters: .alphanumerics)!
+        let presentation = try await loader(connect: 1.2, total: 10).load(location("/goto?wait=0.8&to=\(target)"))
+        XCTAssertEqual(presentation.location.description, url("/slow/0.8/main.m3u8"))
+        // A hop that does not answer is named, not the URL asked first.
+        let silent = url("/slow/5/main.m3u8").addingPercentEncoding(withAllowedCharacters: .alphanumerics)!
+        let error = await loadError("/goto?to=\(silent)", loader(connect: 1, total: 10))
+        XCTAssertEqual(error, .noResponse(url("/slow/5/main.m3u8"), seconds: 1))
     }
 
     func testHTTPStatusErrors() async {
@@ -95,12 +109,12 @@ final class SpecLoaderHTTPTests: XCTestCase {
         let loader = loader(connect: 20, total: 20)
         let location = try InputLocation(parsing: url("/slow/20/main.m3u8"))
         let started = Date()
-        let task = Task { () -> Bool in
+        let task = Task { () -> LoadError? in
             withUnsafeCurrentTask { $0?.cancel() }
-            do { _ = try await loader.load(location); return false } catch { return true }
+            do { _ = try await loader.load(location); return nil } catch { return error as? LoadError }
         }
-        let failed = await task.value
-        XCTAssertTrue(failed, "a cancelled fetch must not return a playlist")
+        let error = await task.value
+        XCTAssertEqual(error, .cancelled(url("/slow/20/main.m3u8")), "a cancelled fetch is cancelled, not failed")
         XCTAssertLessThan(Date().timeIntervalSince(started), 3, "no waiting for the server's 20 s")
     }
 

@@ -94,4 +94,21 @@ final class MatrixFaultTests: XCTestCase {
         XCTAssertEqual((doc["cases"] as? [Any])?.count, committed)
         XCTAssertEqual((doc["unfinishedCases"] as? [Any])?.count, 16 - committed)
     }
+
+    func testSIGINTDuringPlaylistFetchesRecordsNoCaseAsAnInputError() throws {
+        // Every playlist is slower to answer than the run is allowed to live: SIGINT cancels the
+        // fetches in flight, which is not a fault of those inputs.
+        var yaml = "name: fetching\ndefaults: {jobs: 2, timeout: 120}\ndeviceClasses: [smart-tv-low-end]\ncases:\n"
+        for n in 0..<4 { yaml += "  - {id: title-\(n), playlist: \"\(server.url("/slow/30/master-\(n).m3u8"))\"}\n" }
+        let path = dir.appendingPathComponent("fetching.yaml").path
+        try yaml.write(toFile: path, atomically: true, encoding: .utf8)
+        let child = try ChildProcess(executable: URL(fileURLWithPath: SeamcheckBinary.path),
+                                     arguments: ["matrix", "run", path, "--db", db, "--output", dir.appendingPathComponent("reports").path,
+                                                 "--format", "json", "--profiles-dir", MediaFixture.packageRoot + "/DeviceProfiles"])
+        Thread.sleep(forTimeInterval: 1.5)
+        kill(child.pid, SIGINT)
+        XCTAssertEqual(child.wait(timeout: 30), 130, child.output)
+        XCTAssertEqual(try query("SELECT status FROM run"), "interrupted")
+        XCTAssertEqual(try query("SELECT COUNT(*) FROM matrixCase"), "0", "no case finished, none is recorded as failed: \(child.output)")
+    }
 }

@@ -7,7 +7,8 @@ Serves files from a directory with byte-range support, plus routes that misbehav
   /norange/PATH               the file, ignoring Range (always 200, whole body) like python's http.server
   /redirect/N/PATH            N chained 302s, then /files/PATH
   /loop                       302 to itself, forever
-  /goto?to=URL                302 to any URL (file:///etc/passwd, to test that remote inputs never read local files)
+  /goto?to=URL[&wait=S]       302 to any URL (file:///etc/passwd, to test that remote inputs never read local files),
+                              after S seconds; an empty `to` sends an empty Location
   /status/CODE                an empty response with that status
   /html                       200 with an HTML error page (a captive portal, a CDN error)
   /slow/SECONDS/PATH          waits, then serves /files/PATH
@@ -76,8 +77,9 @@ class Handler(BaseHTTPRequestHandler):
                 return self.redirect("/loop")
             if path == "/goto":
                 from urllib.parse import parse_qs, urlsplit
-                target = parse_qs(urlsplit(self.path).query).get("to", ["/"])[0]
-                return self.redirect(target)
+                query = parse_qs(urlsplit(self.path).query, keep_blank_values=True)
+                time.sleep(float(query.get("wait", ["0"])[0]))
+                return self.redirect(query.get("to", ["/"])[0])
             m = re.match(r"^/status/(\d{3})$", path)
             if m:
                 return self.send_body(int(m.group(1)), b"", "text/plain")

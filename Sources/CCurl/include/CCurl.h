@@ -28,6 +28,10 @@ CURLcode sc_curl_get_long(CURL *easy, CURLINFO info, long *value);
 CURLcode sc_curl_get_offset(CURL *easy, CURLINFO info, curl_off_t *value);
 CURLcode sc_curl_get_string(CURL *easy, CURLINFO info, char **value);
 
+/* Limits the handle (and its redirects) to http and https: CURLOPT_PROTOCOLS_STR from 7.85,
+   the older bit mask before. */
+CURLcode sc_curl_restrict_to_http(CURL *easy);
+
 struct curl_slist *sc_curl_slist_append(struct curl_slist *list, const char *text);
 void sc_curl_slist_free_all(struct curl_slist *list);
 

@@ -7,9 +7,9 @@ import Foundation
 /// libcurl's multi interface is driven here rather than URLSession: on Linux a cancelled
 /// URLSession task keeps reading for a while (a whole 2 GB body under load), where returning 0
 /// from a libcurl callback stops the transfer at once. Redirects are followed by hand so every
-/// hop is checked (scheme, loops, count) before it is requested. The connect timeout counts until
-/// the response headers (a server that accepts and never answers trips it); the total timeout
-/// counts across every hop.
+/// hop is checked (scheme, loops, count) before it is requested. The connect timeout counts, per
+/// hop, until the final response's headers (a server that accepts and never answers trips it);
+/// the total timeout counts across every hop. Both run on the monotonic clock.
 final class HTTPTransfer: @unchecked Sendable {
     /// How long one wait for socket activity may block before the clocks and the cancel flag are
     /// checked again; a cancel also wakes the wait at once.
@@ -17,7 +17,7 @@ final class HTTPTransfer: @unchecked Sendable {
 
     private let url: URL
     private let limits: FetchLimits
-    private let started = Date()
+    private let started = ContinuousClock.now
     private let lock = NSLock()
     private var cancelled = false
     private var multi: UnsafeMutableRawPointer?
@@ -64,6 +64,7 @@ final class HTTPTransfer: @unchecked Sendable {
     private var isCancelled: Bool { lock.withLock { cancelled } }
 
     private func run() -> Result<FetchedResource, LoadError> {
+        let timer = Date()
         if sc_curl_load() != 0 {
             return .failure(.httpUnavailable(url.absoluteString, reason: String(cString: sc_curl_load_error())))
         }
@@ -78,17 +79,20 @@ final class HTTPTransfer: @unchecked Sendable {
         var visited: Set<String> = [url.absoluteString]
         var redirects = 0
         while true {
-            if isCancelled { return .failure(.connectionFailed(url.absoluteString, reason: "cancelled")) }
+            if isCancelled { return .failure(.cancelled(url.absoluteString)) }
             let hop = request(current, on: multi)
             switch hop {
             case .failure(let error): return .failure(error)
             case .success(.body(let data, let type)):
                 return .success(FetchedResource(location: .remote(current), data: data, contentType: type,
-                                                elapsed: Date().timeIntervalSince(started)))
+                                                elapsed: Date().timeIntervalSince(timer)))
             case .success(.redirect(let target)):
                 let from = current.absoluteString
-                guard let next = URL(string: target), ["http", "https"].contains(next.scheme?.lowercased() ?? "") else {
-                    return .failure(.redirectToUnsupportedScheme(from, target: target))
+                guard !target.isEmpty, let next = URL(string: target, relativeTo: current)?.absoluteURL else {
+                    return .failure(.badRedirect(from, location: target))
+                }
+                guard ["http", "https"].contains(next.scheme?.lowercased() ?? "") else {
+                    return .failure(.redirectToUnsupportedScheme(from, target: next.absoluteString))
                 }
                 guard visited.insert(next.absoluteString).inserted else { return .failure(.redirectLoop(url.absoluteString)) }
                 redirects += 1
@@ -130,7 +134,13 @@ final class HTTPTransfer: @unchecked Sendable {
 
         let me = Unmanaged.passUnretained(self).toOpaque()
         _ = sc_curl_set_string(easy, CURLOPT_URL, target.absoluteString)
-        _ = sc_curl_set_string(easy, CURLOPT_PROTOCOLS_STR, "http,https")
+        guard sc_curl_restrict_to_http(easy) == CURLE_OK else {
+            return .failure(.httpUnavailable(url.absoluteString, reason: "this libcurl cannot be limited to http and https"))
+        }
+        // With a proxy, its CONNECT reply stays out of the header callback (it is not the answer).
+        _ = sc_curl_set_long(easy, CURLOPT_SUPPRESS_CONNECT_HEADERS, 1)
+        // Cleaning up a handle must not wait for a name lookup in flight (cancel, timeouts).
+        _ = sc_curl_set_long(easy, CURLOPT_QUICK_EXIT, 1)
         _ = sc_curl_set_long(easy, CURLOPT_FOLLOWLOCATION, 0)
         _ = sc_curl_set_long(easy, CURLOPT_NOSIGNAL, 1)
         _ = sc_curl_set_string(easy, CURLOPT_USERAGENT, "seamcheck")
@@ -150,6 +160,7 @@ final class HTTPTransfer: @unchecked Sendable {
         })
         _ = sc_curl_set_pointer(easy, CURLOPT_WRITEDATA, me)
 
+        let hopStarted = ContinuousClock.now
         guard sc_curl_multi_add_handle(multi, easy) == CURLM_OK else {
             return .failure(.connectionFailed(url.absoluteString, reason: "libcurl could not start a transfer"))
         }
@@ -161,17 +172,19 @@ final class HTTPTransfer: @unchecked Sendable {
             }
             if let verdict { return .failure(verdict) }
             if running == 0 { break }
-            if isCancelled { return .failure(.connectionFailed(url.absoluteString, reason: "cancelled")) }
-            let elapsed = Date().timeIntervalSince(started)
-            if !gotResponse, elapsed >= limits.connectTimeout {
-                return .failure(.noResponse(url.absoluteString, seconds: limits.connectTimeout))
+            if isCancelled { return .failure(.cancelled(url.absoluteString)) }
+            let now = ContinuousClock.now
+            let total = Self.seconds(now - started), waiting = Self.seconds(now - hopStarted)
+            if !gotResponse, waiting >= limits.connectTimeout {
+                return .failure(.noResponse(current.absoluteString, seconds: limits.connectTimeout))
             }
-            if elapsed >= limits.totalTimeout {
-                return .failure(gotResponse ? .timedOut(url.absoluteString, seconds: limits.totalTimeout)
-                                            : .noResponse(url.absoluteString, seconds: limits.totalTimeout))
+            if total >= limits.totalTimeout {
+                return .failure(gotResponse ? .timedOut(current.absoluteString, seconds: limits.totalTimeout)
+                                            : .noResponse(current.absoluteString, seconds: limits.totalTimeout))
             }
-            let deadline = gotResponse ? limits.totalTimeout : min(limits.connectTimeout, limits.totalTimeout)
-            let wait = min(Self.tick, Int32(clamping: Self.milliseconds(deadline - elapsed) + 1))
+            let left = gotResponse ? limits.totalTimeout - total
+                                   : min(limits.connectTimeout - waiting, limits.totalTimeout - total)
+            let wait = min(Self.tick, Int32(clamping: Self.milliseconds(left) + 1))
             _ = sc_curl_multi_poll(multi, wait)
         }
         var queued: Int32 = 0
@@ -183,8 +196,8 @@ final class HTTPTransfer: @unchecked Sendable {
         case CURLE_OK: break
         case CURLE_WRITE_ERROR where stoppedAtRedirect: break
         case CURLE_OPERATION_TIMEDOUT:
-            return .failure(gotResponse ? .timedOut(url.absoluteString, seconds: limits.totalTimeout)
-                                        : .noResponse(url.absoluteString, seconds: limits.connectTimeout))
+            return .failure(gotResponse ? .timedOut(current.absoluteString, seconds: limits.totalTimeout)
+                                        : .noResponse(current.absoluteString, seconds: limits.connectTimeout))
         default:
             let detail = String(cString: errorBuffer)
             let reason = detail.isEmpty ? String(cString: sc_curl_easy_strerror(code)) : detail
@@ -195,7 +208,7 @@ final class HTTPTransfer: @unchecked Sendable {
         let status = Self.long(easy, CURLINFO_RESPONSE_CODE)
         if (300..<400).contains(status) {
             guard let location else { return .failure(.httpStatus(current.absoluteString, code: status)) }
-            return .success(.redirect(URL(string: location, relativeTo: current)?.absoluteString ?? location))
+            return .success(.redirect(location))
         }
         return .success(.body(body, contentType: Self.contentType(easy)))
     }
@@ -203,7 +216,6 @@ final class HTTPTransfer: @unchecked Sendable {
     /// Called per header line; at the blank line that ends a final response's headers, decides
     /// whether the body is wanted. Returning false aborts the transfer.
     private func header(_ line: UnsafeRawBufferPointer) -> Bool {
-        gotResponse = true
         guard line.count <= 2, line.allSatisfy({ $0 == 0x0D || $0 == 0x0A }) else {
             let text = String(decoding: line, as: UTF8.self)
             if text.hasPrefix("HTTP/") { location = nil }
@@ -216,6 +228,7 @@ final class HTTPTransfer: @unchecked Sendable {
         guard let easy = currentEasy else { return true }
         let status = Self.long(easy, CURLINFO_RESPONSE_CODE)
         if status < 200 { return true }
+        gotResponse = true
         headersDone = true
         if let verdict = responseVerdict(easy) {
             self.verdict = verdict
@@ -228,7 +241,7 @@ final class HTTPTransfer: @unchecked Sendable {
 
     private func received(_ data: UnsafeRawBufferPointer) -> Bool {
         if isCancelled {
-            verdict = .connectionFailed(url.absoluteString, reason: "cancelled")
+            verdict = .cancelled(url.absoluteString)
             return false
         }
         guard body.count + data.count <= limits.maxBytes else {
@@ -268,6 +281,10 @@ final class HTTPTransfer: @unchecked Sendable {
         guard sc_curl_get_string(easy, CURLINFO_CONTENT_TYPE, &type) == CURLE_OK, let type else { return nil }
         let text = String(cString: type).lowercased()
         return text.isEmpty ? nil : text
+    }
+
+    private static func seconds(_ duration: Duration) -> Double {
+        Double(duration.components.seconds) + Double(duration.components.attoseconds) / 1e18
     }
 
     private static func milliseconds(_ seconds: Double) -> Int {

@@ -9,6 +9,8 @@ public enum LoadError: Error, Equatable, Sendable, CustomStringConvertible {
     case redirectLoop(String)
     case tooManyRedirects(String, limit: Int)
     case redirectToUnsupportedScheme(String, target: String)
+    /// A redirect whose Location is empty or not a URL.
+    case badRedirect(String, location: String)
     /// No response headers within the connect timeout.
     case noResponse(String, seconds: Double)
     /// The whole transfer did not finish within the total timeout.
@@ -16,6 +18,8 @@ public enum LoadError: Error, Equatable, Sendable, CustomStringConvertible {
     case connectionFailed(String, reason: String)
     /// libcurl, loaded on first use, is not installed or not usable.
     case httpUnavailable(String, reason: String)
+    /// The task asking for it was cancelled (Ctrl-C, a matrix run stopping): not a fault of the input.
+    case cancelled(String)
     /// A playlist loaded over http(s) pointed at a local file.
     case localReferenceFromRemote(reference: String, playlist: String)
     case unsupportedScheme(reference: String, playlist: String)
@@ -29,7 +33,7 @@ public enum LoadError: Error, Equatable, Sendable, CustomStringConvertible {
         switch self {
         case .fileNotFound(let s), .notARegularFile(let s), .unreadable(let s, _), .tooLarge(let s, _), .httpStatus(let s, _),
              .redirectLoop(let s), .tooManyRedirects(let s, _), .redirectToUnsupportedScheme(let s, _), .noResponse(let s, _),
-             .timedOut(let s, _), .connectionFailed(let s, _), .httpUnavailable(let s, _), .notAPlaylist(let s, _), .mediaInsteadOfPlaylist(let s, _):
+             .timedOut(let s, _), .connectionFailed(let s, _), .httpUnavailable(let s, _), .cancelled(let s), .badRedirect(let s, _), .notAPlaylist(let s, _), .mediaInsteadOfPlaylist(let s, _):
             return s
         case .localReferenceFromRemote(let r, _), .unsupportedScheme(let r, _), .invalidReference(let r, _):
             return r
@@ -49,6 +53,9 @@ public enum LoadError: Error, Equatable, Sendable, CustomStringConvertible {
         case .tooManyRedirects(let url, let limit): return "\(url): more than \(limit) redirects; fix the server's redirects"
         case .redirectToUnsupportedScheme(let url, let target):
             return "\(url): redirected to \(target); only http and https redirects are followed"
+        case .badRedirect(let url, let location):
+            return "\(url): redirected to '\(location)', which is not a URL; fix the server's redirects"
+        case .cancelled(let url): return "\(url): cancelled before it was loaded"
         case .noResponse(let url, let seconds):
             return "\(url): no response within \(Self.seconds(seconds)); the server is down or too slow (raise --timeout to wait longer)"
         case .timedOut(let url, let seconds):
