@@ -66,19 +66,9 @@ public struct MediaPlaylist: Sendable, Equatable, Codable {
     /// Where `date` falls on the playlist's timeline (seconds from its start): measured from the
     /// last EXT-X-PROGRAM-DATE-TIME at or before it, so that a discontinuity that restarts the
     /// clock places later dates correctly. Dates before the first one count back from it.
+    /// For many dates, build `ProgramDateTimeIndex` once instead.
     public func offset(of date: Date) -> Double? {
-        var elapsed = 0.0
-        var found: Double?
-        var first: (Date, Double)?
-        for segment in segments {
-            if let stamp = segment.programDateTime {
-                if first == nil { first = (stamp, elapsed) }
-                if stamp.timeIntervalSince(date) <= 0.0005 { found = elapsed + date.timeIntervalSince(stamp) }
-            }
-            elapsed += segment.duration
-        }
-        if let found { return found }
-        return first.map { $0.1 + date.timeIntervalSince($0.0) }
+        ProgramDateTimeIndex(self).offset(of: date)
     }
 
     /// Offsets of segment boundaries from the start of the playlist (0 first, the end last).
@@ -116,4 +106,43 @@ public struct Segment: Sendable, Equatable, Codable {
 public struct MediaInitialization: Sendable, Equatable, Codable {
     public var uri: String
     public var byteRange: ByteRange?
+}
+
+/// The EXT-X-PROGRAM-DATE-TIME anchors of a media playlist, for placing many dates on its
+/// timeline: a binary search when the dates only move forward (the usual case), a scan otherwise.
+public struct ProgramDateTimeIndex: Sendable {
+    /// (seconds since 1970 of the tag, seconds from the playlist start to its segment), in playlist order.
+    private var anchors: [(stamp: Double, elapsed: Double)] = []
+    private var ascending = true
+
+    public init(_ playlist: MediaPlaylist) {
+        var elapsed = 0.0
+        for segment in playlist.segments {
+            if let stamp = segment.programDateTime?.timeIntervalSince1970 {
+                if let last = anchors.last, stamp < last.stamp { ascending = false }
+                anchors.append((stamp, elapsed))
+            }
+            elapsed += segment.duration
+        }
+    }
+
+    /// See `MediaPlaylist.offset(of:)`; nil without any EXT-X-PROGRAM-DATE-TIME.
+    public func offset(of date: Date) -> Double? {
+        guard let first = anchors.first else { return nil }
+        let target = date.timeIntervalSince1970
+        // The last anchor at or before `target` (0.5 ms tolerance), in playlist order.
+        var at: Int?
+        if ascending {
+            var low = 0, high = anchors.count
+            while low < high {
+                let mid = (low + high) / 2
+                if anchors[mid].stamp - target <= 0.0005 { low = mid + 1 } else { high = mid }
+            }
+            at = low > 0 ? low - 1 : nil
+        } else {
+            at = anchors.lastIndex { $0.stamp - target <= 0.0005 }
+        }
+        let anchor = at.map { anchors[$0] } ?? first
+        return anchor.elapsed + (target - anchor.stamp)
+    }
 }

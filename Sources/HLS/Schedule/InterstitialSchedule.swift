@@ -71,43 +71,44 @@ public struct InterstitialSchedule: Sendable, Equatable, Codable {
         // Merge tags of one ID first: later tags usually repeat no CLASS, but add DURATION or END-DATE.
         let interstitials = Self.merged(primary.dateRanges).filter(\.isInterstitial).compactMap(\.interstitial)
 
+        // Pods: same placement and, for mid-rolls, the same START-DATE; in first-tag order.
         var groups: [(Placement, Date?, [Interstitial])] = []
+        var groupIndex: [String: Int] = [:]
         for item in interstitials {
             let placement: Placement = item.isPreRoll ? .preRoll : item.isPostRoll ? .postRoll : .midRoll
             let key = placement == .midRoll ? item.startDate : nil
-            if let index = groups.firstIndex(where: { $0.0 == placement && $0.1 == key }) {
+            let name = "\(placement.rawValue)|\(key?.timeIntervalSince1970 ?? .nan)"
+            if let index = groupIndex[name] {
                 groups[index].2.append(item)
             } else {
+                groupIndex[name] = groups.count
                 groups.append((placement, key, [item]))
             }
         }
-        let start = primaryStartDate
+        let dates = primaryStartDate == nil ? nil : ProgramDateTimeIndex(primary)
         let duration = primaryDuration
         func offset(_ placement: Placement, _ date: Date?) -> Double? {
             switch placement {
             case .preRoll: return 0
             case .postRoll: return duration
-            case .midRoll:
-                guard let date, start != nil else { return nil }
-                return primary.offset(of: date)
+            case .midRoll: return date.flatMap { dates?.offset(of: $0) }
             }
         }
-        func rank(_ g: (Placement, Date?, [Interstitial])) -> (Int, Double) {
-            switch g.0 {
-            case .preRoll: return (0, 0)
-            case .midRoll: return (1, offset(.midRoll, g.1) ?? g.1?.timeIntervalSince1970 ?? .infinity)
-            case .postRoll: return (2, 0)
+        // Each pod's offset once, then sorted by placement, offset (or date), first-tag order.
+        let placed = groups.enumerated().map { index, group -> (rank: (Int, Double), index: Int, offset: Double?) in
+            let at = offset(group.0, group.1)
+            switch group.0 {
+            case .preRoll: return ((0, 0), index, at)
+            case .midRoll: return ((1, at ?? group.1?.timeIntervalSince1970 ?? .infinity), index, at)
+            case .postRoll: return ((2, 0), index, at)
             }
-        }
-        let ordered = groups.enumerated().sorted { a, b in
-            let (ra, rb) = (rank(a.element), rank(b.element))
-            return ra != rb ? ra < rb : a.offset < b.offset
-        }.map(\.element)
+        }.sorted { $0.rank != $1.rank ? $0.rank < $1.rank : $0.index < $1.index }
 
         entries = []
         pods = []
-        for (podIndex, group) in ordered.enumerated() {
-            let podOffset = offset(group.0, group.1)
+        for (podIndex, pod) in placed.enumerated() {
+            let group = groups[pod.index]
+            let podOffset = pod.offset
             var cumulative: Double? = 0
             for (position, item) in group.2.enumerated() {
                 var entry = Self.entry(item, placement: group.0, pod: podIndex, position: position,
