@@ -159,6 +159,39 @@ final class SpecLoaderHTTPTests: XCTestCase {
         return 0
     }
 
+    func testAnUnreachableAdHostIsAskedOnceNotOncePerAd() async throws {
+        // Twelve ads on a host where nothing listens: at most `concurrency` (4) requests reach it,
+        // every other ad fails at once with the first failure's reason.
+        let dead = "http://127.0.0.1:\(try LoopbackPorts.closed())"
+        try write("dead-ads.m3u8", SpecPlaylist.media((0..<12).map {
+            SpecPlaylist.interstitial("ad\($0)", "DURATION=15,X-ASSET-URI=\"\(dead)/ad\($0).m3u8\"")
+        }.joined(separator: "\n")))
+        let presentation = try await loader().load(location("/files/dead-ads.m3u8"))
+        let failures = (0..<12).compactMap { n -> LoadError? in
+            guard case .failed(let error)? = presentation.assets["\(dead)/ad\(n).m3u8"] else { return nil }
+            return error
+        }
+        XCTAssertEqual(failures.count, 12, "\(presentation.assets)")
+        let unreachable = failures.filter { if case .hostUnreachable = $0 { return true } else { return false } }
+        XCTAssertEqual(unreachable.count, 12, "\(failures)")
+        let remembered = failures.filter { $0.description.contains("not asked again") }
+        XCTAssertGreaterThanOrEqual(remembered.count, 8, "\(failures.map(\.description))")
+        XCTAssertTrue(failures.allSatisfy { $0.description.contains("cannot connect") }, "\(failures.map(\.description))")
+    }
+
+    func testAHostThatNeverTakesTheConnectionIsUnreachableNotSilent() async throws {
+        let blackhole = try LoopbackBlackhole()
+        let target = "http://127.0.0.1:\(blackhole.port)/main.m3u8"
+        let started = Date()
+        var error: LoadError?
+        do { _ = try await loader(connect: 1, total: 10).load(.remote(URL(string: target)!)) } catch let failure { error = failure }
+        XCTAssertEqual(error, .hostUnreachable(target, reason: "no connection within 1 s"))
+        XCTAssertLessThan(Date().timeIntervalSince(started), 5)
+        // A server that takes the connection and stays silent is another thing.
+        let silent = await loadError("/slow/5/main.m3u8", loader(connect: 1, total: 10))
+        XCTAssertEqual(silent, .noResponse(url("/slow/5/main.m3u8"), seconds: 1))
+    }
+
     func testAnHTMLPageIsNotAPlaylist() async {
         let error = await loadError("/html", loader())
         XCTAssertEqual(error, .notAPlaylist(url("/html"), .html))

@@ -176,7 +176,7 @@ final class HTTPTransfer: @unchecked Sendable {
             let now = ContinuousClock.now
             let total = Self.seconds(now - started), waiting = Self.seconds(now - hopStarted)
             if !gotResponse, waiting >= limits.connectTimeout {
-                return .failure(.noResponse(current.absoluteString, seconds: limits.connectTimeout))
+                return .failure(silence(easy, seconds: limits.connectTimeout))
             }
             if total >= limits.totalTimeout {
                 return .failure(gotResponse ? .timedOut(current.absoluteString, seconds: limits.totalTimeout)
@@ -197,7 +197,11 @@ final class HTTPTransfer: @unchecked Sendable {
         case CURLE_WRITE_ERROR where stoppedAtRedirect: break
         case CURLE_OPERATION_TIMEDOUT:
             return .failure(gotResponse ? .timedOut(current.absoluteString, seconds: limits.totalTimeout)
-                                        : .noResponse(current.absoluteString, seconds: limits.connectTimeout))
+                                        : silence(easy, seconds: limits.connectTimeout))
+        case CURLE_COULDNT_RESOLVE_HOST, CURLE_COULDNT_CONNECT:
+            let detail = String(cString: errorBuffer)
+            return .failure(.hostUnreachable(current.absoluteString,
+                                             reason: detail.isEmpty ? String(cString: sc_curl_easy_strerror(code)) : detail))
         default:
             let detail = String(cString: errorBuffer)
             let reason = detail.isEmpty ? String(cString: sc_curl_easy_strerror(code)) : detail
@@ -211,6 +215,17 @@ final class HTTPTransfer: @unchecked Sendable {
             return .success(.redirect(location))
         }
         return .success(.body(body, contentType: Self.contentType(easy)))
+    }
+
+    /// No answer in time: from a host that never took the TCP connection (nothing listens, or
+    /// its packets are dropped) or from a server that took it and stayed silent.
+    private func silence(_ easy: UnsafeMutableRawPointer, seconds: Double) -> LoadError {
+        var connected: curl_off_t = 0
+        _ = sc_curl_get_offset(easy, CURLINFO_CONNECT_TIME_T, &connected)
+        if connected == 0 {
+            return .hostUnreachable(current.absoluteString, reason: "no connection within \(HLSNumber.format(seconds)) s")
+        }
+        return .noResponse(current.absoluteString, seconds: seconds)
     }
 
     /// Called per header line; at the blank line that ends a final response's headers, decides

@@ -16,6 +16,9 @@ public enum LoadError: Error, Equatable, Sendable, CustomStringConvertible {
     /// The whole transfer did not finish within the total timeout.
     case timedOut(String, seconds: Double)
     case connectionFailed(String, reason: String)
+    /// The host did not take a connection: its name does not resolve, it refused, or no TCP
+    /// connection within the connect timeout. The loader asks such a host only once per load.
+    case hostUnreachable(String, reason: String)
     /// libcurl, loaded on first use, is not installed or not usable.
     case httpUnavailable(String, reason: String)
     /// The task asking for it was cancelled (Ctrl-C, a matrix run stopping): not a fault of the input.
@@ -33,7 +36,7 @@ public enum LoadError: Error, Equatable, Sendable, CustomStringConvertible {
         switch self {
         case .fileNotFound(let s), .notARegularFile(let s), .unreadable(let s, _), .tooLarge(let s, _), .httpStatus(let s, _),
              .redirectLoop(let s), .tooManyRedirects(let s, _), .redirectToUnsupportedScheme(let s, _), .noResponse(let s, _),
-             .timedOut(let s, _), .connectionFailed(let s, _), .httpUnavailable(let s, _), .cancelled(let s), .badRedirect(let s, _), .notAPlaylist(let s, _), .mediaInsteadOfPlaylist(let s, _):
+             .timedOut(let s, _), .connectionFailed(let s, _), .hostUnreachable(let s, _), .httpUnavailable(let s, _), .cancelled(let s), .badRedirect(let s, _), .notAPlaylist(let s, _), .mediaInsteadOfPlaylist(let s, _):
             return s
         case .localReferenceFromRemote(let r, _), .unsupportedScheme(let r, _), .invalidReference(let r, _):
             return r
@@ -61,6 +64,7 @@ public enum LoadError: Error, Equatable, Sendable, CustomStringConvertible {
         case .timedOut(let url, let seconds):
             return "\(url): the transfer did not finish within \(Self.seconds(seconds)); the server is too slow (raise --timeout to wait longer)"
         case .connectionFailed(let url, let reason): return "\(url): cannot connect (\(reason)); check the host name and the network"
+        case .hostUnreachable(let url, let reason): return "\(url): cannot connect (\(reason)); check the host name and the network"
         case .httpUnavailable(let url, let reason):
             return "\(url): cannot fetch over http(s): libcurl cannot be loaded (\(reason)); install libcurl4 (scripts/setup-deps.sh)"
         case .localReferenceFromRemote(let reference, let playlist):

@@ -38,7 +38,16 @@ public struct PresentationLoader: Sendable {
         }
     }
 
+    /// Loads `input` and what it references. A host that cannot be reached is asked once per
+    /// load: a playlist scheduling 1,000 ads on a dead ad server fails them all at once instead of
+    /// waiting out 1,000 connect timeouts.
     public func load(_ input: InputLocation) async throws(LoadError) -> Presentation {
+        var run = self
+        run.fetcher = UnreachableHostMemo(fetcher)
+        return try await run.loadUnshared(input)
+    }
+
+    private func loadUnshared(_ input: InputLocation) async throws(LoadError) -> Presentation {
         let (root, resource) = try await loadPlaylist(input)
         var presentation = Presentation(input: input, location: resource.location, root: root, mediaPlaylists: [])
         switch root.playlist {
@@ -189,5 +198,40 @@ public struct PresentationLoader: Sendable {
             }
             return results.map { $0! }
         }
+    }
+}
+
+/// A fetcher that remembers hosts that could not be reached and fails later requests to them at
+/// once, with the first failure's reason.
+final class UnreachableHostMemo: ResourceFetching, @unchecked Sendable {
+    private let base: any ResourceFetching
+    private let lock = NSLock()
+    private var failures: [String: String] = [:]
+
+    init(_ base: any ResourceFetching) {
+        self.base = base
+    }
+
+    func fetch(_ location: InputLocation, limits: FetchLimits) async throws(LoadError) -> FetchedResource {
+        guard case .remote(let url) = location, let host = Self.host(url) else {
+            return try await base.fetch(location, limits: limits)
+        }
+        if let reason = lock.withLock({ failures[host] }) {
+            throw .hostUnreachable(url.absoluteString, reason: reason + "; not asked again")
+        }
+        do {
+            return try await base.fetch(location, limits: limits)
+        } catch {
+            if case .hostUnreachable(_, let reason) = error {
+                lock.withLock { if failures[host] == nil { failures[host] = reason } }
+            }
+            throw error
+        }
+    }
+
+    /// scheme://host:port, the unit that is reachable or not.
+    private static func host(_ url: URL) -> String? {
+        guard let scheme = url.scheme?.lowercased(), let host = url.host?.lowercased() else { return nil }
+        return "\(scheme)://\(host):\(url.port ?? (scheme == "https" ? 443 : 80))"
     }
 }
