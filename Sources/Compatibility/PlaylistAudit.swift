@@ -7,13 +7,15 @@ import MediaProbe
 public enum PlaylistAuditError: Error, Sendable, Equatable, CustomStringConvertible {
     case load(LoadError)
     case probe(ProbeError)
-    case noMediaPlaylist(String)
+    /// Every media playlist failed; `failures` says how, one line each.
+    case noMediaPlaylist(String, failures: [String])
 
     public var description: String {
         switch self {
         case .load(let error): return error.description
         case .probe(let error): return "primary rendition: \(error.description)"
-        case .noMediaPlaylist(let input): return "\(input): no media playlist of the primary could be loaded"
+        case .noMediaPlaylist(let input, let failures):
+            return "\(input): no media playlist of the primary could be loaded" + failures.map { "\n  \($0)" }.joined()
         }
     }
 
@@ -46,7 +48,9 @@ public struct PlaylistAuditor: Sendable {
     public func audit(_ input: InputLocation, profiles: [DeviceProfile], session: ProbeSession) async throws(PlaylistAuditError) -> AuditResult {
         let presentation: Presentation
         do { presentation = try await loader.load(input) } catch { throw .load(error) }
-        guard let timeline = presentation.primary else { throw .noMediaPlaylist(input.description) }
+        guard let timeline = presentation.primary else {
+            throw .noMediaPlaylist(input.description, failures: presentation.mediaFailures.map { "\($0.reference): \($0.error)" })
+        }
         var findings = specFindings(presentation)
         var declared = DeclaredFindings()
 
@@ -96,6 +100,7 @@ public struct PlaylistAuditor: Sendable {
             return nil
         })
         var interstitials: [AuditedAsset] = []
+        var assetPlaylists = AssetPlaylists(loader: loader, presentation: presentation)
         for entry in schedule.entries {
             let base = Self.assetBase(entry, presentation: presentation, timeline: timeline)
             for asset in entry.assets {
@@ -109,7 +114,7 @@ public struct PlaylistAuditor: Sendable {
                 if case .failed(let error)? = presentation.asset(asset.uri, from: base) { knownFailure = error.description }
                 let (audited, found) = try await auditAsset(asset.uri, base: base, role: role, placement: placement, profiles: profiles,
                                                         primaryPicks: primaryPicks, session: session, knownFailure: knownFailure,
-                                                        declared: &declared)
+                                                        playlists: &assetPlaylists, declared: &declared)
                 interstitials.append(audited)
                 findings += found
             }
@@ -141,7 +146,7 @@ public struct PlaylistAuditor: Sendable {
 
     private func auditAsset(_ uri: String, base: InputLocation, role: String, placement: Placement, profiles: [DeviceProfile],
                             primaryPicks: [String: RenditionPick], session: ProbeSession, knownFailure: String?,
-                            declared: inout DeclaredFindings) async throws(PlaylistAuditError) -> (AuditedAsset, [Finding]) {
+                            playlists: inout AssetPlaylists, declared: inout DeclaredFindings) async throws(PlaylistAuditError) -> (AuditedAsset, [Finding]) {
         let label = placement.id.map { "\(role) \"\($0)\"" } ?? role
         func unreachable(_ reason: String) -> (AuditedAsset, [Finding]) {
             let asset = AuditedAsset(role: role, input: uri, media: MediaDescription(input: uri, container: "", duration: nil),
@@ -152,12 +157,10 @@ public struct PlaylistAuditor: Sendable {
                                   message: "\(label): the asset's media cannot be fetched, so receivers skip it: \(reason)", remediation: nil)
             return (asset, [finding])
         }
-        // `knownFailure` may concern one variant only (the loader checks every variant of a
-        // multivariant asset): load the asset itself and let each class find out.
         let location: InputLocation, root: ParsedPlaylist, resource: FetchedResource
         do {
             location = try base.resolving(uri)
-            (root, resource) = try await loader.loadPlaylist(location)
+            (root, resource) = try await playlists.load(location)
         } catch {
             if Task.isCancelled { throw .probe(.cancelled(uri)) }
             return unreachable(error.description)
@@ -232,5 +235,41 @@ struct DeclaredFindings {
                                     subject: subject, expected: mismatch.expected, actual: mismatch.actual,
                                     message: mismatch.message + line, remediation: nil))
         }
+    }
+}
+
+/// The interstitial asset playlists an audit reads: each distinct one once, however many
+/// interstitials name it (a VOD can schedule the same ad hundreds of times). The loader fetched
+/// every asset already, within the asset limits and in parallel: a loaded one is read from
+/// there, one whose own playlist failed is not asked again. One that failed in a variant only is
+/// loaded here, so that each class finds out whether the variant it selects is the one that fails.
+struct AssetPlaylists {
+    let loader: PresentationLoader
+    let presentation: Presentation
+    private var loaded: [String: Result<(ParsedPlaylist, FetchedResource), LoadError>] = [:]
+
+    init(loader: PresentationLoader, presentation: Presentation) {
+        self.loader = loader
+        self.presentation = presentation
+    }
+
+    mutating func load(_ location: InputLocation) async throws(LoadError) -> (ParsedPlaylist, FetchedResource) {
+        let key = location.description
+        if let known = loaded[key] { return try known.get() }
+        let result: Result<(ParsedPlaylist, FetchedResource), LoadError>
+        switch presentation.assets[key] {
+        case .loaded(let summary)? where summary.root != nil:
+            result = .success((summary.root!, FetchedResource(location: summary.location, data: Data(), contentType: nil, elapsed: summary.elapsed)))
+        case .failed(let error)? where error.subject == key:
+            result = .failure(error)
+        default:
+            do throws(LoadError) {
+                result = .success(try await loader.loadPlaylist(location, limits: loader.assetPlaylistLimits))
+            } catch {
+                result = .failure(error)
+            }
+        }
+        if !Task.isCancelled { loaded[key] = result }
+        return try result.get()
     }
 }

@@ -70,7 +70,8 @@ struct AuditCommand: AsyncParsableCommand {
     private func auditPlaylist(_ text: String, profiles: [DeviceProfile], session: ProbeSession) async throws(CLIFailure) -> AuditResult {
         let location = try ProbeRunner.locations([text])[0]
         do {
-            return try await PlaylistAuditor(loader: PresentationLoader()).audit(location, profiles: profiles, session: session)
+            let loader = PresentationLoader(options: PlaylistInput.loaderOptions(timeout: timeout.timeout, fetchAssets: true))
+            return try await PlaylistAuditor(loader: loader).audit(location, profiles: profiles, session: session)
         } catch {
             throw CLIFailure.input(error.description)
         }

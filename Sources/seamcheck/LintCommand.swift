@@ -49,7 +49,8 @@ struct LintDocument: Encodable {
     var summary: FindingSummary
     /// The media playlists checked.
     var playlists: [String]
-    /// Grammar problems found while parsing (not rules: they do not change the exit code).
+    /// Grammar problems found while parsing, as the parser gives them (they are also findings of
+    /// the `playlist-syntax` rule).
     var diagnostics: [PlaylistInput.Diagnostic]
 
     init(input: String, presentation: Presentation, findings: [Finding]) {
@@ -90,15 +91,9 @@ enum PlaylistInput {
     static func load(_ text: String, timeout: Double, fetchAssets: Bool) async throws(CLIFailure) -> Presentation {
         let location: InputLocation
         do { location = try InputLocation(parsing: text) } catch { throw CLIFailure(error) }
-        var options = PresentationLoader.Options()
-        options.playlistLimits.totalTimeout = timeout
-        options.playlistLimits.connectTimeout = min(10, timeout)
-        options.assetLimits.totalTimeout = timeout
-        options.assetLimits.connectTimeout = min(10, timeout)
-        options.fetchAssets = fetchAssets
         let presentation: Presentation
         do throws(LoadError) {
-            presentation = try await PresentationLoader(options: options).load(location)
+            presentation = try await PresentationLoader(options: loaderOptions(timeout: timeout, fetchAssets: fetchAssets)).load(location)
         } catch {
             throw CLIFailure.input(error.description)
         }
@@ -108,6 +103,17 @@ enum PlaylistInput {
             }.joined(separator: "\n"))
         }
         return presentation
+    }
+
+    /// `--timeout` is every transfer's total time; the wait for response headers stays at most 10 s.
+    static func loaderOptions(timeout: Double, fetchAssets: Bool) -> PresentationLoader.Options {
+        var options = PresentationLoader.Options()
+        options.playlistLimits.totalTimeout = timeout
+        options.playlistLimits.connectTimeout = min(10, timeout)
+        options.assetLimits.totalTimeout = timeout
+        options.assetLimits.connectTimeout = min(10, timeout)
+        options.fetchAssets = fetchAssets
+        return options
     }
 
     struct Diagnostic: Encodable {

@@ -75,6 +75,17 @@ final class VariantSelectorTests: XCTestCase {
         XCTAssertEqual(choice.audioURI, "audio/aac/en.m3u8")
     }
 
+    func testAVariantWithoutCodecsIsNotTakenForSilent() throws {
+        // CODECS is optional in practice: its absence says nothing about audio.
+        let undeclared = "#EXTM3U\n#EXT-X-STREAM-INF:BANDWIDTH=200000\nprimary/index.m3u8\n"
+        XCTAssertEqual(try choice("speaker-audio-only", undeclared).variantURI, "primary/index.m3u8")
+        // A CODECS that lists video only, with no audio group, does declare silence.
+        let videoOnly = "#EXTM3U\n#EXT-X-STREAM-INF:BANDWIDTH=200000,CODECS=\"avc1.64001f\"\nprimary/index.m3u8\n"
+        XCTAssertThrowsError(try choice("speaker-audio-only", videoOnly)) { error in
+            XCTAssertTrue("\(error)".contains("no audio for an audio-only receiver"), "\(error)")
+        }
+    }
+
     func testNothingPlayableSaysWhyPerVariant() throws {
         let hevcOnly = """
         #EXTM3U

@@ -51,6 +51,18 @@ final class PlaylistAuditTests: XCTestCase {
     static let all = video + ["speaker-audio-only"]
     func on(_ rule: String, _ classes: [String]) -> Fired { Set(classes.map { "\(rule)@\($0)" }) }
 
+    func testEachPlaylistIsFetchedAtMostTwiceAndAFailedAssetOnce() throws {
+        _ = try audit()
+        let log = try server.log()
+        // The loader's fetch of the asset that answers 404 is the only one: the audit does not ask again.
+        XCTAssertEqual(log.filter { $0.path == "/status/404" }.count, 1, "\(log.map(\.path))")
+        // Every other playlist: once by the loader, at most once more (the audit's own read of an
+        // asset, a rendition's probe).
+        let playlists = Dictionary(grouping: log.filter { $0.path.hasSuffix(".m3u8") }, by: \.path).mapValues(\.count)
+        XCTAssertFalse(playlists.isEmpty)
+        for (path, count) in playlists { XCTAssertLessThanOrEqual(count, 2, path) }
+    }
+
     func testEachInterstitialFiresItsRuleForTheRightClassesAndNothingElse() throws {
         let (status, json) = try audit()
         XCTAssertEqual(status, 1, "the low-end TV takes these switches as errors")

@@ -114,7 +114,8 @@ public enum VariantSelector {
                 declared.channels = pick.channels
             }
         }
-        if !plays.video && declared.audioCodecs.isEmpty && audioURI == nil {
+        // Without CODECS nothing is declared either way: the probe of the variant says what it has.
+        if !plays.video && !codecs.isEmpty && declared.audioCodecs.isEmpty && audioURI == nil {
             return .failure(Rejection(text: "no audio for an audio-only receiver"))
         }
         declared.codecs = codecs.filter { $0.kind != .audio } + (playableAudio.isEmpty ? declared.audioCodecs : playableAudio)

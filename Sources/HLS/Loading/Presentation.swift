@@ -37,12 +37,16 @@ public struct AssetPlaylistSummary: Sendable, Equatable {
     /// The total EXTINF duration of the asset's (first) media playlist.
     public var duration: Double
     public var elapsed: Double
+    /// The asset's own playlist as parsed (`location` is where it came from), so that an audit
+    /// reads it without fetching it again.
+    public var root: ParsedPlaylist?
 
-    public init(location: InputLocation, liveMediaPlaylists: [String], duration: Double, elapsed: Double) {
+    public init(location: InputLocation, liveMediaPlaylists: [String], duration: Double, elapsed: Double, root: ParsedPlaylist? = nil) {
         self.location = location
         self.liveMediaPlaylists = liveMediaPlaylists
         self.duration = duration
         self.elapsed = elapsed
+        self.root = root
     }
 
     public var isVOD: Bool { liveMediaPlaylists.isEmpty }

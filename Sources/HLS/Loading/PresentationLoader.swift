@@ -148,7 +148,7 @@ public struct PresentationLoader: Sendable {
             switch parsed.playlist {
             case .media(let media):
                 return .loaded(AssetPlaylistSummary(location: resource.location, liveMediaPlaylists: media.isVOD ? [] : [resource.location.description],
-                                                    duration: media.totalDuration, elapsed: resource.elapsed))
+                                                    duration: media.totalDuration, elapsed: resource.elapsed, root: parsed))
             case .multivariant(let multivariant):
                 var live: [String] = []
                 var duration: Double?
@@ -164,14 +164,15 @@ public struct PresentationLoader: Sendable {
                     elapsed = max(elapsed, resource.elapsed + childResource.elapsed)
                 }
                 return .loaded(AssetPlaylistSummary(location: resource.location, liveMediaPlaylists: live,
-                                                    duration: duration ?? 0, elapsed: elapsed))
+                                                    duration: duration ?? 0, elapsed: elapsed, root: parsed))
             }
         } catch {
             return .failed(error)
         }
     }
 
-    private var assetPlaylistLimits: FetchLimits {
+    /// The limits of an interstitial's asset playlist: a playlist's size, the asset time limits.
+    public var assetPlaylistLimits: FetchLimits {
         var limits = options.playlistLimits
         limits.connectTimeout = options.assetLimits.connectTimeout
         limits.totalTimeout = options.assetLimits.totalTimeout

@@ -39,12 +39,22 @@ public enum PlaylistParser {
         var lineNumber = 0
         var i = start
         let n = all.count
+        var reportedLoneCR = false
         while i < n {
             lineNumber += 1
             var end = i
-            while end < n, all[end] != 0x0A { end += 1 }
+            var carriageReturn = -1
+            while end < n, all[end] != 0x0A {
+                if all[end] == 0x0D, carriageReturn < 0 { carriageReturn = end }
+                end += 1
+            }
             let next = end + 1
             while end > i, all[end - 1] == 0x0D || all[end - 1] == 0x20 || all[end - 1] == 0x09 { end -= 1 }
+            if carriageReturn >= 0, carriageReturn < end, !reportedLoneCR {
+                reportedLoneCR = true
+                state.diagnose(lineNumber, nil, "a carriage return (CR) not followed by a line feed: HLS lines end with LF or CRLF, "
+                    + "so a player reads what follows it as part of this line (a file saved with CR-only line endings reads as one line)")
+            }
             var first = i
             while first < end, all[first] == 0x20 || all[first] == 0x09 { first += 1 }
             if first < end {
