@@ -22,8 +22,9 @@ public enum RuleIdentifiers {
         "asset-list-invalid", "asset-unreachable", "cue-pre-and-post", "unknown-enumerated-value",
         "skip-control-label-invalid", "interstitial-not-vod", "interstitial-duration-mismatch",
         "daterange-inconsistent-across-renditions",
-        // Seamcheck's addition to INTERFACE.md's group: the parser's own diagnostics as findings.
-        "playlist-syntax",
+        // Seamcheck's additions to INTERFACE.md's group: the parser's own diagnostics as findings,
+        // interstitials a VOD timeline never reaches.
+        "playlist-syntax", "interstitial-outside-timeline",
     ]
     public static let all = Set(transition + capability + declared + spec)
 }

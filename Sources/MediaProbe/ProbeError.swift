@@ -53,8 +53,10 @@ public enum ProbeError: Error, Sendable, Equatable, CustomStringConvertible {
         case .truncated(let input, let reason):
             return "\(input): file is truncated (\(reason)); re-export or re-download it"
         case .incomplete(let input, let missing):
+            let remote = input.lowercased().hasPrefix("http://") || input.lowercased().hasPrefix("https://")
             return "\(input): opened but essential fields are missing (\(missing.joined(separator: ", "))); "
-                + "if this is a URL, the server may not support Range requests"
+                + (remote ? "the server may not support Range requests, or the file is damaged"
+                          : "the file is probably truncated or damaged; re-export or re-download it")
         case .openFailed(let input, let reason):
             return "\(input): cannot open (\(reason))"
         case .timedOut(let input, let seconds):

@@ -42,3 +42,49 @@ enum SyntaxSpecRules {
                       message: diagnostic.message, severity: diagnostic.level == .error ? .error : .warning)
     }
 }
+
+/// Where interstitials land on a VOD primary's timeline: a mid-roll dated before the first
+/// segment or after the last is never reached, and a resume point before the start of the
+/// primary cannot be played back to.
+enum TimelineSpecRules {
+    static let all = [outsideTimeline]
+    typealias P = SpecPlaylist
+
+    static let outsideTimeline = SpecRule(
+        SpecRule.describe("interstitial-outside-timeline", "Interstitial off the VOD timeline", severity: .warning,
+                          rationale: "In a VOD playlist the timeline runs from the first segment's date to the end of the last segment. A mid-roll whose START-DATE lies outside it is never reached (a typo in the date, a wrong year, a date range left over from the live event), and an X-RESUME-OFFSET that takes playback back before the start cannot be honoured. Live playlists are not checked: their date ranges may precede the window.",
+                          source: "draft-pantos-hls-rfc8216bis Appendix D; reference/interstitials.md"),
+        examples: [
+            SpecExample("START-DATE an hour before the first segment", triggers: true, playlist: P.media(
+                P.interstitial("ad1", "X-ASSET-URI=\"\(P.ad1)\"", start: "2020-01-02T20:55:44.000Z"))),
+            SpecExample("START-DATE after the end of the 30 s playlist", triggers: true, playlist: P.media(
+                P.interstitial("ad1", "X-ASSET-URI=\"\(P.ad1)\"", start: "2020-01-02T21:56:20.000Z"))),
+            SpecExample("resumes 100 s before the start", triggers: true, playlist: P.media(
+                P.interstitial("ad1", "X-ASSET-URI=\"\(P.ad1)\",X-RESUME-OFFSET=-104"))),
+            SpecExample("the spec's ad1 example, 4 s in", triggers: false, playlist: P.media(P.interstitial())),
+            SpecExample("at the very end of the playlist", triggers: false, playlist: P.media(
+                P.interstitial("ad1", "X-ASSET-URI=\"\(P.ad1)\"", start: "2020-01-02T21:56:10.000Z"))),
+        ]) { context in
+        context.mediaPlaylists.filter { $0.playlist.isVOD }.flatMap { media -> [SpecViolation] in
+            let schedule = InterstitialSchedule(primary: media.playlist)
+            let end = schedule.primaryDuration
+            return schedule.entries.compactMap { entry -> SpecViolation? in
+                guard entry.placement == .midRoll, let offset = entry.offset else { return nil }
+                let tag = "EXT-X-DATERANGE" + (entry.id.map { " ID=\"\($0)\"" } ?? "") + " (line \(entry.line))"
+                if offset < -0.001 || offset > end + 0.001 {
+                    let where_ = offset < 0 ? "\(HLSNumber.format(-offset)) s before the first segment"
+                                            : "\(HLSNumber.format(offset - end)) s after the end"
+                    return SpecViolation(tag: tag, playlist: media.reference, expected: "0 to \(HLSNumber.format(end)) s",
+                                         actual: "\(HLSNumber.format(offset)) s",
+                                         message: "the interstitial's START-DATE lies \(where_) of this VOD playlist: players never reach it")
+                }
+                if let resumesAt = entry.resumesAt, resumesAt < -0.001 {
+                    return SpecViolation(tag: tag, playlist: media.reference, expected: "a resume point at or after 0 s",
+                                         actual: "\(HLSNumber.format(resumesAt)) s",
+                                         message: "X-RESUME-OFFSET takes playback back to \(HLSNumber.format(resumesAt)) s, before the start of the primary")
+                }
+                return nil
+            }
+        }
+    }
+}
