@@ -130,21 +130,21 @@ struct DiscoverCommand: AsyncParsableCommand {
             switch event {
             case .added(let receiver), .updated(let receiver):
                 let isNew = listed.insert(receiver.id).inserted
-                printer.receiver(isNew ? "added" : "updated", classifier.classified(receiver, info: infos[receiver.id]))
+                try printer.receiver(isNew ? "added" : "updated", classifier.classified(receiver, info: infos[receiver.id]))
             case .removed(let receiver):
                 listed.remove(receiver.id)
-                printer.receiver("removed", classifier.classified(receiver, info: infos.removeValue(forKey: receiver.id)))
+                try printer.receiver("removed", classifier.classified(receiver, info: infos.removeValue(forKey: receiver.id)))
             case .browseComplete:
-                printer.browseComplete(count: listed.count)
+                try printer.browseComplete(count: listed.count)
             case let .unresolved(service, type, reason):
                 Terminal.writeStderr("seamcheck: warning: not resolved: \(service) (\(type)): \(reason)\n")
             case .daemonLost(let error):
                 Terminal.writeStderr("seamcheck: avahi-daemon went away (\(error.reason)); its receivers were dropped. Waiting "
                     + "for it to come back (start it with scripts/services.sh start, or `service avahi-daemon start`)\n")
-                printer.daemon("daemonLost", message: error.description)
+                try printer.daemon("daemonLost", message: error.description)
             case .daemonReconnected:
                 Terminal.writeStderr("seamcheck: avahi-daemon is back; browsing again\n")
-                printer.daemon("daemonReconnected", message: nil)
+                try printer.daemon("daemonReconnected", message: nil)
             case .failed(let error):
                 throw CLIFailure(message: error.description, exitCode: error.exitCode)
             }
@@ -196,6 +196,7 @@ struct DiscoverDocument: Encodable {
 }
 
 /// One line per event on stdout, written at once (a pipe reader sees each event as it happens).
+/// A line that cannot be written ends the watch (exit 2; quietly when the reader has gone).
 struct WatchPrinter {
     let format: ListFormat
     let info: Bool
@@ -208,32 +209,32 @@ struct WatchPrinter {
         var message: String?
     }
 
-    func receiver(_ kind: String, _ receiver: ClassifiedReceiver) {
+    func receiver(_ kind: String, _ receiver: ClassifiedReceiver) throws(OutputError) {
         switch format {
-        case .json: write(Event(event: kind, receiver: receiver))
+        case .json: try write(Event(event: kind, receiver: receiver))
         case .table:
             let mark = ["added": "+", "updated": "~", "removed": "-"][kind] ?? "?"
             let line = "\(mark) \(kind.padding(toLength: 8, withPad: " ", startingAt: 0)) " + DiscoverTable.summary(receiver, info: info)
-            FileHandle.standardOutput.write(Data((line + "\n").utf8))
+            try Output.writeStandardOutput(line + "\n")
         }
     }
 
-    func browseComplete(count: Int) {
+    func browseComplete(count: Int) throws(OutputError) {
         switch format {
-        case .json: write(Event(event: "browseComplete", receivers: count))
-        case .table: FileHandle.standardOutput.write(Data("= initial browse complete: \(count) receiver(s)\n".utf8))
+        case .json: try write(Event(event: "browseComplete", receivers: count))
+        case .table: try Output.writeStandardOutput("= initial browse complete: \(count) receiver(s)\n")
         }
     }
 
-    func daemon(_ kind: String, message: String?) {
-        if format == .json { write(Event(event: kind, message: message)) }
+    func daemon(_ kind: String, message: String?) throws(OutputError) {
+        if format == .json { try write(Event(event: kind, message: message)) }
     }
 
-    private func write(_ event: Event) {
+    private func write(_ event: Event) throws(OutputError) {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
         guard let data = try? encoder.encode(event) else { return }
-        FileHandle.standardOutput.write(data + Data("\n".utf8))
+        try Output.writeStandardOutput(String(decoding: data, as: UTF8.self) + "\n")
     }
 }
 

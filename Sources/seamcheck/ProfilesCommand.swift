@@ -98,7 +98,9 @@ struct ProfilesCommand: ParsableCommand {
             }
             do {
                 let profiles = isDirectory.boolValue ? try ProfileLoader.loadDirectory(target) : [try ProfileLoader.loadFile(target)]
-                print("ok: \(profiles.count) profile(s) valid: \(profiles.map(\.id).joined(separator: ", "))")
+                try Output.writeStandardOutput("ok: \(profiles.count) profile(s) valid: \(profiles.map(\.id).joined(separator: ", "))\n")
+            } catch let error as OutputError {
+                throw error
             } catch {
                 throw CLIFailure(any: error)
             }

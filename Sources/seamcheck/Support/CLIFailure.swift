@@ -36,8 +36,10 @@ struct CLIFailure: Error {
 }
 
 enum Terminal {
+    /// Messages for people; a stderr that cannot be written to is ignored (there is nowhere
+    /// left to say so).
     static func writeStderr(_ text: String) {
-        FileHandle.standardError.write(Data(text.utf8))
+        try? Output.writeAll(text, to: STDERR_FILENO)
     }
 
     static func error(_ message: String) {
