@@ -70,7 +70,7 @@ struct DiscoverCommand: AsyncParsableCommand {
             warnings.insert("the initial browse was not complete after \(String(format: "%g", timeout ?? 10)) s; "
                 + "receivers that had not answered yet are missing (raise --timeout)", at: 0)
         }
-        for warning in warnings { Terminal.writeStderr("seamcheck: warning: \(warning)\n") }
+        for warning in warnings { Terminal.writeStderr("seamcheck: warning: \(VisibleText.escape(warning))\n") }
         switch format {
         case .json:
             try Output.write(JSONOutput.encode(DiscoverDocument(complete: result.isComplete, interface: interface,
@@ -137,7 +137,7 @@ struct DiscoverCommand: AsyncParsableCommand {
             case .browseComplete:
                 try printer.browseComplete(count: listed.count)
             case let .unresolved(service, type, reason):
-                Terminal.writeStderr("seamcheck: warning: not resolved: \(service) (\(type)): \(reason)\n")
+                Terminal.writeStderr("seamcheck: warning: " + VisibleText.escape("not resolved: \(service) (\(type)): \(reason)") + "\n")
             case .daemonLost(let error):
                 Terminal.writeStderr("seamcheck: avahi-daemon went away (\(error.reason)); its receivers were dropped. Waiting "
                     + "for it to come back (start it with scripts/services.sh start, or `service avahi-daemon start`)\n")
@@ -238,7 +238,8 @@ struct WatchPrinter {
     }
 }
 
-/// The table of `seamcheck discover --format table`.
+/// The table of `seamcheck discover --format table`. Names, models and TXT values come from the
+/// network: their control characters are made visible, in cells before widths are measured.
 enum DiscoverTable {
     static func render(_ receivers: [ClassifiedReceiver], info: Bool, elapsed: Duration, complete: Bool) -> String {
         var rows = [["NAME", "CLASS", "BY", "MODEL", "MANUFACTURER", "ADDRESS", "CAPABILITIES"] + (info ? ["INFO"] : [])]
@@ -247,6 +248,7 @@ enum DiscoverTable {
                          entry.receiver.model ?? "?", entry.receiver.manufacturer ?? "?", address(entry.receiver),
                          capabilities(entry.receiver)] + (info ? [infoSummary(entry)] : []))
         }
+        rows = rows.map { $0.map(VisibleText.escape) }
         let widths = rows[0].indices.map { column in rows.map { $0[column].count }.max() ?? 0 }
         var lines = rows.map { row in
             zip(row, widths).map { $0.padding(toLength: $1, withPad: " ", startingAt: 0) }.joined(separator: "  ")
@@ -259,7 +261,7 @@ enum DiscoverTable {
             lines.append("  \(entry.receiver.name): \(entry.deviceClass ?? "unclassified") - \(entry.classification.reason)")
             for warning in entry.warnings { lines.append("    warning: \(warning)") }
         }
-        return lines.joined(separator: "\n") + "\n"
+        return VisibleText.escape(lines: lines).joined(separator: "\n") + "\n"
     }
 
     /// One line for a watch event.
@@ -268,7 +270,7 @@ enum DiscoverTable {
                      address(entry.receiver), capabilities(entry.receiver)]
         if info { parts.append(infoSummary(entry)) }
         if let deviceId = entry.receiver.deviceId { parts.insert(deviceId, at: 1) }
-        return parts.joined(separator: "  ")
+        return VisibleText.escape(parts.joined(separator: "  "))
     }
 
     static func address(_ receiver: Receiver) -> String {

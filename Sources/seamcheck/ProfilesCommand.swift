@@ -26,7 +26,7 @@ struct ProfilesCommand: ParsableCommand {
                         + (p.plays.video ? p.plays.videoCodecs.joined(separator: "/") + " " + p.plays.dynamicRanges.joined(separator: "/") + "; " : "audio only; ")
                         + p.plays.audioCodecs.joined(separator: "/") + " up to \(p.plays.maxChannels) ch]"
                 }
-                try Output.write(lines.joined(separator: "\n") + "\n", to: nil)
+                try Output.write(VisibleText.escape(lines: lines).joined(separator: "\n") + "\n", to: nil)
             }
         }
     }
@@ -80,7 +80,7 @@ struct ProfilesCommand: ParsableCommand {
                     lines.append("sources:")
                     lines += sources.map { "  - \($0)" }
                 }
-                try Output.write(lines.joined(separator: "\n") + "\n", to: nil)
+                try Output.write(VisibleText.escape(lines: lines).joined(separator: "\n") + "\n", to: nil)
             }
         }
     }
