@@ -28,9 +28,6 @@ struct OutputError: Error, CustomStringConvertible {
     var description: String {
         "cannot write the output to \(destination.name): \(String(cString: strerror(code)))"
     }
-
-    /// Exit code 2, with the one-line message.
-    var failure: CLIFailure { CLIFailure(message: description, exitCode: CLIFailure.usage) }
 }
 
 /// errno of a failed system call.
@@ -128,11 +125,11 @@ enum Output {
         defer { if !done { unlink(temporary) } }
 
         // mkstemp makes the file 0600: give it the mode a new file gets (0666 less the umask),
-        // or the mode of the file it replaces.
+        // or the permissions of the file it replaces.
         var existing = stat()
         let mode: mode_t
         if stat(path, &existing) == 0 {
-            mode = existing.st_mode & 0o7777
+            mode = existing.st_mode & 0o777
         } else {
             let mask = umask(0)
             umask(mask)
@@ -169,10 +166,11 @@ enum Output {
             var offset = 0
             while offset < bytes.count {
                 let written = systemWrite(fd, bytes.baseAddress! + offset, bytes.count - offset)
-                if written >= 0 {
+                if written > 0 {
                     offset += written
                     continue
                 }
+                if written == 0 { return EIO }  // no progress: do not spin
                 switch errno {
                 case EINTR:
                     continue
