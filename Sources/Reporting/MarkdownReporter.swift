@@ -3,6 +3,7 @@ import Foundation
 
 /// A Markdown report: an overview grid (interstitial x device class), then each interstitial's
 /// findings grouped Must fix / Should fix / Good to know, with the ffmpeg command that fixes it.
+/// Each line's control characters are made visible (`VisibleText`): the values come from inputs.
 public struct MarkdownReporter: AuditReporter {
     public init() {}
 
@@ -28,7 +29,7 @@ public struct MarkdownReporter: AuditReporter {
             md.append("")
             md.append("## \(MediaText.heading(asset))")
             md.append("")
-            md.append(MediaText.mediaLines(asset).map { "- " + $0 }.joined(separator: "\n"))
+            md += MediaText.mediaLines(asset).map { "- " + $0 }
             md.append("")
             let found = findings(for: asset, in: result)
             if found.isEmpty {
@@ -60,7 +61,7 @@ public struct MarkdownReporter: AuditReporter {
                 md.append("```")
             }
         }
-        return md.joined(separator: "\n") + "\n"
+        return VisibleText.escape(lines: md).joined(separator: "\n") + "\n"
     }
 
     private func cell(_ severity: Severity?) -> String {

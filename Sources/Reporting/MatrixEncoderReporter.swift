@@ -8,7 +8,7 @@ public struct MatrixEncoderReporter: MatrixReporter {
     public init() {}
 
     public func render(_ report: MatrixReport) -> String {
-        (["Encoder settings for interstitials (\(report.run.summary.matrixName), run \(report.run.summary.id))", ""]
+        VisibleText.escape(lines: ["Encoder settings for interstitials (\(report.run.summary.matrixName), run \(report.run.summary.id))", ""]
             + Self.lines(report.encoder, markdown: false)).joined(separator: "\n") + "\n"
     }
 

@@ -4,6 +4,7 @@ import Matrix
 
 /// report.md: the run, the case x device class grid, what changed since the previous run,
 /// Must fix / Should fix with fixes, known issues, errors and the encoder settings.
+/// Each line's control characters are made visible (`VisibleText`): the values come from inputs.
 public struct MatrixMarkdownReporter: MatrixReporter {
     public init() {}
 
@@ -70,7 +71,7 @@ public struct MatrixMarkdownReporter: MatrixReporter {
         md.append("## Encoder settings for interstitials")
         md.append("")
         md += MatrixEncoderReporter.lines(report.encoder, markdown: true)
-        return md.joined(separator: "\n") + "\n"
+        return VisibleText.escape(lines: md).joined(separator: "\n") + "\n"
     }
 
     private func changes(_ report: MatrixReport) -> [String] {

@@ -47,7 +47,10 @@ enum MatrixJSON {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
         encoder.dateEncodingStrategy = .iso8601
-        // Encoding plain value types cannot fail; a failure here is a programming error.
+        // Non-finite numbers (a broken file's frame rate) are the only values JSON cannot hold:
+        // written as strings, as inspect and lint write them, encoding plain value types cannot
+        // fail; a failure here is a programming error.
+        encoder.nonConformingFloatEncodingStrategy = .convertToString(positiveInfinity: "inf", negativeInfinity: "-inf", nan: "nan")
         let data = try! encoder.encode(value)
         return String(decoding: data, as: UTF8.self) + "\n"
     }

@@ -2,19 +2,22 @@ import Compatibility
 import Foundation
 import Matrix
 
-/// The terminal summary of a run: the grid, the counts, and what to fix first.
+/// The terminal summary of a run: the grid, the counts, and what to fix first. Values from the
+/// inputs have their control characters made visible (`VisibleText`), grid cells before their
+/// widths are measured.
 public struct MatrixTableReporter: MatrixReporter {
     public init() {}
 
     public func render(_ report: MatrixReport) -> String {
         var out = [report.headline, ""]
-        let classes = report.deviceClasses
-        let idWidth = max(4, report.run.cases.map(\.caseId.count).max() ?? 0)
+        let classes = report.deviceClasses.map(VisibleText.escape)
+        let idWidth = max(4, report.run.cases.map { VisibleText.escape($0.caseId).count }.max() ?? 0)
         let widths = classes.map { max($0.count, 5) }
         out.append(pad("case", idWidth) + "  " + zip(classes, widths).map { pad($0, $1) }.joined(separator: "  "))
         for result in report.run.cases {
-            let cells = zip(classes, widths).map { pad(result.cell($0)?.status.label ?? "-", $1) }
-            out.append((pad(result.caseId, idWidth) + "  " + cells.joined(separator: "  ")).trimmingCharacters(in: .whitespaces))
+            let cells = zip(report.deviceClasses, widths).map { pad(result.cell($0)?.status.label ?? "-", $1) }
+            out.append((pad(VisibleText.escape(result.caseId), idWidth) + "  " + cells.joined(separator: "  "))
+                .trimmingCharacters(in: .whitespaces))
         }
         out.append("")
         out.append("cells: " + report.countsText)
@@ -30,7 +33,7 @@ public struct MatrixTableReporter: MatrixReporter {
             out.append("since run \(diff.from.id): \(diff.newFindings.count) new finding(s), \(diff.fixedFindings.count) fixed, "
                 + "\(diff.statusChanges.count) cell(s) changed")
         }
-        return out.joined(separator: "\n") + "\n"
+        return VisibleText.escape(lines: out).joined(separator: "\n") + "\n"
     }
 }
 
@@ -83,11 +86,13 @@ public enum MatrixDiffTable {
             out.append("")
             out.append("not compared (finished in one run only): " + (diff.casesOnlyInFrom + diff.casesOnlyInTo).joined(separator: ", "))
         }
-        return out.joined(separator: "\n") + "\n"
+        return VisibleText.escape(lines: out).joined(separator: "\n") + "\n"
     }
 }
 
+/// Columns padded to their widest cell; cells are values, made visible (`VisibleText`) first.
 func table(_ rows: [[String]]) -> String {
+    let rows = rows.map { $0.map(VisibleText.escape) }
     let widths = rows[0].indices.map { column in rows.map { $0[column].count }.max() ?? 0 }
     return rows.map { row in
         zip(row, widths).map { pad($0, $1) }.joined(separator: "  ").trimmingCharacters(in: .whitespaces)

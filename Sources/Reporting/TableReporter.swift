@@ -2,6 +2,9 @@ import Compatibility
 import Foundation
 
 /// The terminal view: each interstitial with a rule x device-class grid, messages and the fix.
+///
+/// Every line is made of values from the inputs: each goes through `VisibleText` before colour
+/// is added (`line`, and the grid's cells before their widths are measured).
 public struct TableReporter: AuditReporter {
     public var color: Bool
 
@@ -14,13 +17,13 @@ public struct TableReporter: AuditReporter {
         let primaryFindings = findings(for: result.primary, in: result)
         for asset in [result.primary] + result.interstitials {
             if asset.role != "primary" { out.append("") }
-            out.append(bold(MediaText.heading(asset)))
-            out += MediaText.mediaLines(asset).map { "  " + $0 }
+            out.append(bold(line(MediaText.heading(asset))))
+            out += MediaText.mediaLines(asset).map { line("  " + $0) }
             let found = findings(for: asset, in: result)
             if asset.role == "primary" {
                 if !primaryFindings.isEmpty {
                     out += grid(found, classes: result.deviceClasses).map { "  " + $0 }
-                    out += Set(found.map(\.message)).sorted().map { "  - " + $0 }
+                    out += Set(found.map(\.message)).sorted().map { line("  - " + $0) }
                 }
                 continue
             }
@@ -31,10 +34,10 @@ public struct TableReporter: AuditReporter {
             out.append(contentsOf: grid(found, classes: result.deviceClasses).map { "  " + $0 })
             var seenMessages: Set<String> = []
             for finding in found where seenMessages.insert(finding.rule + finding.message).inserted {
-                out.append("  - \(finding.rule): \(finding.message)")
+                out.append(line("  - \(finding.rule): \(finding.message)"))
             }
             if let command = remediationCommand(for: asset) {
-                out.append("  fix: \(command)")
+                out.append(line("  fix: \(command)"))
             }
         }
         let attributed = Set(([result.primary] + result.interstitials).flatMap { result.findings(for: $0) }.map(\.self))
@@ -42,12 +45,12 @@ public struct TableReporter: AuditReporter {
         if !general.isEmpty {
             out.append("")
             out.append(bold("Playlist"))
-            out += general.map { "  [\($0.severity.rawValue)] \($0.rule): \($0.message) (\($0.subject))" }
+            out += general.map { line("  [\($0.severity.rawValue)] \($0.rule): \($0.message) (\($0.subject))") }
         }
         let summary = result.summary
         out.append("")
-        out.append("\(summary.error) error(s), \(summary.warning) warning(s), \(summary.info) info across "
-            + "\(result.deviceClasses.count) device class(es): \(result.deviceClasses.joined(separator: ", "))")
+        out.append(line("\(summary.error) error(s), \(summary.warning) warning(s), \(summary.info) info across "
+            + "\(result.deviceClasses.count) device class(es): \(result.deviceClasses.joined(separator: ", "))"))
         return out.joined(separator: "\n") + "\n"
     }
 
@@ -55,9 +58,9 @@ public struct TableReporter: AuditReporter {
     private func grid(_ found: [Finding], classes: [String]) -> [String] {
         var rules: [String] = []
         for finding in found where !rules.contains(finding.rule) { rules.append(finding.rule) }
-        let ruleWidth = max(4, rules.map(\.count).max() ?? 0)
-        let widths = classes.map { max($0.count, 7) }
-        var lines = [pad("rule", ruleWidth) + "  " + zip(classes, widths).map { pad($0, $1) }.joined(separator: "  ")]
+        let ruleWidth = max(4, rules.map { line($0).count }.max() ?? 0)
+        let widths = classes.map { max(line($0).count, 7) }
+        var lines = [pad("rule", ruleWidth) + "  " + zip(classes, widths).map { pad(line($0), $1) }.joined(separator: "  ")]
         for rule in rules {
             var cells: [String] = []
             for (deviceClass, width) in zip(classes, widths) {
@@ -65,9 +68,14 @@ public struct TableReporter: AuditReporter {
                 let severity = found.first { $0.rule == rule && ($0.deviceClass == deviceClass || $0.deviceClass == nil) }?.severity
                 cells.append(paint(pad(severity?.label ?? "-", width), severity.map(tone) ?? .dim))
             }
-            lines.append(pad(rule, ruleWidth) + "  " + cells.joined(separator: "  "))
+            lines.append(pad(line(rule), ruleWidth) + "  " + cells.joined(separator: "  "))
         }
         return lines
+    }
+
+    /// Text from the inputs, with its control characters made visible (before any colour).
+    private func line(_ text: String) -> String {
+        VisibleText.escape(text)
     }
 
     private func pad(_ text: String, _ width: Int) -> String {

@@ -70,7 +70,7 @@ struct DiscoverCommand: AsyncParsableCommand {
             warnings.insert("the initial browse was not complete after \(String(format: "%g", timeout ?? 10)) s; "
                 + "receivers that had not answered yet are missing (raise --timeout)", at: 0)
         }
-        for warning in warnings { Terminal.writeStderr("seamcheck: warning: \(warning)\n") }
+        for warning in warnings { Terminal.writeStderr("seamcheck: warning: \(VisibleText.escape(warning))\n") }
         switch format {
         case .json:
             try Output.write(JSONOutput.encode(DiscoverDocument(complete: result.isComplete, interface: interface,
@@ -130,21 +130,21 @@ struct DiscoverCommand: AsyncParsableCommand {
             switch event {
             case .added(let receiver), .updated(let receiver):
                 let isNew = listed.insert(receiver.id).inserted
-                printer.receiver(isNew ? "added" : "updated", classifier.classified(receiver, info: infos[receiver.id]))
+                try printer.receiver(isNew ? "added" : "updated", classifier.classified(receiver, info: infos[receiver.id]))
             case .removed(let receiver):
                 listed.remove(receiver.id)
-                printer.receiver("removed", classifier.classified(receiver, info: infos.removeValue(forKey: receiver.id)))
+                try printer.receiver("removed", classifier.classified(receiver, info: infos.removeValue(forKey: receiver.id)))
             case .browseComplete:
-                printer.browseComplete(count: listed.count)
+                try printer.browseComplete(count: listed.count)
             case let .unresolved(service, type, reason):
-                Terminal.writeStderr("seamcheck: warning: not resolved: \(service) (\(type)): \(reason)\n")
+                Terminal.writeStderr("seamcheck: warning: " + VisibleText.escape("not resolved: \(service) (\(type)): \(reason)") + "\n")
             case .daemonLost(let error):
                 Terminal.writeStderr("seamcheck: avahi-daemon went away (\(error.reason)); its receivers were dropped. Waiting "
                     + "for it to come back (start it with scripts/services.sh start, or `service avahi-daemon start`)\n")
-                printer.daemon("daemonLost", message: error.description)
+                try printer.daemon("daemonLost", message: error.description)
             case .daemonReconnected:
                 Terminal.writeStderr("seamcheck: avahi-daemon is back; browsing again\n")
-                printer.daemon("daemonReconnected", message: nil)
+                try printer.daemon("daemonReconnected", message: nil)
             case .failed(let error):
                 throw CLIFailure(message: error.description, exitCode: error.exitCode)
             }
@@ -196,6 +196,7 @@ struct DiscoverDocument: Encodable {
 }
 
 /// One line per event on stdout, written at once (a pipe reader sees each event as it happens).
+/// A line that cannot be written ends the watch (exit 2; quietly when the reader has gone).
 struct WatchPrinter {
     let format: ListFormat
     let info: Bool
@@ -208,36 +209,37 @@ struct WatchPrinter {
         var message: String?
     }
 
-    func receiver(_ kind: String, _ receiver: ClassifiedReceiver) {
+    func receiver(_ kind: String, _ receiver: ClassifiedReceiver) throws(OutputError) {
         switch format {
-        case .json: write(Event(event: kind, receiver: receiver))
+        case .json: try write(Event(event: kind, receiver: receiver))
         case .table:
             let mark = ["added": "+", "updated": "~", "removed": "-"][kind] ?? "?"
             let line = "\(mark) \(kind.padding(toLength: 8, withPad: " ", startingAt: 0)) " + DiscoverTable.summary(receiver, info: info)
-            FileHandle.standardOutput.write(Data((line + "\n").utf8))
+            try Output.writeStandardOutput(line + "\n")
         }
     }
 
-    func browseComplete(count: Int) {
+    func browseComplete(count: Int) throws(OutputError) {
         switch format {
-        case .json: write(Event(event: "browseComplete", receivers: count))
-        case .table: FileHandle.standardOutput.write(Data("= initial browse complete: \(count) receiver(s)\n".utf8))
+        case .json: try write(Event(event: "browseComplete", receivers: count))
+        case .table: try Output.writeStandardOutput("= initial browse complete: \(count) receiver(s)\n")
         }
     }
 
-    func daemon(_ kind: String, message: String?) {
-        if format == .json { write(Event(event: kind, message: message)) }
+    func daemon(_ kind: String, message: String?) throws(OutputError) {
+        if format == .json { try write(Event(event: kind, message: message)) }
     }
 
-    private func write(_ event: Event) {
+    private func write(_ event: Event) throws(OutputError) {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
         guard let data = try? encoder.encode(event) else { return }
-        FileHandle.standardOutput.write(data + Data("\n".utf8))
+        try Output.writeStandardOutput(String(decoding: data, as: UTF8.self) + "\n")
     }
 }
 
-/// The table of `seamcheck discover --format table`.
+/// The table of `seamcheck discover --format table`. Names, models and TXT values come from the
+/// network: their control characters are made visible, in cells before widths are measured.
 enum DiscoverTable {
     static func render(_ receivers: [ClassifiedReceiver], info: Bool, elapsed: Duration, complete: Bool) -> String {
         var rows = [["NAME", "CLASS", "BY", "MODEL", "MANUFACTURER", "ADDRESS", "CAPABILITIES"] + (info ? ["INFO"] : [])]
@@ -246,6 +248,7 @@ enum DiscoverTable {
                          entry.receiver.model ?? "?", entry.receiver.manufacturer ?? "?", address(entry.receiver),
                          capabilities(entry.receiver)] + (info ? [infoSummary(entry)] : []))
         }
+        rows = rows.map { $0.map(VisibleText.escape) }
         let widths = rows[0].indices.map { column in rows.map { $0[column].count }.max() ?? 0 }
         var lines = rows.map { row in
             zip(row, widths).map { $0.padding(toLength: $1, withPad: " ", startingAt: 0) }.joined(separator: "  ")
@@ -258,7 +261,7 @@ enum DiscoverTable {
             lines.append("  \(entry.receiver.name): \(entry.deviceClass ?? "unclassified") - \(entry.classification.reason)")
             for warning in entry.warnings { lines.append("    warning: \(warning)") }
         }
-        return lines.joined(separator: "\n") + "\n"
+        return VisibleText.escape(lines: lines).joined(separator: "\n") + "\n"
     }
 
     /// One line for a watch event.
@@ -267,7 +270,7 @@ enum DiscoverTable {
                      address(entry.receiver), capabilities(entry.receiver)]
         if info { parts.append(infoSummary(entry)) }
         if let deviceId = entry.receiver.deviceId { parts.insert(deviceId, at: 1) }
-        return parts.joined(separator: "  ")
+        return VisibleText.escape(parts.joined(separator: "  "))
     }
 
     static func address(_ receiver: Receiver) -> String {

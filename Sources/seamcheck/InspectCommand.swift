@@ -133,6 +133,7 @@ struct InspectDocument: Encodable {
     }
 }
 
+/// Lines of values from the playlists: their control characters are made visible.
 enum InspectTable {
     static func render(_ d: InspectDocument) -> String {
         var out = ["\(d.input): \(d.kind) playlist" + (d.version.map { ", version \($0)" } ?? "")]
@@ -190,7 +191,7 @@ enum InspectTable {
             out.append("Diagnostics (\(d.diagnostics.count))")
             out += d.diagnostics.map { "  \($0.text)" }
         }
-        return out.joined(separator: "\n") + "\n"
+        return VisibleText.escape(lines: out).joined(separator: "\n") + "\n"
     }
 
     /// The schedule as a timeline: one block per pod, the primary's resume point after it.

@@ -62,6 +62,7 @@ struct LintDocument: Encodable {
     }
 }
 
+/// Lines of IDs, URIs and messages from the playlists: their control characters are made visible.
 enum LintTable {
     static func render(_ document: LintDocument) -> String {
         var lines = ["\(document.input): \(document.playlists.count) media playlist(s) checked"]
@@ -82,7 +83,7 @@ enum LintTable {
         lines.append("")
         lines.append(document.findings.isEmpty ? "no findings: the date ranges and interstitials follow the spec"
                      : "\(s.error) error(s), \(s.warning) warning(s), \(s.info) info")
-        return lines.joined(separator: "\n") + "\n"
+        return VisibleText.escape(lines: lines).joined(separator: "\n") + "\n"
     }
 }
 

@@ -75,8 +75,10 @@ struct MatrixRunCommand: AsyncParsableCommand {
         do {
             let resolved = try await DeviceClassResolver.resolve(spec, profiles: allProfiles, discovery: AvahiClassDiscovery())
             profiles = resolved.profiles
-            for line in (resolved.discovered?.receivers ?? []) { Terminal.writeStderr("seamcheck: discovered \(line)\n") }
-            for line in (resolved.discovered?.unclassified ?? []) { Terminal.writeStderr("seamcheck: warning: not classified, not run: \(line)\n") }
+            for line in (resolved.discovered?.receivers ?? []) { Terminal.writeStderr("seamcheck: discovered \(VisibleText.escape(line))\n") }
+            for line in (resolved.discovered?.unclassified ?? []) {
+                Terminal.writeStderr("seamcheck: warning: not classified, not run: \(VisibleText.escape(line))\n")
+            }
         } catch {
             throw CLIFailure(message: error.description, exitCode: error.serviceMissing ? CLIFailure.serviceMissing : CLIFailure.usage)
         }

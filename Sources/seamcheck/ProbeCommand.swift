@@ -102,6 +102,7 @@ enum ProbeRunner {
     }
 }
 
+/// Lines of names and metadata from the media: their control characters are made visible.
 enum ProbeTable {
     static func render(_ media: [MediaDescription]) -> String {
         var lines: [String] = []
@@ -121,6 +122,6 @@ enum ProbeTable {
                 lines.append("  subtitle #\(s.index): \(s.codec)" + (s.language.map { " \($0)" } ?? ""))
             }
         }
-        return lines.joined(separator: "\n") + "\n"
+        return VisibleText.escape(lines: lines).joined(separator: "\n") + "\n"
     }
 }

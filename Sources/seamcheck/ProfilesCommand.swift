@@ -26,7 +26,7 @@ struct ProfilesCommand: ParsableCommand {
                         + (p.plays.video ? p.plays.videoCodecs.joined(separator: "/") + " " + p.plays.dynamicRanges.joined(separator: "/") + "; " : "audio only; ")
                         + p.plays.audioCodecs.joined(separator: "/") + " up to \(p.plays.maxChannels) ch]"
                 }
-                try Output.write(lines.joined(separator: "\n") + "\n", to: nil)
+                try Output.write(VisibleText.escape(lines: lines).joined(separator: "\n") + "\n", to: nil)
             }
         }
     }
@@ -80,7 +80,7 @@ struct ProfilesCommand: ParsableCommand {
                     lines.append("sources:")
                     lines += sources.map { "  - \($0)" }
                 }
-                try Output.write(lines.joined(separator: "\n") + "\n", to: nil)
+                try Output.write(VisibleText.escape(lines: lines).joined(separator: "\n") + "\n", to: nil)
             }
         }
     }
@@ -98,7 +98,9 @@ struct ProfilesCommand: ParsableCommand {
             }
             do {
                 let profiles = isDirectory.boolValue ? try ProfileLoader.loadDirectory(target) : [try ProfileLoader.loadFile(target)]
-                print("ok: \(profiles.count) profile(s) valid: \(profiles.map(\.id).joined(separator: ", "))")
+                try Output.writeStandardOutput("ok: \(profiles.count) profile(s) valid: \(profiles.map(\.id).joined(separator: ", "))\n")
+            } catch let error as OutputError {
+                throw error
             } catch {
                 throw CLIFailure(any: error)
             }

@@ -29,15 +29,28 @@ struct Seamcheck: AsyncParsableCommand {
         } catch let failure as CLIFailure {
             Terminal.error(failure.message)
             Foundation.exit(failure.exitCode)
+        } catch let failure as OutputError {
+            fail(failure)
         } catch {
             let code = exitCode(for: error)
             let message = fullMessage(for: error)
             if code == .success {
-                if !message.isEmpty { print(message) }
+                // --help and --version: output like any other.
+                if !message.isEmpty {
+                    do { try Output.writeStandardOutput(message + "\n") } catch { fail(error) }
+                }
                 Foundation.exit(0)
             }
             if !message.isEmpty { Terminal.writeStderr(message + "\n") }
             Foundation.exit(code == .validationFailure ? CLIFailure.usage : code.rawValue)
         }
+    }
+
+    /// Output that could not be written: exit 2 with one line on stderr, or, when the reader of
+    /// stdout has gone, the quiet end a SIGPIPE would have made.
+    static func fail(_ failure: OutputError) -> Never {
+        if failure.isBrokenPipe { Output.endForBrokenPipe() }
+        Terminal.error(failure.description)
+        Foundation.exit(CLIFailure.usage)
     }
 }

@@ -93,6 +93,47 @@ final class ReporterTests: XCTestCase {
     }
 }
 
+extension ReporterTests {
+    /// The sample with control characters in what came from the inputs: a DATERANGE ID and a path.
+    func hostileResult() -> AuditResult {
+        var result = sampleResult()
+        result.interstitials[1].placement = Placement(id: "ad\u{1B}[31m\u{9B}2J\u{07}", line: 7, kind: "mid-roll", offset: 5,
+                                                      pod: 0, positionInPod: 0, duration: 15)
+        result.interstitials[1].input = "/m/ad\u{1B}]0;title\u{07}.mp4"
+        return result
+    }
+
+    func testVisibleTextEscapesC0DELAndC1AndLeavesTheRestAlone() {
+        XCTAssertEqual(VisibleText.escape("a\u{1B}[31mb\u{0}\t\n\u{7F}\u{85}\u{9F}é ✓"), #"a\u{1B}[31mb\u{00}\u{09}\u{0A}\u{7F}\u{85}\u{9F}é ✓"#)
+        XCTAssertEqual(VisibleText.escape("plain \\ text"), "plain \\ text")
+        XCTAssertEqual(VisibleText.escape("\r\n"), #"\u{0D}\u{0A}"#)
+    }
+
+    func testTableAndMarkdownShowInputControlCharactersEscapedAndKeepTheirOwnColours() {
+        let result = hostileResult()
+        for (name, text, colours) in [("table", TableReporter(color: false).render(result), false),
+                                      ("coloured table", TableReporter(color: true).render(result), true),
+                                      ("markdown", MarkdownReporter().render(result), false)] {
+            XCTAssertTrue(text.contains(#"ad\u{1B}[31m\u{9B}2J\u{07}"#), "\(name):\n\(text)")
+            XCTAssertTrue(text.contains(#"/m/ad\u{1B}]0;title\u{07}.mp4"#), "\(name):\n\(text)")
+            XCTAssertFalse(text.unicodeScalars.contains { $0 == "\u{07}" || $0 == "\u{9B}" }, name)
+            // The only ESC left is the reporter's own colour codes.
+            let withoutColours = text.replacingOccurrences(of: #"\u{1B}\[[0-9;]*m"#, with: "", options: .regularExpression)
+            XCTAssertFalse(withoutColours.contains("\u{1B}"), name)
+            XCTAssertEqual(text.contains("\u{1B}[1m"), colours, name)
+        }
+    }
+
+    func testJUnitAndHTMLStayWellFormedWithControlCharactersInInputs() throws {
+        let xml = JUnitReporter().render(hostileResult())
+        XCTAssertNoThrow(try XMLDocumentProbe(xml), xml)
+        XCTAssertFalse(xml.unicodeScalars.contains { $0.value < 0x20 && $0 != "\n" && $0 != "\t" && $0 != "\r" }, xml)
+        let html = HTMLReporter().render(hostileResult())
+        XCTAssertFalse(html.contains("\u{1B}"))
+        XCTAssertTrue(html.contains(#"ad\u{1B}[31m"#), html)
+    }
+}
+
 /// Reads the parts of a JUnit document the tests check, with Foundation's XML parser.
 final class XMLDocumentProbe: NSObject, XMLParserDelegate {
     var suites: [String] = []

@@ -2,6 +2,7 @@ import Compatibility
 import Foundation
 import HLS
 import MediaProbe
+import Reporting
 
 /// A failure that ends the command with a message on stderr and one of INTERFACE.md's exit codes.
 struct CLIFailure: Error {
@@ -36,13 +37,17 @@ struct CLIFailure: Error {
 }
 
 enum Terminal {
+    /// Messages for people; a stderr that cannot be written to is ignored (there is nowhere
+    /// left to say so).
     static func writeStderr(_ text: String) {
-        FileHandle.standardError.write(Data(text.utf8))
+        try? Output.writeAll(text, to: STDERR_FILENO)
     }
 
+    /// One line per line of `message`; messages quote URLs and text from the inputs, so their
+    /// control characters are made visible.
     static func error(_ message: String) {
         let lines = message.split(separator: "\n", omittingEmptySubsequences: false)
-        writeStderr(lines.map { "seamcheck: error: \($0)" }.joined(separator: "\n") + "\n")
+        writeStderr(lines.map { "seamcheck: error: " + VisibleText.escape(String($0)) }.joined(separator: "\n") + "\n")
     }
 
     static var stdoutIsTerminal: Bool { isatty(STDOUT_FILENO) != 0 }
