@@ -131,9 +131,7 @@ enum Output {
         if stat(path, &existing) == 0 {
             mode = existing.st_mode & 0o777
         } else {
-            let mask = umask(0)
-            umask(mask)
-            mode = 0o666 & ~mask
+            mode = 0o666 & ~Self.currentUmask()
         }
         fchmod(fd, mode)
         do { try writeAll(text, to: fd) } catch {
@@ -197,4 +195,19 @@ enum Output {
 /// write(2), named apart from `Output.write`.
 private func systemWrite(_ fd: Int32, _ bytes: UnsafeRawPointer, _ count: Int) -> Int {
     write(fd, bytes, count)
+}
+
+extension Output {
+    /// The process umask, read from /proc (Linux 4.7+) so that no other thread ever sees it
+    /// changed; setting and restoring it is the fallback.
+    static func currentUmask() -> mode_t {
+        if let status = try? String(contentsOfFile: "/proc/self/status", encoding: .utf8),
+           let line = status.split(separator: "\n").first(where: { $0.hasPrefix("Umask:") }),
+           let value = mode_t(line.dropFirst("Umask:".count).trimmingCharacters(in: .whitespaces), radix: 8) {
+            return value
+        }
+        let mask = umask(0)
+        umask(mask)
+        return mask
+    }
 }
