@@ -82,6 +82,8 @@ struct MatrixRunCommand: AsyncParsableCommand {
         } catch {
             throw CLIFailure(message: error.description, exitCode: error.serviceMissing ? CLIFailure.serviceMissing : CLIFailure.usage)
         }
+        // The report folder is checked before the run: a run is not recorded only to fail at the end.
+        if let output { try Self.prepareFolder(output) }
         let store: ResultStore
         do { store = try ResultStore(path: database.path) } catch { throw CLIFailure.input(error.description) }
 
@@ -130,6 +132,20 @@ struct MatrixRunCommand: AsyncParsableCommand {
         if interrupted { throw ExitCode(signal == SIGTERM ? Self.interruptedBySIGTERM : Self.interruptedBySIGINT) }
         if report.hasErrors { throw ExitCode(CLIFailure.usage) }
         if report.hasFailures { throw ExitCode(CLIFailure.findings) }
+    }
+
+    /// Creates the --output folder (and its parents) if needed; a file there is exit 2.
+    static func prepareFolder(_ path: String) throws(CLIFailure) {
+        var isDirectory: ObjCBool = false
+        if FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) {
+            guard isDirectory.boolValue else {
+                throw CLIFailure.input("--output \(path): not a folder; the run writes several reports into a folder")
+            }
+            return
+        }
+        do { try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true) } catch {
+            throw CLIFailure.input("--output \(path): cannot create the folder (\(error.localizedDescription))")
+        }
     }
 
     static func report(store: ResultStore, runId: Int64) throws(CLIFailure) -> MatrixReport {

@@ -113,6 +113,16 @@ final class MatrixCommandTests: XCTestCase {
         XCTAssertTrue(missing.stderr.contains("nope.yaml: cannot read the matrix file"), missing.stderr)
     }
 
+    func testAnOutputThatIsAFileStopsBeforeTheRun() throws {
+        let ad = try Fixtures.matching.path(), primary = try Fixtures.primary.path()
+        let path = try write("name: out\ndeviceClasses: [apple-tv-4k]\ncases:\n  - {id: a, primary: \"\(primary)\", interstitials: [\"\(ad)\"]}\n", "out.yaml")
+        try "not a folder".write(to: dir.appendingPathComponent("taken"), atomically: true, encoding: .utf8)
+        let result = try run(path, output: "taken")
+        XCTAssertEqual(result.status, 2, result.stderr)
+        XCTAssertTrue(result.stderr.contains("not a folder"), result.stderr)
+        XCTAssertFalse(FileManager.default.fileExists(atPath: db), "no run recorded for a run that could not report")
+    }
+
     func testUnreachableInputsAreErrorCellsAndTheRunFinishes() throws {
         let server = try TestHTTPServer(root: MediaFixture.cacheDirectory)
         let primary = try Fixtures.primary.path(), ad = try Fixtures.matching.path()
