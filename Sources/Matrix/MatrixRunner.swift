@@ -95,8 +95,8 @@ public struct MatrixRunner: Sendable {
             }
         }
         if let recordingError { throw recordingError }
+        // Cancelled cases stopped waiting; the session stops every probe nobody waits for.
         let interrupted = Task.isCancelled && finished < cases.count
-        if interrupted { await probes.cancelAll() }
         return MatrixRunTotals(total: cases.count, finished: finished, interrupted: interrupted, cells: counts,
                                probesPerformed: await probes.probesPerformed, distinctInputs: await probes.distinctInputs)
     }
