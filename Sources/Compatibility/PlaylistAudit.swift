@@ -83,7 +83,7 @@ public struct PlaylistAuditor: Sendable {
                                primary: AuditedAsset(role: "primary", input: input.description,
                                                      media: MediaDescription(input: input.description, container: "", duration: nil),
                                                      problem: "no device class can play the primary"),
-                               interstitials: [], findings: findings + declared.findings)
+                               interstitials: [], findings: Self.graded(findings + declared.findings, by: profiles))
         }
         for profile in profiles {
             guard let pick = primaryPicks[profile.id] else { continue }

@@ -21,7 +21,9 @@ public enum ProbeTargets {
                 targets.append(input)
                 continue
             }
-            let references = multivariant.variants.map(\.uri) + multivariant.renditions.compactMap(\.uri)
+            // Audio and video renditions; subtitles (WebVTT) and captions are not media to probe.
+            let references = multivariant.variants.map(\.uri)
+                + multivariant.renditions.filter { $0.type == .audio || $0.type == .video }.compactMap(\.uri)
             for reference in references {
                 let location: InputLocation
                 do { location = try resource.location.resolving(reference) } catch { throw .playlist(error) }

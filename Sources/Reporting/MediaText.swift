@@ -1,5 +1,6 @@
 import Compatibility
 import Foundation
+import HLS
 import MediaProbe
 
 /// One-line descriptions of probed media for people: "h264 High 1920x1080 29.97 fps 16:9 SDR".
@@ -63,8 +64,5 @@ public enum MediaText {
         }
     }
 
-    public static func formatNumber(_ value: Double) -> String {
-        let rounded = (value * 1000).rounded() / 1000
-        return rounded == rounded.rounded() ? String(Int(rounded)) : String(rounded)
-    }
+    public static func formatNumber(_ value: Double) -> String { HLSNumber.format(value) }
 }

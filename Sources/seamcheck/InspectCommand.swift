@@ -231,6 +231,7 @@ enum InspectTable {
 
     /// `01:02:03.500`.
     static func clock(_ seconds: Double) -> String {
+        guard seconds.isFinite, abs(seconds) < 1e12 else { return clockShort(seconds) }
         let millis = Int((abs(seconds) * 1000).rounded())
         let text = String(format: "%02d:%02d:%02d.%03d", millis / 3_600_000, millis / 60000 % 60, millis / 1000 % 60, millis % 1000)
         return seconds < 0 ? "-" + text : text

@@ -4,6 +4,8 @@
 /// unterminated quote, a missing `=`, a repeated name or an empty value is a diagnostic and the
 /// attribute is dropped, never a crash or a silently different value.
 enum AttributeListParser {
+    static let maxAttributes = 256
+
     static func parse(_ b: UnsafeBufferPointer<UInt8>, line: Int, tag: String, variables: VariableTable,
                       diagnostics: inout [PlaylistDiagnostic]) -> AttributeList {
         var items: [Attribute] = []
@@ -69,6 +71,12 @@ enum AttributeListParser {
                 problem("attribute \(name) appears more than once; the first value is used")
                 continue
             }
+            // Real tags have a few dozen; the cap keeps the duplicate check from going quadratic
+            // on a hostile line of a million attributes.
+            guard items.count < Self.maxAttributes else {
+                problem("more than \(Self.maxAttributes) attributes; the rest of the tag is ignored")
+                break
+            }
             items.append(Attribute(name: name, value: value))
         }
         return AttributeList(items)
@@ -102,6 +110,9 @@ enum AttributeListParser {
 /// EXT-X-DEFINE variables and `{$NAME}` substitution (rfc8216bis 4.3).
 struct VariableTable: Sendable {
     private(set) var values: [String: String] = [:]
+    /// Bytes substitution has added in this parse, shared by every copy of the table: the
+    /// per-line cap alone lets millions of short lines each grow by 64 KiB.
+    private let budget = ExpansionBudget()
 
     var isEmpty: Bool { values.isEmpty }
 
@@ -111,6 +122,8 @@ struct VariableTable: Sendable {
 
     /// The most bytes one substituted line (or value) may grow to.
     static let maxExpansion = 64 * 1024
+    /// The most bytes substitution may add in one parse (four maximum-size playlists).
+    static let maxTotalExpansion = 64 << 20
 
     /// Cheap pre-check: substitution is only attempted where `{$` occurs.
     func mayReference(_ b: UnsafeBufferPointer<UInt8>) -> Bool {
@@ -143,6 +156,13 @@ struct VariableTable: Sendable {
                     rest = ""
                     break
                 }
+                guard budget.spend(value.utf8.count) else {
+                    if budget.firstRefusal() { diagnostics.append(PlaylistDiagnostic(line: line, level: .error, tag: tag,
+                        message: "variable substitution has added \(Self.maxTotalExpansion >> 20) MiB to this playlist; later references are left as written")) }
+                    result += rest[open.lowerBound...]
+                    rest = ""
+                    break
+                }
                 result += value
             } else {
                 diagnostics.append(PlaylistDiagnostic(line: line, level: .error, tag: tag,
@@ -158,5 +178,28 @@ struct VariableTable: Sendable {
         !name.isEmpty && name.utf8.allSatisfy {
             ($0 >= 65 && $0 <= 90) || ($0 >= 97 && $0 <= 122) || ($0 >= 48 && $0 <= 57) || $0 == UInt8(ascii: "-") || $0 == UInt8(ascii: "_")
         }
+    }
+}
+
+/// A byte count shared by the copies of one parse's `VariableTable`; reports its limit once.
+final class ExpansionBudget: @unchecked Sendable {
+    private var spent = 0
+    private var exhausted = false
+    private var reported = false
+
+    /// True the first time only: the limit is one diagnostic, not one per line.
+    func firstRefusal() -> Bool {
+        defer { reported = true }
+        return !reported
+    }
+
+    /// Whether `bytes` more fit; false from the first time they do not.
+    func spend(_ bytes: Int) -> Bool {
+        guard !exhausted, spent + bytes <= VariableTable.maxTotalExpansion else {
+            exhausted = true
+            return false
+        }
+        spent += bytes
+        return true
     }
 }

@@ -42,8 +42,17 @@ public enum HLSNumber {
         return negative ? -value : value
     }
 
+    /// Long numbers: still only `-`, digits and one `.` (strtod alone would take exponents,
+    /// `inf` and hex), and only finite values.
     private static func slowParse(_ bytes: UnsafeBufferPointer<UInt8>) -> Double? {
-        Double(String(decoding: bytes, as: UTF8.self))
+        var points = 0
+        for (index, c) in bytes.enumerated() {
+            if c == UInt8(ascii: ".") { points += 1; continue }
+            if c == UInt8(ascii: "-"), index == 0 { continue }
+            guard c >= 48 && c <= 57 else { return nil }
+        }
+        guard points <= 1, let value = Double(String(decoding: bytes, as: UTF8.self)), value.isFinite else { return nil }
+        return value
     }
 
     public static func parse(_ text: String) -> Double? {
@@ -166,7 +175,13 @@ public enum HLSDate {
 
     /// `2020-01-02T21:55:44.000Z`: UTC with milliseconds, as reports print dates.
     public static func format(_ date: Date) -> String {
-        let millis = Int64((date.timeIntervalSince1970 * 1000).rounded())
+        // Years 1 to 9999; a date a hostile playlist pushed beyond (EXTINF:999999999999999
+        // before the first PROGRAM-DATE-TIME) is written as seconds, not trapped on.
+        let seconds = date.timeIntervalSince1970
+        guard seconds.isFinite, seconds >= -62_135_596_800, seconds < 253_402_300_800 else {
+            return "\(HLSNumber.format(seconds)) s from 1970-01-01T00:00:00Z"
+        }
+        let millis = Int64((seconds * 1000).rounded())
         let days = Int(floorDiv(millis, 86_400_000))
         let msOfDay = Int(millis - Int64(days) * 86_400_000)
         let (y, m, d) = civil(fromDays: days)
