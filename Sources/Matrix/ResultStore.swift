@@ -1,5 +1,6 @@
 import Compatibility
 import Foundation
+import HLS
 import GRDB
 
 /// Why the results database could not be used. Names the file and what to do.
@@ -249,12 +250,10 @@ enum Timestamp {
 
 enum JSONText {
     static func encode<T: Encodable>(_ value: T) throws -> String {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-        return String(decoding: try encoder.encode(value), as: UTF8.self)
+        String(decoding: try JSONDocument.encoder(pretty: false).encode(value), as: UTF8.self)
     }
 
     static func decode<T: Decodable>(_ type: T.Type, _ text: String?) throws -> T {
-        try JSONDecoder().decode(type, from: Data((text ?? "null").utf8))
+        try JSONDocument.decoder().decode(type, from: Data((text ?? "null").utf8))
     }
 }

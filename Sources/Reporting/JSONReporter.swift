@@ -1,5 +1,6 @@
 import Compatibility
 import Foundation
+import HLS
 import MediaProbe
 
 /// Version of the JSON documents; bumped only when a field changes meaning or disappears.
@@ -97,13 +98,9 @@ public struct JSONReporter: AuditReporter {
 /// Pretty, key-sorted JSON with a trailing newline, as every JSON document of the tool is written.
 public enum JSONOutput {
     public static func encode<T: Encodable>(_ value: T) -> String {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
-        // Non-finite numbers (a broken file's frame rate) are the only values JSON cannot hold:
-        // written as strings, as inspect and lint write them, encoding plain value types cannot
-        // fail; a failure here is a programming error.
-        encoder.nonConformingFloatEncodingStrategy = .convertToString(positiveInfinity: "inf", negativeInfinity: "-inf", nan: "nan")
-        let data = try! encoder.encode(value)
+        // Non-finite numbers are written as strings: encoding plain value types cannot fail, a
+        // failure here is a programming error.
+        let data = try! JSONDocument.encoder().encode(value)
         return String(decoding: data, as: UTF8.self) + "\n"
     }
 }

@@ -1,5 +1,6 @@
 import Compatibility
 import Foundation
+import HLS
 import Matrix
 
 /// Renders a matrix run as one document.
@@ -44,14 +45,8 @@ public let matrixSchemaVersion = 1
 /// JSON as `JSONOutput` writes it, with dates as ISO 8601 text.
 enum MatrixJSON {
     static func encode<T: Encodable>(_ value: T) -> String {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
-        encoder.dateEncodingStrategy = .iso8601
-        // Non-finite numbers (a broken file's frame rate) are the only values JSON cannot hold:
-        // written as strings, as inspect and lint write them, encoding plain value types cannot
-        // fail; a failure here is a programming error.
-        encoder.nonConformingFloatEncodingStrategy = .convertToString(positiveInfinity: "inf", negativeInfinity: "-inf", nan: "nan")
-        let data = try! encoder.encode(value)
+        // As `JSONOutput`: encoding plain value types cannot fail.
+        let data = try! JSONDocument.encoder(dates: .iso8601).encode(value)
         return String(decoding: data, as: UTF8.self) + "\n"
     }
 }

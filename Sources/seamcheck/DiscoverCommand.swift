@@ -2,6 +2,7 @@ import ArgumentParser
 import Compatibility
 import Discovery
 import Foundation
+import HLS
 import Reporting
 
 struct DiscoverCommand: AsyncParsableCommand {
@@ -231,9 +232,7 @@ struct WatchPrinter {
     }
 
     private func write(_ event: Event) throws(OutputError) {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-        guard let data = try? encoder.encode(event) else { return }
+        guard let data = try? JSONDocument.encoder(pretty: false).encode(event) else { return }
         try Output.writeStandardOutput(String(decoding: data, as: UTF8.self) + "\n")
     }
 }

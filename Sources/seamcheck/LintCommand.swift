@@ -140,14 +140,7 @@ enum PlaylistInput {
 
     /// JSON as every document of the tool is written, with dates as ISO 8601 text.
     static func json<T: Encodable>(_ value: T) throws(CLIFailure) -> String {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
-        encoder.dateEncodingStrategy = .custom { date, encoder in
-            var container = encoder.singleValueContainer()
-            try container.encode(HLSDate.format(date))
-        }
-        encoder.nonConformingFloatEncodingStrategy = .convertToString(positiveInfinity: "inf", negativeInfinity: "-inf", nan: "nan")
-        do { return String(decoding: try encoder.encode(value), as: UTF8.self) + "\n" } catch {
+        do { return String(decoding: try JSONDocument.encoder(dates: .iso8601Milliseconds).encode(value), as: UTF8.self) + "\n" } catch {
             throw CLIFailure(message: "cannot encode the JSON document: \(error)", exitCode: CLIFailure.usage)
         }
     }

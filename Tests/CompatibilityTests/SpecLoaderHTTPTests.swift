@@ -179,6 +179,24 @@ final class SpecLoaderHTTPTests: XCTestCase {
         XCTAssertTrue(failures.allSatisfy { $0.description.contains("cannot connect") }, "\(failures.map(\.description))")
     }
 
+    func testARedirectToADeadHostMarksThatHostNotTheOneThatRedirected() async throws {
+        let dead = "http://127.0.0.1:\(try LoopbackPorts.closed())/ad.m3u8"
+        let hop = "/goto?to=" + dead.addingPercentEncoding(withAllowedCharacters: .alphanumerics)!
+        try write("redirect-dead.m3u8", SpecPlaylist.media(
+            SpecPlaylist.interstitial("ad1", "DURATION=15,X-ASSET-URI=\"\(url(hop))\""),
+            SpecPlaylist.interstitial("ad2", "DURATION=15,X-ASSET-URI=\"\(url("/files/ad1.m3u8"))\"", start: "2020-01-02T21:55:50.000Z")))
+        var options = PresentationLoader.Options()
+        options.concurrency = 1  // ad1 fails before ad2 is asked
+        let presentation = try await PresentationLoader(options: options).load(location("/files/redirect-dead.m3u8"))
+        guard case .failed(.hostUnreachable(let subject, _))? = presentation.assets[url(hop)] else {
+            return XCTFail("\(String(describing: presentation.assets[url(hop)]))")
+        }
+        XCTAssertEqual(subject, dead)
+        guard case .loaded? = presentation.assets[url("/files/ad1.m3u8")] else {
+            return XCTFail("the server that redirected still answers: \(String(describing: presentation.assets[url("/files/ad1.m3u8")]))")
+        }
+    }
+
     func testAHostThatNeverTakesTheConnectionIsUnreachableNotSilent() async throws {
         let blackhole = try LoopbackBlackhole()
         let target = "http://127.0.0.1:\(blackhole.port)/main.m3u8"

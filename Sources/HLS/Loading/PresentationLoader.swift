@@ -223,8 +223,10 @@ final class UnreachableHostMemo: ResourceFetching, @unchecked Sendable {
         do {
             return try await base.fetch(location, limits: limits)
         } catch {
-            if case .hostUnreachable(_, let reason) = error {
-                lock.withLock { if failures[host] == nil { failures[host] = reason } }
+            // The host that failed: after a redirect, the target, not the one asked.
+            if case .hostUnreachable(let subject, let reason) = error {
+                let failed = URL(string: subject).flatMap(Self.host) ?? host
+                lock.withLock { if failures[failed] == nil { failures[failed] = reason } }
             }
             throw error
         }
