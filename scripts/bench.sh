@@ -8,6 +8,7 @@
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 
+scripts/setup-deps.sh  # the Debian packages, strace and python3-venv included
 echo "bench: building seamcheck (release, .build-release)" >&2
 swift build -c release --scratch-path .build-release --product seamcheck 2>&1 | grep -v -- '-D_REENTRANT' >&2 \
   || { echo "bench: release build failed" >&2; exit 1; }

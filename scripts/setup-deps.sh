@@ -7,7 +7,7 @@ packages=(
   pkg-config curl libcurl4-openssl-dev libsqlite3-dev
   ffmpeg libavformat-dev libavcodec-dev libavutil-dev
   dbus avahi-daemon avahi-utils libavahi-client-dev
-  python3
+  python3 python3-venv iproute2 strace
 )
 
 missing=()

@@ -43,6 +43,7 @@ final class PlaylistAuditCancellationTests: XCTestCase {
             let result = try await task.value
             XCTFail("a cancelled audit must not return a result: \(result.findings.map(\.message))")
         } catch {
+            XCTAssertEqual((error as? PlaylistAuditError)?.isCancellation, true, "ended by the cancel, not by a failure: \(error)")
             XCTAssertLessThan(Date().timeIntervalSince(cancelledAt), 5, "cancellation ends the audit promptly")
         }
     }

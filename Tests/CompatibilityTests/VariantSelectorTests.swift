@@ -67,6 +67,8 @@ final class VariantSelectorTests: XCTestCase {
         guard case .selected(let choice) = VariantSelector.select(from: playlist, for: plays) else { return XCTFail() }
         // The DV variant's base layer is HDR10 (db1p) with E-AC-3: it ranks with the HDR10 one, and wins on bandwidth.
         XCTAssertEqual(choice.declared.dynamicRange, "HDR10")
+        XCTAssertEqual(choice.variantURI, "dv/2160p.m3u8")
+        XCTAssertEqual(choice.audioURI, "audio/ec3/en.m3u8")
     }
 
     func testSpeakerTakesTheLowestBandwidthVariantWithPlayableAudio() throws {

@@ -57,6 +57,18 @@ final class AuditCommandTests: XCTestCase {
         XCTAssertEqual(status, 1)
         let findings = try XCTUnwrap(json["findings"] as? [[String: Any]])
         XCTAssertEqual(findings.map { $0["subject"] as? String }, ["interstitial 1 (\(ad))", "interstitial 2 (\(ad))"])
+
+        // The same ad over HTTP, named twice: the server sees the requests of one probe.
+        let server = try TestHTTPServer(root: MediaFixture.cacheDirectory)
+        defer { server.stop() }
+        let url = server.url("/files/" + (ad as NSString).lastPathComponent)
+        XCTAssertEqual(try auditJSON(["--primary", primary, "--interstitial", url, "--profile", "smart-tv-low-end"]).status, 1)
+        let once = try server.log().filter { $0.path.hasPrefix("/files/") }.count
+        try server.resetLog()
+        XCTAssertEqual(try auditJSON(["--primary", primary, "--interstitial", url, "--interstitial", url, "--profile", "smart-tv-low-end"]).status, 1)
+        let twice = try server.log().filter { $0.path.hasPrefix("/files/") }.count
+        XCTAssertGreaterThan(once, 0)
+        XCTAssertEqual(twice, once, "the repeated input is probed once")
     }
 
     func testUnknownProfileIsUsageError() throws {

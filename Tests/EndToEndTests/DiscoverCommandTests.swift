@@ -217,10 +217,14 @@ final class DiscoverCommandTests: XCTestCase {
         let started = Date()
         let (status, json, stderr) = try DiscoverEnvironment.discoverJSON(["--timeout", "0.2"])
         XCTAssertEqual(status, 0, stderr)
-        XCTAssertLessThan(Date().timeIntervalSince(started), 0.9)
+        // Well short of the 10 s default; that the browse was cut at 0.2 s, not at ALL_FOR_NOW
+        // (1 s), is what `complete: false` and the warning say.
+        XCTAssertLessThan(Date().timeIntervalSince(started), 3)
         // Avahi sends ALL_FOR_NOW 1 s after it starts querying a type, unless another client of the
         // same daemon browses these types already: then it comes at once and nothing is cut short.
-        guard json["complete"] as? Bool == false else { return }
+        guard json["complete"] as? Bool == false else {
+            throw XCTSkip("another client of this avahi-daemon browses the AirPlay types: the browse completed at once")
+        }
         XCTAssertTrue(stderr.contains("the initial browse was not complete after 0.2 s"), stderr)
     }
 }

@@ -107,7 +107,11 @@ final class MatrixRunnerTests: XCTestCase {
                                   jobs: 2, caseTimeout: 10, grader: CellGrader(expectedIssues: [], threshold: .error))
         let recorder = MemoryRecorder()
         let task = Task { try await runner.run(probes: SharedProbes(session: ProbeSession()), recorder: recorder) }
-        while recorder.results.count < 3 { try await Task.sleep(for: .milliseconds(20)) }
+        let deadline = Date().addingTimeInterval(60)
+        while recorder.results.count < 3 {
+            guard Date() < deadline else { task.cancel(); return XCTFail("no 3 finished cases within 60 s") }
+            try await Task.sleep(for: .milliseconds(20))
+        }
         task.cancel()
         let totals = try await task.value
         XCTAssertTrue(totals.interrupted)

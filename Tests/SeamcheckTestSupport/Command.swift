@@ -21,10 +21,12 @@ public enum CommandError: Error, CustomStringConvertible {
 
 /// Runs programs for tests: the built seamcheck binary, ffmpeg, ffprobe.
 public enum Command {
-    /// Runs `executable` (a path, or a name looked up on PATH) and waits for it.
+    /// Runs `executable` (a path, or a name looked up on PATH) and waits for it, at most
+    /// `timeout` seconds: then it is killed with SIGKILL, so that a regression that
+    /// hangs fails its test instead of running into CI's own limit.
     @discardableResult
     public static func run(_ executable: String, _ arguments: [String], environment: [String: String]? = nil,
-                           currentDirectory: URL? = nil) throws -> CommandResult {
+                           currentDirectory: URL? = nil, timeout: Double = 300) throws -> CommandResult {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: try resolve(executable))
         process.arguments = arguments
@@ -37,6 +39,10 @@ public enum Command {
         process.standardError = err
         process.standardInput = FileHandle.nullDevice
         try process.run()
+        let pid = process.processIdentifier
+        let watchdog = DispatchWorkItem { kill(pid, SIGKILL) }
+        DispatchQueue.global().asyncAfter(deadline: .now() + timeout, execute: watchdog)
+        defer { watchdog.cancel() }
         // Read both pipes concurrently so that neither fills up and blocks the child.
         let errData = LockedData()
         let errThread = Thread { errData.set(err.fileHandleForReading.readDataToEndOfFile()) }

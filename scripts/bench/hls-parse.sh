@@ -58,7 +58,7 @@ venv="$BENCH_DIR/venv-m3u8"
 if [ ! -x "$venv/bin/python" ] || ! "$venv/bin/python" -c "import m3u8" 2>/dev/null; then
   echo "installing the m3u8 package from PyPI into $venv" >&2
   python3 -m venv "$venv" >&2 || { echo "hls-parse: python3 -m venv failed (apt-get install python3-venv)" >&2; exit 1; }
-  "$venv/bin/pip" install --quiet --disable-pip-version-check m3u8 >&2
+  "$venv/bin/pip" install --quiet --disable-pip-version-check "m3u8==6.0.0" >&2
 fi
 m3u8_version=$("$venv/bin/python" -c "import importlib.metadata as m; print(m.version('m3u8'))")
 

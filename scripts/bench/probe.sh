@@ -10,7 +10,7 @@ set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/../.."
 
 scripts/setup-deps.sh
-command -v strace >/dev/null || apt-get -o DPkg::Lock::Timeout=600 install -y -q strace >&2
+command -v strace >/dev/null || { echo "probe-bench: strace is missing (scripts/setup-deps.sh installs it)" >&2; exit 1; }
 SEAMCHECK_BIN="${SEAMCHECK_BIN:-${SEAMCHECK:-}}"
 if [ -z "$SEAMCHECK_BIN" ]; then
   swift build -c release --scratch-path .build-release >&2
