@@ -63,7 +63,7 @@ public struct LabInventory: Sendable, Equatable {
             throw .invalid(file: file, field: "(document)", problem: "expected a mapping with a receivers list")
         }
         for key in mapping.keys.compactMap(\.string) where key != "receivers" {
-            throw .invalid(file: file, field: key, problem: "unknown key\(ProfileLoader.suggestion(for: key, in: ["receivers"]))")
+            throw .invalid(file: file, field: key, problem: "unknown key\(Suggestion.text(for: key, in: ["receivers"]))")
         }
         guard let list = mapping["receivers"] else {
             throw .invalid(file: file, field: "receivers", problem: "required key is missing")
@@ -91,7 +91,7 @@ public struct LabInventory: Sendable, Equatable {
             throw .invalid(file: file, field: field, problem: "expected a mapping with deviceClass and deviceId or name")
         }
         for key in mapping.keys.compactMap(\.string) where !entryKeys.contains(key) {
-            throw .invalid(file: file, field: "\(field).\(key)", problem: "unknown key\(ProfileLoader.suggestion(for: key, in: entryKeys))")
+            throw .invalid(file: file, field: "\(field).\(key)", problem: "unknown key\(Suggestion.text(for: key, in: entryKeys))")
         }
         func text(_ key: String) throws(InventoryError) -> String? {
             guard let value = mapping[key] else { return nil }
@@ -106,7 +106,7 @@ public struct LabInventory: Sendable, Equatable {
         }
         guard knownClasses.contains(deviceClass) else {
             throw .invalid(file: file, field: "\(field).deviceClass", problem: "unknown device class '\(deviceClass)'"
-                + "\(ProfileLoader.suggestion(for: deviceClass, in: Set(knownClasses))); known: \(knownClasses.joined(separator: ", "))")
+                + "\(Suggestion.text(for: deviceClass, in: Set(knownClasses))); known: \(knownClasses.joined(separator: ", "))")
         }
         var deviceId: String?
         if let raw = try text("deviceId") {

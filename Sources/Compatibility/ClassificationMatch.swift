@@ -140,16 +140,7 @@ public struct MatchRule: Codable, Sendable, Equatable {
 
     /// Case-insensitive glob with `*` as the only wildcard.
     static func glob(_ pattern: String, matches text: String) -> Bool {
-        let parts = pattern.lowercased().split(separator: "*", omittingEmptySubsequences: false).map(String.init)
-        var rest = Substring(text.lowercased())
-        guard parts.count > 1 else { return rest == parts[0] }
-        guard rest.hasPrefix(parts[0]) else { return false }
-        rest = rest.dropFirst(parts[0].count)
-        for middle in parts.dropFirst().dropLast() where !middle.isEmpty {
-            guard let range = rest.range(of: middle) else { return false }
-            rest = rest[range.upperBound...]
-        }
-        return rest.hasSuffix(parts[parts.count - 1])
+        Glob.matches(pattern, text, caseInsensitive: true)
     }
 
     /// The bit of a `features` entry: a name from `AirPlayFeature` (any case) or a number 0...255.
@@ -181,7 +172,7 @@ extension ReceiverMatch {
 
     private static func validateRule(_ mapping: Node.Mapping, file: String, prefix: String) throws(ProfileError) {
         for key in mapping.keys.compactMap(\.string) where !MatchRule.keys.contains(key) {
-            throw .invalid(file: file, field: "\(prefix).\(key)", problem: "unknown key\(ProfileLoader.suggestion(for: key, in: MatchRule.keys))")
+            throw .invalid(file: file, field: "\(prefix).\(key)", problem: "unknown key\(Suggestion.text(for: key, in: MatchRule.keys))")
         }
         guard !mapping.isEmpty else {
             throw .invalid(file: file, field: prefix, problem: "give at least one of \(MatchRule.keys.sorted().joined(separator: ", "))")
@@ -208,7 +199,7 @@ extension ReceiverMatch {
         for (index, feature) in (try list("features") ?? []).enumerated() where MatchRule.featureBit(feature) == nil {
             let names = Set(AirPlayFeature.allCases.map(\.name))
             throw .invalid(file: file, field: "\(prefix).features[\(index)]",
-                           problem: "'\(feature)' is neither a feature name\(ProfileLoader.suggestion(for: feature, in: names)) nor a bit number 0-255")
+                           problem: "'\(feature)' is neither a feature name\(Suggestion.text(for: feature, in: names)) nor a bit number 0-255")
         }
         for (index, format) in (try list("hdrFormats") ?? []).enumerated() where !MatchRule.hdrFormatNames.contains(format) {
             throw .invalid(file: file, field: "\(prefix).hdrFormats[\(index)]",

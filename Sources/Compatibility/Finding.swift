@@ -76,3 +76,17 @@ public struct FindingSummary: Codable, Sendable, Equatable {
         error > 0 ? .error : warning > 0 ? .warning : info > 0 ? .info : nil
     }
 }
+
+/// `--fail-on` and a matrix's `failOn`: the lowest severity that fails an audit, a lint or a matrix cell: `error`, `warning`, `info` or `never`.
+public enum FailThreshold: String, Sendable, Codable, CaseIterable {
+    case error, warning, info, never
+
+    public var severity: Severity? {
+        switch self {
+        case .error: return .error
+        case .warning: return .warning
+        case .info: return .info
+        case .never: return nil
+        }
+    }
+}

@@ -85,7 +85,7 @@ public enum ProfileLoader {
         }
         if let rules = mapping["rules"]?.mapping {
             for key in rules.keys.compactMap(\.string) where !RuleIdentifiers.all.contains(key) {
-                throw .invalid(file: file, field: "rules.\(key)", problem: "unknown rule id\(suggestion(for: key, in: RuleIdentifiers.all))")
+                throw .invalid(file: file, field: "rules.\(key)", problem: "unknown rule id\(Suggestion.text(for: key, in: RuleIdentifiers.all))")
             }
         }
 
@@ -114,7 +114,7 @@ public enum ProfileLoader {
     private static func checkKeys(of mapping: Node.Mapping, allowed: Set<String>, file: String,
                                   prefix: String) throws(ProfileError) {
         for key in mapping.keys.compactMap(\.string) where !allowed.contains(key) {
-            throw .invalid(file: file, field: prefix + key, problem: "unknown key\(suggestion(for: key, in: allowed))")
+            throw .invalid(file: file, field: prefix + key, problem: "unknown key\(Suggestion.text(for: key, in: allowed))")
         }
     }
 
@@ -145,27 +145,5 @@ public enum ProfileLoader {
         case is Bool.Type: return "true or false"
         default: return String(describing: type).contains("Array") ? "a list" : "a mapping"
         }
-    }
-
-    /// " (did you mean 'x'?)" for a near miss.
-    static func suggestion(for key: String, in candidates: Set<String>) -> String {
-        let best = candidates.min { editDistance(key, $0) < editDistance(key, $1) }
-        guard let best, editDistance(key, best) <= max(2, key.count / 4) else { return "" }
-        return " (did you mean '\(best)'?)"
-    }
-
-    static func editDistance(_ a: String, _ b: String) -> Int {
-        let a = Array(a), b = Array(b)
-        var row = Array(0...b.count)
-        for i in 1...max(a.count, 1) where !a.isEmpty {
-            var previous = row[0]
-            row[0] = i
-            for j in 1...max(b.count, 1) where !b.isEmpty {
-                let current = row[j]
-                row[j] = min(row[j] + 1, row[j - 1] + 1, previous + (a[i - 1] == b[j - 1] ? 0 : 1))
-                previous = current
-            }
-        }
-        return a.isEmpty ? b.count : row[b.count]
     }
 }

@@ -52,20 +52,6 @@ public struct MatrixDefaults: Sendable, Equatable {
     }
 }
 
-/// The lowest severity that fails a cell (and the run): `error`, `warning`, `info` or `never`.
-public enum FailThreshold: String, Sendable, Codable, CaseIterable {
-    case error, warning, info, never
-
-    public var severity: Severity? {
-        switch self {
-        case .error: return .error
-        case .warning: return .warning
-        case .info: return .info
-        case .never: return nil
-        }
-    }
-}
-
 /// A `deviceClasses` entry: a profile id, or the classes of the receivers on the LAN now.
 public enum DeviceClassSelector: Sendable, Equatable, CustomStringConvertible {
     case profile(String)
@@ -152,22 +138,5 @@ public struct ExpectedIssue: Sendable, Equatable, Codable {
     public func matches(caseId: String, rule: String, deviceClass: String?) -> Bool {
         Glob.matches(self.caseId, caseId) && Glob.matches(self.rule, rule)
             && (deviceClass.map { Glob.matches(self.deviceClass, $0) } ?? (self.deviceClass == "*"))
-    }
-}
-
-/// `*` wildcards, nothing else: no character classes, no escapes.
-enum Glob {
-    static func matches(_ pattern: String, _ text: String) -> Bool {
-        guard pattern.contains("*") else { return pattern == text }
-        let parts = pattern.split(separator: "*", omittingEmptySubsequences: false).map(String.init)
-        var rest = Substring(text)
-        guard rest.hasPrefix(parts[0]) else { return false }
-        rest = rest.dropFirst(parts[0].count)
-        for part in parts.dropFirst().dropLast() where !part.isEmpty {
-            guard let range = rest.range(of: part) else { return false }
-            rest = rest[range.upperBound...]
-        }
-        let last = parts.count > 1 ? parts[parts.count - 1] : ""
-        return rest.hasSuffix(last)
     }
 }

@@ -1,3 +1,4 @@
+import Compatibility
 import Foundation
 import Yams
 

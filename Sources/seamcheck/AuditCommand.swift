@@ -35,7 +35,7 @@ struct AuditCommand: AsyncParsableCommand {
     var output: String?
 
     @Option(name: .customLong("fail-on"), help: "Exit 1 when a finding is at or above this severity: error, warning, info or never.")
-    var failOn: FailOn = .error
+    var failOn: FailThreshold = .error
 
     @OptionGroup var profilesDir: ProfilesDirOption
     @OptionGroup var timeout: TimeoutOption
@@ -64,7 +64,7 @@ struct AuditCommand: AsyncParsableCommand {
         let chosen = format ?? (Terminal.stdoutIsTerminal && output == nil ? .table : .json)
         let reporter: any AuditReporter = chosen == .table ? TableReporter(color: output == nil && Terminal.useColor) : chosen.reporter
         try Output.write(reporter.render(result), to: output)
-        if result.fails(at: failOn.threshold) { throw ExitCode(CLIFailure.findings) }
+        if result.fails(at: failOn.severity) { throw ExitCode(CLIFailure.findings) }
     }
 
     private func auditPlaylist(_ text: String, profiles: [DeviceProfile], session: ProbeSession) async throws(CLIFailure) -> AuditResult {

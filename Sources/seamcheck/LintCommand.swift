@@ -22,7 +22,7 @@ struct LintCommand: AsyncParsableCommand {
     var format: ListFormat?
 
     @Option(name: .customLong("fail-on"), help: "Exit 1 when a finding is at or above this severity: error, warning, info or never.")
-    var failOn: FailOn = .error
+    var failOn: FailThreshold = .error
 
     @OptionGroup var timeout: TimeoutOption
 
@@ -34,7 +34,7 @@ struct LintCommand: AsyncParsableCommand {
         case .json: try Output.write(try PlaylistInput.json(document), to: nil)
         case .table: try Output.write(LintTable.render(document), to: nil)
         }
-        if let threshold = failOn.threshold, findings.contains(where: { $0.severity >= threshold }) {
+        if let threshold = failOn.severity, findings.contains(where: { $0.severity >= threshold }) {
             throw ExitCode(CLIFailure.findings)
         }
     }

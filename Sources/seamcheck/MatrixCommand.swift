@@ -49,7 +49,7 @@ struct MatrixRunCommand: AsyncParsableCommand {
     var output: String?
 
     @Option(name: .customLong("fail-on"), help: "A cell fails at or above this severity: error, warning, info or never (default: the file's defaults.failOn, else error).")
-    var failOn: FailOn?
+    var failOn: FailThreshold?
 
     @Option(help: "Seconds one case may take, probes included (default: the file's defaults.timeout, else 120).")
     var timeout: Double?
@@ -89,7 +89,7 @@ struct MatrixRunCommand: AsyncParsableCommand {
 
         let jobs = self.jobs ?? spec.defaults.jobs ?? ProcessInfo.processInfo.activeProcessorCount
         let caseTimeout = timeout ?? spec.defaults.timeout
-        let threshold = failOn.flatMap { FailThreshold(rawValue: $0.rawValue) } ?? spec.defaults.failOn
+        let threshold = failOn ?? spec.defaults.failOn
         let runId: Int64
         do {
             runId = try store.beginRun(RunStart(matrixName: spec.name, matrixFile: URL(fileURLWithPath: spec.file).standardizedFileURL.path,

@@ -136,7 +136,7 @@ enum InterstitialSpecRules {
                               actual: range.attributes["X-SKIP-CONTROL-LABEL-ID"]?.text, message: problem.description)
             }
             if case .loaded(let list, let location, _)? = context.presentation.assetList(for: interstitial, in: media),
-               let label = list.skipControl?.labelID, label.isEmpty || !label.unicodeScalars.allSatisfy(isLabelCharacter) {
+               let label = list.skipControl?.labelID, !Interstitial.isValidLabel(label) {
                 found.append(SpecViolation(tag: range.label, playlist: media.reference, expected: "characters from \(Interstitial.labelCharacters)",
                                            actual: "LABEL-ID \"\(label)\"", message: "the asset list \(location) has SKIP-CONTROL LABEL-ID \"\(label)\" with characters outside \(Interstitial.labelCharacters)"))
             }
@@ -144,7 +144,4 @@ enum InterstitialSpecRules {
         }
     }
 
-    static func isLabelCharacter(_ c: Unicode.Scalar) -> Bool {
-        (c >= "A" && c <= "Z") || (c >= "a" && c <= "z") || c == "_" || c == "-"
-    }
 }

@@ -82,12 +82,17 @@ public struct Interstitial: Sendable, Equatable, Codable {
         case "X-SKIP-CONTROL-LABEL-ID":
             if let text = quoted(name, value) {
                 skipControlLabelID = text
-                if text.isEmpty || !text.unicodeScalars.allSatisfy(Self.isLabelCharacter) {
+                if !Self.isValidLabel(text) {
                     problems.append(.init(attribute: name, kind: .invalidCharacters(text, allowed: Self.labelCharacters)))
                 }
             }
         default: vendorAttributes[name] = value
         }
+    }
+
+    /// A SKIP-CONTROL label id (in the tag or an asset list): non-empty, from `labelCharacters`.
+    public static func isValidLabel(_ text: String) -> Bool {
+        !text.isEmpty && text.unicodeScalars.allSatisfy(isLabelCharacter)
     }
 
     static func isLabelCharacter(_ c: Unicode.Scalar) -> Bool {

@@ -5,19 +5,7 @@ import Reporting
 
 extension ReportFormat: ExpressibleByArgument {}
 
-/// `--fail-on`: the lowest severity that makes the run exit 1.
-enum FailOn: String, ExpressibleByArgument, CaseIterable {
-    case error, warning, info, never
-
-    var threshold: Severity? {
-        switch self {
-        case .error: return .error
-        case .warning: return .warning
-        case .info: return .info
-        case .never: return nil
-        }
-    }
-}
+extension FailThreshold: ExpressibleByArgument {}
 
 /// Table or JSON, for commands that print a model rather than an audit report.
 enum ListFormat: String, ExpressibleByArgument, CaseIterable {
