@@ -27,9 +27,14 @@ public struct DeviceProfile: Codable, Sendable, Equatable {
 
     /// The severity this class gives `rule`, or nil when the profile turns the rule off.
     public func severity(for rule: RuleDescription) -> Severity? {
+        severity(for: rule, default: rule.defaultSeverity)
+    }
+
+    /// The same, for a finding already graded `fallback` (class-independent findings).
+    public func severity(for rule: RuleDescription, default fallback: Severity) -> Severity? {
         if rule.track == .video && !plays.video { return nil }
         switch rules[rule.id] {
-        case .none: return rule.defaultSeverity
+        case .none: return fallback
         case .some(.off): return nil
         case .some(.severity(let severity)): return severity
         }

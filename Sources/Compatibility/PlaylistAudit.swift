@@ -128,15 +128,13 @@ public struct PlaylistAuditor: Sendable {
     /// severity a profile gives it (a profile that does not name the rule keeps the finding's own).
     static func graded(_ findings: [Finding], by profiles: [DeviceProfile]) -> [Finding] {
         guard !profiles.isEmpty else { return findings }
+        let rules = Dictionary(RuleCatalog.allDescriptions.map { ($0.id, $0) }) { first, _ in first }
         return findings.compactMap { finding in
             guard finding.deviceClass == nil else { return finding }
-            let severities = profiles.compactMap { profile -> Severity? in
-                switch profile.rules[finding.rule] {
-                case .none: return finding.severity
-                case .some(.off): return nil
-                case .some(.severity(let severity)): return severity
-                }
-            }
+            // A rule outside the catalog (none today) is graded as concerning every track.
+            let rule = rules[finding.rule] ?? RuleDescription(id: finding.rule, title: "", rationale: "", source: "",
+                                                              defaultSeverity: finding.severity, track: .both, inputs: "")
+            let severities = profiles.compactMap { $0.severity(for: rule, default: finding.severity) }
             guard let highest = severities.max() else { return nil }
             var graded = finding
             graded.severity = highest

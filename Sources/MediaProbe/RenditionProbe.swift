@@ -21,12 +21,14 @@ extension MediaProber {
         guard let first = playlist.segments.first(where: { !$0.gap }) else { throw .emptyPlaylist(label) }
         if let key = first.key, key.method != "NONE" { throw .encryptedRendition(label, method: key.method) }
         let interrupt = InterruptState(deadline: Date().addingTimeInterval(options.timeout), cancellation: cancellation)
-        let reader = SegmentReader(timeout: options.timeout, maxBytes: Self.maxSegmentBytes)
+        var reader = SegmentReader(timeout: options.timeout, maxBytes: Self.maxSegmentBytes)
         var bytes = Data()
         try withExtendedLifetime(interrupt) { () throws(ProbeError) in
             if let map = first.map {
                 bytes.append(try read(map.uri, range: map.byteRange, from: location, reader, interrupt))
             }
+            // The limit is for both together: the segment gets what the init section left.
+            reader.maxBytes = Self.maxSegmentBytes - bytes.count
             bytes.append(try read(first.uri, range: first.byteRange, from: location, reader, interrupt))
         }
         var media = try probe(bytes: bytes, label: label, cancellation: cancellation)

@@ -29,4 +29,13 @@ final class ClassIndependentGradingTests: XCTestCase {
         own.deviceClass = "a"
         XCTAssertEqual(PlaylistAuditor.graded([own], by: [profile("a", .off)]), [own])
     }
+
+    func testAVideoRuleIsNotGradedByAnAudioOnlyClass() {
+        let declared = Finding(rule: "declared-resolution-mismatch", severity: .warning, deviceClass: nil, subject: "primary (v.m3u8)",
+                               expected: "1280x720", actual: "640x360", message: "RESOLUTION disagrees", remediation: nil)
+        var speaker = profile("speaker", nil)
+        speaker.plays.video = false
+        XCTAssertEqual(PlaylistAuditor.graded([declared], by: [speaker]), [], "a speaker shows no video: the rule does not apply")
+        XCTAssertEqual(PlaylistAuditor.graded([declared], by: [speaker, profile("tv", nil)]).map(\.severity), [.warning])
+    }
 }
