@@ -120,7 +120,7 @@ enum Output {
         var template = Array((directory as NSString).appendingPathComponent(".\(url.lastPathComponent).XXXXXX").utf8CString)
         let fd = mkstemp(&template)
         guard fd >= 0 else { throw failed(errno) }
-        let temporary = String(cString: template)
+        let temporary = template.withUnsafeBufferPointer { String(cString: $0.baseAddress!) }
         var done = false
         defer { if !done { unlink(temporary) } }
 
