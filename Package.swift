@@ -11,6 +11,9 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
         .package(url: "https://github.com/jpsim/Yams", from: "6.0.0"),
         .package(url: "https://github.com/groue/GRDB.swift", from: "7.0.0"),
+        // The lab server (HTTP/1.1 with keep-alive, byte ranges, file serving on SwiftNIO) and its logs.
+        .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.28.0"),
+        .package(url: "https://github.com/apple/swift-log", from: "1.16.0"),
     ],
     targets: [
         // C libraries from Debian's packages. FFmpeg's headers (libavformat-dev, libavcodec-dev, libavutil-dev); the libraries
@@ -35,11 +38,19 @@ let package = Package(
             dependencies: ["Compatibility", "MediaProbe", "HLS", "Discovery", "Yams",
                            .product(name: "GRDB", package: "GRDB.swift")]
         ),
-        .target(name: "Reporting", dependencies: ["Compatibility", "MediaProbe", "Matrix"]),
+        .target(
+            name: "Lab",
+            dependencies: ["Compatibility", "HLS", "Discovery",
+                           .product(name: "GRDB", package: "GRDB.swift"),
+                           .product(name: "Hummingbird", package: "hummingbird"),
+                           .product(name: "Logging", package: "swift-log")]
+        ),
+        .target(name: "Reporting", dependencies: ["Compatibility", "MediaProbe", "Matrix", "Lab"]),
         .executableTarget(
             name: "seamcheck",
             dependencies: [
-                "HLS", "MediaProbe", "Discovery", "Compatibility", "Matrix", "Reporting",
+                "HLS", "MediaProbe", "Discovery", "Compatibility", "Matrix", "Lab", "Reporting",
+                .product(name: "Logging", package: "swift-log"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
@@ -52,6 +63,8 @@ let package = Package(
         .testTarget(name: "CompatibilityTests", dependencies: ["Compatibility", "MediaProbe", "SeamcheckTestSupport"]),
         .testTarget(name: "MatrixTests", dependencies: ["Matrix", "Compatibility", "MediaProbe", "HLS", "SeamcheckTestSupport",
                                                         .product(name: "GRDB", package: "GRDB.swift")]),
+        .testTarget(name: "LabTests", dependencies: ["Lab", "Compatibility", "HLS", "SeamcheckTestSupport",
+                                                     .product(name: "GRDB", package: "GRDB.swift")]),
         .testTarget(name: "ReportingTests", dependencies: ["Reporting", "Compatibility", "MediaProbe", "Matrix"]),
         .testTarget(name: "EndToEndTests", dependencies: ["seamcheck", "SeamcheckTestSupport"]),
     ]

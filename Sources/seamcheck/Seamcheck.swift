@@ -13,7 +13,7 @@ struct Seamcheck: AsyncParsableCommand {
         """,
         version: "0.1.0",
         subcommands: [AuditCommand.self, LintCommand.self, InspectCommand.self, ProbeCommand.self, DiscoverCommand.self,
-                      MatrixCommand.self, ProfilesCommand.self, RulesCommand.self]
+                      MatrixCommand.self, LabCommand.self, ProfilesCommand.self, RulesCommand.self]
     )
 
     /// Runs the command and maps every failure to INTERFACE.md's exit codes: usage errors are 2

@@ -1,0 +1,190 @@
+import Foundation
+
+/// The lab's test-stream suite as `lab.json` describes it (INTERFACE.md, "lab streams manifest").
+///
+/// Folder layout of a suite (paths are relative to the suite folder, which is also the server root):
+/// ```
+/// lab.json
+/// primary/                    the reference primary, encoded once and shared by every case
+/// cases/<id>/master.m3u8      the case's multivariant playlist: what a sender AirPlays
+/// cases/<id>/...              its primary media playlist(s), with the case's EXT-X-DATERANGE
+/// cases/<id>/primary          symlink to ../../primary, so that every request names its case
+/// cases/<id>/ad/...           the interstitial asset (playlists, init sections, segments)
+/// ```
+/// Interstitial asset URIs must be absolute (`interstitial-asset-uri-relative`), and the suite does
+/// not know the address it will be served from: playlists and asset lists carry
+/// `originPlaceholder`, which `lab serve` replaces with the origin each client used.
+public struct LabManifest: Codable, Sendable, Equatable {
+    public static let fileName = "lab.json"
+    public static let currentSchemaVersion = 1
+    public static let defaultOriginPlaceholder = "{LAB_ORIGIN}"
+
+    public var schemaVersion: Int
+    /// What made the suite ("seamcheck 0.1.0, ffmpeg 5.1.6"), for the lab's records.
+    public var generator: String
+    /// The text that `lab serve` replaces with `http://HOST:PORT` in `.m3u8` and `.json` files.
+    public var originPlaceholder: String
+    /// The shared primary's segments, in order: how a segment request maps to a time on the
+    /// primary timeline (a session's resume point).
+    public var primaryTimeline: [LabSegment]
+    public var cases: [LabCase]
+
+    public init(schemaVersion: Int = LabManifest.currentSchemaVersion, generator: String,
+                originPlaceholder: String = LabManifest.defaultOriginPlaceholder,
+                primaryTimeline: [LabSegment], cases: [LabCase]) {
+        self.schemaVersion = schemaVersion
+        self.generator = generator
+        self.originPlaceholder = originPlaceholder
+        self.primaryTimeline = primaryTimeline
+        self.cases = cases
+    }
+
+    public func `case`(_ id: String) -> LabCase? { cases.first { $0.id == id } }
+}
+
+/// One segment of the shared primary: its file name under `primary/` and where it sits.
+public struct LabSegment: Codable, Sendable, Equatable {
+    public var file: String
+    /// Seconds from the start of the primary.
+    public var start: Double
+    public var duration: Double
+
+    public init(file: String, start: Double, duration: Double) {
+        self.file = file
+        self.start = start
+        self.duration = duration
+    }
+}
+
+/// One test case: a primary and an interstitial that differ in exactly one parameter
+/// (`transition`), or a ladder whose chosen variant shows what a receiver decodes (`capability`).
+public struct LabCase: Codable, Sendable, Equatable {
+    public enum Kind: String, Codable, Sendable, CaseIterable {
+        case transition, capability
+    }
+
+    public var id: String
+    public var kind: Kind
+    /// The parameter the interstitial changes ("video codec", "frame rate"...), or "none" for the control.
+    public var varies: String
+    /// One line for the lab page: what to look and listen for.
+    public var title: String
+    /// Rule ids the case exercises (empty for the control and capability cases).
+    public var rules: [String]
+    /// The case's multivariant playlist, relative to the suite folder (and so the URL path under the server root).
+    public var playlist: String
+    /// Path prefix (relative, ending in "/") of everything the interstitial asset consists of.
+    public var interstitialPrefix: String?
+    /// Where the interstitial is scheduled on the primary timeline, in seconds (nil: no interstitial).
+    public var interstitialStart: Double?
+    /// The interstitial's duration in seconds.
+    public var interstitialDuration: Double?
+    /// X-RESUME-OFFSET of the interstitial: where on the primary timeline, after `interstitialStart`,
+    /// playback should come back (0 for an ad inserted between two seconds of content).
+    public var resumeOffset: Double?
+    public var primary: LabMedia
+    public var interstitial: LabMedia?
+    /// Every media playlist of the case, with what it carries: which one a receiver fetched is
+    /// what it chose (its capability, in capability cases).
+    public var variants: [LabVariant]
+
+    public init(id: String, kind: Kind, varies: String, title: String, rules: [String], playlist: String,
+                interstitialPrefix: String? = nil, interstitialStart: Double? = nil, interstitialDuration: Double? = nil,
+                resumeOffset: Double? = nil, primary: LabMedia, interstitial: LabMedia? = nil, variants: [LabVariant]) {
+        self.id = id
+        self.kind = kind
+        self.varies = varies
+        self.title = title
+        self.rules = rules
+        self.playlist = playlist
+        self.interstitialPrefix = interstitialPrefix
+        self.interstitialStart = interstitialStart
+        self.interstitialDuration = interstitialDuration
+        self.resumeOffset = resumeOffset
+        self.primary = primary
+        self.interstitial = interstitial
+        self.variants = variants
+    }
+
+    /// The folder of the case (`cases/<id>/`).
+    public var folder: String { "cases/\(id)/" }
+}
+
+/// What a side of a case carries: enough for a person to read, and for rules to be named.
+public struct LabMedia: Codable, Sendable, Equatable {
+    public var videoCodec: String?
+    public var videoProfile: String?
+    public var width: Int?
+    public var height: Int?
+    /// Exact frame rate, "30000/1001".
+    public var frameRate: String?
+    public var displayAspectRatio: String?
+    /// "SDR", "HDR10", "HLG".
+    public var dynamicRange: String?
+    public var scanType: String?
+    public var audioCodec: String?
+    public var sampleRate: Int?
+    public var channels: Int?
+    public var channelLayout: String?
+    public var language: String?
+    /// Seconds the audio starts after the video (0 when aligned).
+    public var audioDelay: Double?
+    public var duration: Double
+
+    public init(videoCodec: String? = nil, videoProfile: String? = nil, width: Int? = nil, height: Int? = nil,
+                frameRate: String? = nil, displayAspectRatio: String? = nil, dynamicRange: String? = nil,
+                scanType: String? = nil, audioCodec: String? = nil, sampleRate: Int? = nil, channels: Int? = nil,
+                channelLayout: String? = nil, language: String? = nil, audioDelay: Double? = nil, duration: Double) {
+        self.videoCodec = videoCodec
+        self.videoProfile = videoProfile
+        self.width = width
+        self.height = height
+        self.frameRate = frameRate
+        self.displayAspectRatio = displayAspectRatio
+        self.dynamicRange = dynamicRange
+        self.scanType = scanType
+        self.audioCodec = audioCodec
+        self.sampleRate = sampleRate
+        self.channels = channels
+        self.channelLayout = channelLayout
+        self.language = language
+        self.audioDelay = audioDelay
+        self.duration = duration
+    }
+}
+
+/// One media playlist of a case.
+public struct LabVariant: Codable, Sendable, Equatable {
+    public enum Role: String, Codable, Sendable {
+        case primary, interstitial
+    }
+
+    /// The media playlist, relative to the suite folder.
+    public var path: String
+    public var role: Role
+    /// CODECS as the multivariant playlist declares it ("avc1.64001f,mp4a.40.2").
+    public var codecs: String?
+    /// "h264", "hevc" (FFmpeg names), or nil for audio-only playlists.
+    public var videoCodec: String?
+    /// "SDR", "HDR10", "HLG", or nil.
+    public var dynamicRange: String?
+    /// "aac", "eac3", "ac3"... or nil for video-only playlists.
+    public var audioCodec: String?
+    public var channels: Int?
+    public var bandwidth: Int?
+    /// "1280x720".
+    public var resolution: String?
+
+    public init(path: String, role: Role, codecs: String? = nil, videoCodec: String? = nil, dynamicRange: String? = nil,
+                audioCodec: String? = nil, channels: Int? = nil, bandwidth: Int? = nil, resolution: String? = nil) {
+        self.path = path
+        self.role = role
+        self.codecs = codecs
+        self.videoCodec = videoCodec
+        self.dynamicRange = dynamicRange
+        self.audioCodec = audioCodec
+        self.channels = channels
+        self.bandwidth = bandwidth
+        self.resolution = resolution
+    }
+}

@@ -1,0 +1,9 @@
+import ArgumentParser
+
+/// `seamcheck lab`: the receiver lab (INTERFACE.md, "lab").
+struct LabCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "lab",
+        abstract: "The receiver lab: test streams, a server that records what each receiver fetches, verdicts, predicted versus observed.",
+        subcommands: [])
+}
