@@ -14,6 +14,7 @@ let package = Package(
         // The lab server (HTTP/1.1 with keep-alive, byte ranges, file serving on SwiftNIO) and its logs.
         .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.28.0"),
         .package(url: "https://github.com/apple/swift-log", from: "1.16.0"),
+        .package(url: "https://github.com/apple/swift-nio", from: "2.101.0"),
     ],
     targets: [
         // C libraries from Debian's packages. FFmpeg's headers (libavformat-dev, libavcodec-dev, libavutil-dev); the libraries
@@ -43,7 +44,8 @@ let package = Package(
             dependencies: ["Compatibility", "HLS", "Discovery",
                            .product(name: "GRDB", package: "GRDB.swift"),
                            .product(name: "Hummingbird", package: "hummingbird"),
-                           .product(name: "Logging", package: "swift-log")]
+                           .product(name: "Logging", package: "swift-log"),
+                           .product(name: "NIOCore", package: "swift-nio")]
         ),
         .target(name: "Reporting", dependencies: ["Compatibility", "MediaProbe", "Matrix", "Lab"]),
         .executableTarget(

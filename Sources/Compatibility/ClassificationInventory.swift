@@ -36,12 +36,15 @@ public struct LabInventory: Sendable, Equatable {
         public var note: String?
         /// Where it is in the file, for messages: `receivers[2]`.
         public var field: String
+        /// The receiver's IP addresses, for the lab: a client fetching from one of them is this
+        /// receiver, whether or not it advertises itself.
+        public var addresses: [String] = []
     }
 
     public var file: String
     public var entries: [Entry]
 
-    static let entryKeys: Set<String> = ["deviceId", "name", "deviceClass", "note"]
+    static let entryKeys: Set<String> = ["deviceId", "name", "deviceClass", "note", "addresses"]
 
     public static func load(_ path: String, knownClasses: [String]) throws(InventoryError) -> LabInventory {
         let text: String
@@ -120,7 +123,21 @@ public struct LabInventory: Sendable, Equatable {
         guard deviceId != nil || name != nil else {
             throw .invalid(file: file, field: field, problem: "give deviceId or name (or both) to say which receiver is pinned")
         }
-        return Entry(deviceId: deviceId, name: name, deviceClass: deviceClass, note: try text("note"), field: field)
+        var addresses: [String] = []
+        if let list = mapping["addresses"] {
+            guard let items = list.sequence else {
+                throw .invalid(file: file, field: "\(field).addresses", problem: "expected a list of IP addresses")
+            }
+            for (index, item) in items.enumerated() {
+                guard let address = item.scalar?.string.trimmingCharacters(in: .whitespaces), Self.isIPAddress(address) else {
+                    throw .invalid(file: file, field: "\(field).addresses[\(index)]",
+                                   problem: "'\(item.scalar?.string ?? "")' is not an IPv4 or IPv6 address such as 192.168.1.20")
+                }
+                addresses.append(address)
+            }
+        }
+        return Entry(deviceId: deviceId, name: name, deviceClass: deviceClass, note: try text("note"), field: field,
+                     addresses: addresses)
     }
 
     /// The entry pinning `receiver`: one whose deviceId matches (and name, if it has one) before
@@ -131,6 +148,11 @@ public struct LabInventory: Sendable, Equatable {
                 && (entry.name == nil || Self.sameName(entry.name, receiver.name))
         }
         return byId ?? entries.first { $0.deviceId == nil && Self.sameName($0.name, receiver.name) }
+    }
+
+    static func isIPAddress(_ text: String) -> Bool {
+        var v4 = in_addr(), v6 = in6_addr()
+        return inet_pton(AF_INET, text, &v4) == 1 || inet_pton(AF_INET6, text, &v6) == 1
     }
 
     private static func sameName(_ a: String?, _ b: String?) -> Bool {

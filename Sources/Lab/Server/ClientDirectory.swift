@@ -1,0 +1,86 @@
+import Compatibility
+import Discovery
+import Foundation
+import Logging
+
+/// Keeps the lab's receiver table current, so that each client address maps to a receiver and a
+/// device class: inventory pins by address at once, Avahi's receivers as they appear or change.
+/// Rows are never removed: requests logged earlier still need their receiver.
+final class ClientDirectory: @unchecked Sendable {
+    private let store: LabStore
+    private let classifier: ReceiverClassifier
+    private let inventory: LabInventory?
+    private let logger: Logger
+    private let lock = NSLock()
+    private var watch: ReceiverWatch?
+    private var stopped = false
+
+    init(store: LabStore, profiles: [DeviceProfile], inventory: LabInventory?, logger: Logger) {
+        self.store = store
+        self.classifier = ReceiverClassifier(profiles: profiles, inventory: inventory)
+        self.inventory = inventory
+        self.logger = logger
+    }
+
+    /// Records the inventory's address pins.
+    func pinInventory() {
+        for entry in inventory?.entries ?? [] {
+            for address in entry.addresses {
+                let record = LabReceiverRecord(address: address, name: entry.name ?? entry.deviceId ?? address, deviceId: entry.deviceId,
+                                               deviceClass: entry.deviceClass, classifiedBy: Classification.Source.inventory.rawValue,
+                                               reason: "pinned by address in \(inventory?.file ?? "the inventory") \(entry.field)"
+                                                   + (entry.note.map { " (\($0))" } ?? ""),
+                                               source: .inventory)
+                do { try store.upsert(record) } catch { logger.error("\(error.description)") }
+            }
+        }
+    }
+
+    /// Browses through avahi-daemon until `stop()`; returns at once, with why, when it cannot.
+    func run(interface: String?) async -> DiscoveryError? {
+        let receivers: ReceiverWatch
+        do { receivers = try await AirPlayBrowser.watch(interface: interface) } catch { return error }
+        if !adopt(receivers) { receivers.stop(); return nil }
+        let pinned = Set(inventory?.entries.flatMap(\.addresses) ?? [])
+        for await event in receivers {
+            switch event {
+            case .added(let receiver), .updated(let receiver):
+                let classification = classifier.classify(receiver)
+                for address in receiver.addresses where !pinned.contains(address) {
+                    let record = LabReceiverRecord(address: address, name: receiver.name, deviceId: receiver.deviceId,
+                                                   model: receiver.model, deviceClass: classification.deviceClass,
+                                                   classifiedBy: classification.classifiedBy?.rawValue, reason: classification.reason,
+                                                   source: .avahi)
+                    do { try store.upsert(record) } catch { logger.error("\(error.description)") }
+                }
+                logger.info("receiver \(receiver.name) at \(receiver.addresses.joined(separator: ", ")): \(classification.deviceClass ?? "unclassified") (\(classification.reason))")
+            case .daemonLost(let error):
+                logger.warning("avahi-daemon went away (\(error.description)); new receivers are not mapped until it returns")
+            case .daemonReconnected:
+                logger.info("avahi-daemon is back; mapping receivers again")
+            case .failed(let error):
+                return error
+            default:
+                break
+            }
+        }
+        return nil
+    }
+
+    /// Keeps `receivers` to stop later; false when `stop()` came first.
+    private func adopt(_ receivers: ReceiverWatch) -> Bool {
+        lock.withLock {
+            if stopped { return false }
+            watch = receivers
+            return true
+        }
+    }
+
+    func stop() {
+        lock.lock()
+        stopped = true
+        let current = watch
+        lock.unlock()
+        current?.stop()
+    }
+}

@@ -1,0 +1,184 @@
+import Foundation
+import Hummingbird
+import Logging
+import NIOCore
+import NIOPosix
+
+/// The suite's files, confined to its folder: a path is resolved with its symbolic links (the cases
+/// link to the shared primary) and refused unless the real file is inside the real suite folder.
+/// FileMiddleware already refuses `..` after percent-decoding; this also stops a link that points out.
+struct SuiteFileProvider: FileProvider {
+    typealias FileAttributes = LocalFileSystem.FileAttributes
+    typealias FileIdentifier = String
+
+    let root: String
+    private let files: LocalFileSystem
+
+    init(root: String, logger: Logger) {
+        self.root = root
+        self.files = LocalFileSystem(rootFolder: root, threadPool: .singleton, logger: logger)
+    }
+
+    func getFileIdentifier(_ path: String) -> String? {
+        SuiteFiles.confined(path, root: root)
+    }
+
+    func getAttributes(id: String) async throws -> FileAttributes? {
+        try await files.getAttributes(id: id)
+    }
+
+    func loadFile(id: String, context: some RequestContext) async throws -> ResponseBody {
+        try await files.loadFile(id: id, context: context)
+    }
+
+    func loadFile(id: String, range: ClosedRange<Int>, context: some RequestContext) async throws -> ResponseBody {
+        try await files.loadFile(id: id, range: range, context: context)
+    }
+}
+
+enum SuiteFiles {
+    /// MIME types of what a suite holds (RFC 8216 4 and Apple's HLS authoring spec).
+    static let mediaTypes: [String: String] = [
+        "m3u8": "application/vnd.apple.mpegurl",
+        "m4s": "video/iso.segment",
+        "mp4": "video/mp4",
+        "m4v": "video/mp4",
+        "m4a": "audio/mp4",
+        "ts": "video/mp2t",
+        "aac": "audio/aac",
+        "ac3": "audio/ac3",
+        "ec3": "audio/eac3",
+        "vtt": "text/vtt",
+        "webvtt": "text/vtt",
+        "json": "application/json",
+        "html": "text/html; charset=utf-8",
+    ]
+
+    static func mediaType(of path: String) -> String? {
+        guard let dot = path.lastIndex(of: "."), !path[dot...].contains("/") else { return nil }
+        return mediaTypes[path[path.index(after: dot)...].lowercased()]
+    }
+
+    /// The real path of `urlPath` (already percent-decoded) under `root`, or nil when it does not
+    /// exist or is not inside `root` once every link is followed.
+    static func confined(_ urlPath: String, root: String) -> String? {
+        let relative = urlPath.drop { $0 == "/" }
+        guard !relative.isEmpty, !relative.contains("\0") else { return nil }
+        guard let real = realpath(root + "/" + relative, nil) else { return nil }
+        defer { free(real) }
+        let resolved = String(cString: real)
+        return resolved.hasPrefix(root + "/") ? resolved : nil
+    }
+
+    /// The lab case a request path belongs to (`/cases/<id>/...`).
+    static func caseId(of path: String) -> String? {
+        let parts = path.split(separator: "/", omittingEmptySubsequences: true)
+        guard parts.count >= 2, parts[0] == "cases" else { return nil }
+        return String(parts[1])
+    }
+
+    /// The origin a client used to reach us (`http://` + Host), for the suite's placeholders.
+    /// A Host with anything but host and port characters falls back to the bound address.
+    static func origin(host: String?, fallback: String) -> String {
+        let allowed = Set("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789.-:[]")
+        if let host, !host.isEmpty, host.count <= 255, host.allSatisfy({ allowed.contains($0) }) {
+            return "http://" + host
+        }
+        return "http://" + fallback
+    }
+}
+
+/// Playlists and asset lists of the suite, with the origin placeholder replaced by the origin the
+/// client used (interstitial asset URIs must be absolute). Served whole, never cached by clients.
+struct TemplateMiddleware<Context: RequestContext>: RouterMiddleware {
+    let root: String
+    let placeholder: String
+    let fallbackHost: String
+    /// Larger files are not templates: FileMiddleware serves them as they are.
+    static var maxTemplateBytes: Int { 16 << 20 }
+
+    func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
+        guard request.method == .get || request.method == .head,
+              let decoded = request.uri.path.removingPercentEncoding,
+              !decoded.contains(".."),
+              decoded.hasSuffix(".m3u8") || decoded.hasSuffix(".json"),
+              let file = SuiteFiles.confined(decoded, root: root),
+              let attributes = try? FileManager.default.attributesOfItem(atPath: file),
+              (attributes[.type] as? FileAttributeType) == .typeRegular,
+              let size = attributes[.size] as? Int, size <= Self.maxTemplateBytes,
+              let data = FileManager.default.contents(atPath: file)
+        else { return try await next(request, context) }
+        let origin = SuiteFiles.origin(host: request.head.authority, fallback: fallbackHost)
+        let text = String(decoding: data, as: UTF8.self).replacingOccurrences(of: placeholder, with: origin)
+        var headers = HTTPFields()
+        headers[.contentType] = SuiteFiles.mediaType(of: decoded) ?? "application/octet-stream"
+        headers[.cacheControl] = "no-cache"
+        let buffer = ByteBuffer(string: text)
+        headers[.contentLength] = String(buffer.readableBytes)
+        if request.method == .head { return Response(status: .ok, headers: headers) }
+        return Response(status: .ok, headers: headers, body: .init(byteBuffer: buffer))
+    }
+}
+
+/// Byte ranges as RFC 9110 14 reads them, before FileMiddleware (which reads `bytes=-N` as the
+/// first N+1 bytes and answers a range past the end with a broken 206): one satisfiable range is
+/// passed on as `bytes=FIRST-LAST`; one past the end is 416 with `Content-Range: bytes */SIZE`;
+/// several ranges, or a header that is not a byte range, are ignored (200, the whole file).
+/// Also gives every suite file its HLS MIME type.
+struct MediaFilesMiddleware<Context: RequestContext>: RouterMiddleware {
+    let root: String
+
+    func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
+        var request = request
+        if let header = request.headers[.range] {
+            var head = request.head
+            head.headerFields[.range] = nil
+            if let decoded = request.uri.path.removingPercentEncoding, !decoded.contains(".."),
+               let file = SuiteFiles.confined(decoded, root: root),
+               let size = (try? FileManager.default.attributesOfItem(atPath: file))?[.size] as? Int {
+                switch ByteRange.resolve(header, size: size) {
+                case .whole: break
+                case .range(let first, let last): head.headerFields[.range] = "bytes=\(first)-\(last)"
+                case .unsatisfiable:
+                    var headers = HTTPFields()
+                    headers[.contentRange] = "bytes */\(size)"
+                    return Response(status: .rangeNotSatisfiable, headers: headers)
+                }
+            }
+            request = Request(head: head, body: request.body)
+        }
+        var response = try await next(request, context)
+        if response.headers[.contentType] == nil, let type = SuiteFiles.mediaType(of: request.uri.path) {
+            response.headers[.contentType] = type
+        }
+        return response
+    }
+}
+
+/// One `Range: bytes=...` header against a file of `size` bytes.
+enum ByteRange: Equatable {
+    case whole
+    case range(first: Int, last: Int)
+    case unsatisfiable
+
+    static func resolve(_ header: String, size: Int) -> ByteRange {
+        let value = header.trimmingCharacters(in: .whitespaces)
+        guard value.lowercased().hasPrefix("bytes="), !value.contains(",") else { return .whole }
+        let spec = value.dropFirst("bytes=".count).trimmingCharacters(in: .whitespaces)
+        guard let dash = spec.firstIndex(of: "-") else { return .whole }
+        let firstText = spec[..<dash], lastText = spec[spec.index(after: dash)...]
+        let digits = { (text: Substring) in !text.isEmpty && text.count <= 18 && text.allSatisfy(\.isASCII) && text.allSatisfy(\.isNumber) }
+        if firstText.isEmpty {
+            guard digits(lastText), let suffix = Int(lastText) else { return .whole }
+            guard suffix > 0, size > 0 else { return .unsatisfiable }
+            return .range(first: max(0, size - suffix), last: size - 1)
+        }
+        guard digits(firstText), let first = Int(firstText) else { return .whole }
+        var last = size - 1
+        if !lastText.isEmpty {
+            guard digits(lastText), let requested = Int(lastText), requested >= first else { return .whole }
+            last = min(requested, size - 1)
+        }
+        return first < size ? .range(first: first, last: last) : .unsatisfiable
+    }
+}

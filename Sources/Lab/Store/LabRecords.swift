@@ -1,0 +1,234 @@
+import Foundation
+import GRDB
+
+/// One request the lab server answered, as it went: what a receiver fetched, and how far.
+public struct LabRequestRecord: Codable, Sendable, Equatable {
+    public var at: Date
+    public var client: String
+    public var clientPort: Int?
+    public var method: String
+    public var path: String
+    public var query: String?
+    public var range: String?
+    public var status: Int
+    /// Body bytes actually written to the client.
+    public var bytes: Int
+    /// The body's length as announced (Content-Length), when known.
+    public var expectedBytes: Int?
+    public var durationMs: Double
+    public var userAgent: String?
+    /// The lab case the path belongs to (`cases/<id>/...`), if any.
+    public var caseId: String?
+    /// False when the client went away before the whole body was written.
+    public var completed: Bool
+
+    public init(at: Date, client: String, clientPort: Int? = nil, method: String, path: String, query: String? = nil,
+                range: String? = nil, status: Int, bytes: Int, expectedBytes: Int? = nil, durationMs: Double,
+                userAgent: String? = nil, caseId: String? = nil, completed: Bool = true) {
+        self.at = at
+        self.client = client
+        self.clientPort = clientPort
+        self.method = method
+        self.path = path
+        self.query = query
+        self.range = range
+        self.status = status
+        self.bytes = bytes
+        self.expectedBytes = expectedBytes
+        self.durationMs = durationMs
+        self.userAgent = userAgent
+        self.caseId = caseId
+        self.completed = completed
+    }
+}
+
+/// A receiver the lab knows by address: from Avahi (with its class) or pinned in the inventory.
+public struct LabReceiverRecord: Codable, Sendable, Equatable {
+    public enum Source: String, Codable, Sendable { case avahi, inventory }
+
+    public var address: String
+    public var name: String
+    public var deviceId: String?
+    public var model: String?
+    public var deviceClass: String?
+    public var classifiedBy: String?
+    /// Why the receiver has its class (or none), in discover's words.
+    public var reason: String
+    public var source: Source
+    public var seenAt: Date
+
+    public init(address: String, name: String, deviceId: String? = nil, model: String? = nil, deviceClass: String? = nil,
+                classifiedBy: String? = nil, reason: String, source: Source, seenAt: Date = Date()) {
+        self.address = address
+        self.name = name
+        self.deviceId = deviceId
+        self.model = model
+        self.deviceClass = deviceClass
+        self.classifiedBy = classifiedBy
+        self.reason = reason
+        self.source = source
+        self.seenAt = seenAt
+    }
+}
+
+/// What the operator saw when a case played on a receiver (INTERFACE.md, verdicts).
+public enum LabVerdict: String, Codable, Sendable, CaseIterable {
+    case seamless, glitch, stall, black, skipped, failed
+}
+
+/// One recorded verdict.
+public struct LabVerdictRecord: Codable, Sendable, Equatable {
+    public var id: Int64?
+    public var recordedAt: Date
+    /// The receiver's name as the lab knows it.
+    public var receiver: String
+    public var deviceId: String?
+    public var deviceClass: String?
+    public var client: String?
+    public var caseId: String
+    public var verdict: LabVerdict
+    /// How long the disruption lasted, when the operator timed it.
+    public var seconds: Double?
+    public var note: String?
+    /// "page" or "cli".
+    public var source: String
+
+    public init(id: Int64? = nil, recordedAt: Date = Date(), receiver: String, deviceId: String? = nil, deviceClass: String? = nil,
+                client: String? = nil, caseId: String, verdict: LabVerdict, seconds: Double? = nil, note: String? = nil,
+                source: String) {
+        self.id = id
+        self.recordedAt = recordedAt
+        self.receiver = receiver
+        self.deviceId = deviceId
+        self.deviceClass = deviceClass
+        self.client = client
+        self.caseId = caseId
+        self.verdict = verdict
+        self.seconds = seconds
+        self.note = note
+        self.source = source
+    }
+}
+
+extension LabStore {
+    /// Records the start of a serve run with the suite it serves; returns its id.
+    public func beginServe(bind: String, port: Int, streams: String, manifest: LabManifest) throws(LabStoreError) -> Int64 {
+        let text: String
+        do { text = String(decoding: try JSONEncoder().encode(manifest), as: UTF8.self) } catch {
+            throw .failed(path: path, operation: "record the suite", reason: "\(error)")
+        }
+        return try write("record the serve start") { db in
+            try db.execute(sql: """
+                INSERT INTO labServe (startedAt, bind, port, streams, manifest, pid, host) VALUES (?, ?, ?, ?, ?, ?, ?)
+                """, arguments: [Date().timeIntervalSince1970.description, bind, port, streams, text, Int(getpid()),
+                                 ProcessInfo.processInfo.hostName])
+            return db.lastInsertedRowID
+        }
+    }
+
+    public func endServe(_ id: Int64) throws(LabStoreError) {
+        try write("record the serve end") { db in
+            try db.execute(sql: "UPDATE labServe SET stoppedAt = ? WHERE id = ?",
+                           arguments: [Date().timeIntervalSince1970.description, id])
+        }
+    }
+
+    /// The manifest of the suite the latest serve run served, if any.
+    public func latestManifest() throws(LabStoreError) -> LabManifest? {
+        let text = try read("read the suite") { db in
+            try String.fetchOne(db, sql: "SELECT manifest FROM labServe ORDER BY id DESC LIMIT 1")
+        }
+        guard let text else { return nil }
+        do { return try JSONDecoder().decode(LabManifest.self, from: Data(text.utf8)) } catch {
+            throw .failed(path: path, operation: "read the suite", reason: "\(error)")
+        }
+    }
+
+    /// Appends requests in one transaction.
+    public func append(_ requests: [LabRequestRecord], serveId: Int64) throws(LabStoreError) {
+        guard !requests.isEmpty else { return }
+        try write("record \(requests.count) requests") { db in
+            let statement = try db.cachedStatement(sql: """
+                INSERT INTO labRequest (serveId, at, client, clientPort, method, path, query, range, status, bytes,
+                                        expectedBytes, durationMs, userAgent, caseId, completed)
+                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                """)
+            for r in requests {
+                try statement.execute(arguments: [serveId, r.at.timeIntervalSince1970, r.client, r.clientPort, r.method, r.path,
+                                                  r.query, r.range, r.status, r.bytes, r.expectedBytes, r.durationMs,
+                                                  r.userAgent, r.caseId, r.completed])
+            }
+        }
+    }
+
+    /// Every logged request, per client in time order.
+    public func requests() throws(LabStoreError) -> [LabRequestRecord] {
+        try read("read the request log") { db in
+            try Row.fetchAll(db, sql: """
+                SELECT at, client, clientPort, method, path, query, range, status, bytes, expectedBytes, durationMs,
+                       userAgent, caseId, completed FROM labRequest ORDER BY client, at, id
+                """).map { row in
+                LabRequestRecord(at: Date(timeIntervalSince1970: row["at"]), client: row["client"], clientPort: row["clientPort"],
+                                 method: row["method"], path: row["path"], query: row["query"], range: row["range"],
+                                 status: row["status"], bytes: row["bytes"], expectedBytes: row["expectedBytes"],
+                                 durationMs: row["durationMs"], userAgent: row["userAgent"], caseId: row["caseId"],
+                                 completed: row["completed"])
+            }
+        }
+    }
+
+    public func requestCount() throws(LabStoreError) -> Int {
+        try read("count requests") { db in try Int.fetchOne(db, sql: "SELECT count(*) FROM labRequest") ?? 0 }
+    }
+
+    /// Adds or refreshes what the lab knows of the receiver at `record.address`.
+    public func upsert(_ record: LabReceiverRecord) throws(LabStoreError) {
+        try write("record receiver \(record.name)") { db in
+            try db.execute(sql: """
+                INSERT INTO labReceiver (address, name, deviceId, model, deviceClass, classifiedBy, reason, source, seenAt)
+                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
+                ON CONFLICT(address) DO UPDATE SET name = excluded.name, deviceId = excluded.deviceId, model = excluded.model,
+                  deviceClass = excluded.deviceClass, classifiedBy = excluded.classifiedBy, reason = excluded.reason,
+                  source = excluded.source, seenAt = excluded.seenAt
+                """, arguments: [record.address, record.name, record.deviceId, record.model, record.deviceClass,
+                                 record.classifiedBy, record.reason, record.source.rawValue, record.seenAt.timeIntervalSince1970])
+        }
+    }
+
+    public func receivers() throws(LabStoreError) -> [LabReceiverRecord] {
+        try read("read receivers") { db in
+            try Row.fetchAll(db, sql: "SELECT * FROM labReceiver ORDER BY name, address").map { row in
+                LabReceiverRecord(address: row["address"], name: row["name"], deviceId: row["deviceId"], model: row["model"],
+                                  deviceClass: row["deviceClass"], classifiedBy: row["classifiedBy"], reason: row["reason"],
+                                  source: LabReceiverRecord.Source(rawValue: row["source"]) ?? .avahi,
+                                  seenAt: Date(timeIntervalSince1970: row["seenAt"]))
+            }
+        }
+    }
+
+    /// Records a verdict at once (its own transaction): a verdict is never lost to a later crash.
+    @discardableResult
+    public func record(_ verdict: LabVerdictRecord) throws(LabStoreError) -> Int64 {
+        try write("record the verdict") { db in
+            try db.execute(sql: """
+                INSERT INTO labVerdict (recordedAt, receiver, deviceId, deviceClass, client, caseId, verdict, seconds, note, source)
+                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                """, arguments: [verdict.recordedAt.timeIntervalSince1970, verdict.receiver, verdict.deviceId, verdict.deviceClass,
+                                 verdict.client, verdict.caseId, verdict.verdict.rawValue, verdict.seconds, verdict.note,
+                                 verdict.source])
+            return db.lastInsertedRowID
+        }
+    }
+
+    public func verdicts() throws(LabStoreError) -> [LabVerdictRecord] {
+        try read("read verdicts") { db in
+            try Row.fetchAll(db, sql: "SELECT * FROM labVerdict ORDER BY recordedAt, id").compactMap { row in
+                guard let verdict = LabVerdict(rawValue: row["verdict"]) else { return nil }
+                return LabVerdictRecord(id: row["id"], recordedAt: Date(timeIntervalSince1970: row["recordedAt"]),
+                                        receiver: row["receiver"], deviceId: row["deviceId"], deviceClass: row["deviceClass"],
+                                        client: row["client"], caseId: row["caseId"], verdict: verdict, seconds: row["seconds"],
+                                        note: row["note"], source: row["source"])
+            }
+        }
+    }
+}

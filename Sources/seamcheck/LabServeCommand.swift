@@ -1,0 +1,101 @@
+import ArgumentParser
+import Compatibility
+import Foundation
+import Lab
+import Logging
+
+/// Options every lab command shares.
+struct LabDatabaseOption: ParsableArguments {
+    @Option(name: .customLong("db"), help: "The results database (SQLite), shared with `matrix run`.")
+    var path: String = "Reports/seamcheck.sqlite"
+
+    func open(create: Bool) throws(CLIFailure) -> LabStore {
+        do { return try LabStore(path: path, create: create) } catch { throw CLIFailure.input(error.description) }
+    }
+}
+
+struct LabServeCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "serve",
+        abstract: "Serve the lab suite, log every request, map clients to receivers, and host the lab page.",
+        discussion: """
+        Serves the suite folder over HTTP/1.1 (keep-alive, byte ranges, HLS MIME types) and the lab page at /, \
+        where an operator plays each case on a receiver and records a verdict. Every request goes into the results \
+        database as it happens (client address, time, method, path, range, status, bytes, duration, User-Agent). \
+        Receivers found through avahi-daemon, and inventory pins (with `addresses`), map client addresses to \
+        receivers and device classes; without avahi-daemon it serves anyway and says why clients stay unmapped. \
+        Stops on SIGINT or SIGTERM with everything logged in the database.
+        """)
+
+    @Option(help: "The suite folder made by `seamcheck lab streams`.")
+    var streams: String = "Reports/lab"
+
+    @Option(help: "The address to listen on: 0.0.0.0 for every interface, 127.0.0.1 for this host only.")
+    var bind: String = "0.0.0.0"
+
+    @Option(help: "The TCP port (0 picks a free one and prints it).")
+    var port: Int = 8080
+
+    @OptionGroup var database: LabDatabaseOption
+
+    @Option(help: "A lab inventory YAML file: pins receivers to classes by deviceId, name or addresses.")
+    var inventory: String?
+
+    @Flag(name: .customLong("no-browse"), help: "Do not browse for receivers through avahi-daemon.")
+    var noBrowse = false
+
+    @Option(help: "Browse on this network interface only, such as eth0.")
+    var interface: String?
+
+    @Option(name: .customLong("log-level"), help: "trace, debug, info, notice, warning, error or critical.")
+    var logLevel: String = "info"
+
+    @OptionGroup var profilesDir: ProfilesDirOption
+
+    func validate() throws {
+        guard (0...65535).contains(port) else { throw ValidationError("--port must be 0 to 65535") }
+        guard Logger.Level(rawValue: logLevel) != nil else {
+            throw ValidationError("--log-level must be one of trace, debug, info, notice, warning, error, critical")
+        }
+    }
+
+    func run() async throws {
+        let logger = LabLogging.logger(level: logLevel)
+        let suite: LabSuite
+        do { suite = try LabSuite.load(streams) } catch { throw CLIFailure.input(error.description) }
+        let profiles = try ProfileLocator.load(explicitDirectory: profilesDir.path, selecting: [])
+        var pins: LabInventory?
+        if let inventory {
+            do { pins = try LabInventory.load(inventory, knownClasses: profiles.map(\.id)) } catch {
+                throw CLIFailure.input(error.description)
+            }
+        }
+        let store = try database.open(create: true)
+        let options = LabServerOptions(bind: bind, port: port, suite: suite, profiles: profiles, inventory: pins,
+                                       browse: !noBrowse, interface: interface)
+        let bind = self.bind, db = database.path
+        do {
+            try await LabServer.run(options, store: store, logger: logger) { port in
+                Terminal.writeStderr("seamcheck: lab: serving http://\(bind):\(port)/ (suite \(suite.root), database \(db))\n")
+            }
+        } catch let error as LabServeError {
+            throw CLIFailure.input(error.description)
+        } catch let error as LabStoreError {
+            throw CLIFailure.input(error.description)
+        }
+    }
+}
+
+/// swift-log on stderr, once per process.
+enum LabLogging {
+    private static let bootstrapped: Void = {
+        LoggingSystem.bootstrap { label in StreamLogHandler.standardError(label: label) }
+    }()
+
+    static func logger(level: String) -> Logger {
+        _ = bootstrapped
+        var logger = Logger(label: "seamcheck.lab")
+        logger.logLevel = Logger.Level(rawValue: level) ?? .info
+        return logger
+    }
+}

@@ -1,0 +1,112 @@
+import ArgumentParser
+import Compatibility
+import Foundation
+import HLS
+import Lab
+import Reporting
+
+struct LabSessionsCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "sessions",
+        abstract: "What each client fetched, per case: variant chosen, interstitial fetched, resume point.",
+        discussion: """
+        Rebuilds one session per (client address, case) from the request log: the primary variant it played, \
+        whether it fetched the interstitial and which variant, where it came back to the primary, whether it sent \
+        _HLS_primary_id / _HLS_start_offset. In capability cases, the variant chosen is what the receiver decodes, \
+        compared with its class's profile. A pause of over 2 minutes starts a new session.
+        """)
+
+    @OptionGroup var database: LabDatabaseOption
+
+    @Option(help: "The suite folder (default: the suite the latest `lab serve` recorded in the database).")
+    var streams: String?
+
+    @Option(help: "table (default on a terminal) or json.")
+    var format: ListFormat?
+
+    @OptionGroup var profilesDir: ProfilesDirOption
+
+    func run() async throws {
+        let store = try database.open(create: false)
+        let manifest = try LabContext.manifest(store: store, streams: streams, db: database.path)
+        let profiles = try ProfileLocator.load(explicitDirectory: profilesDir.path, selecting: [])
+        let sessions: [LabSession]
+        do {
+            sessions = SessionBuilder(manifest: manifest, receivers: try store.receivers(), profiles: profiles)
+                .sessions(from: try store.requests())
+        } catch { throw CLIFailure(any: error) }
+        switch ListFormat.resolve(format) {
+        case .json:
+            let data = try JSONDocument.encoder(dates: .iso8601Milliseconds).encode(SessionsDocument(sessions: sessions))
+            try Output.write(String(decoding: data, as: UTF8.self) + "\n", to: nil)
+        case .table:
+            try Output.write(LabSessionsTable.render(sessions), to: nil)
+        }
+    }
+}
+
+struct LabRecordCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "record",
+        abstract: "Record what the operator saw when a case played on a receiver.",
+        discussion: "Verdicts: \(LabVerdict.allCases.map(\.rawValue).joined(separator: ", ")). Written at once; the lab page records the same.")
+
+    @Option(help: "The receiver: its name or device id as the lab knows it, or the client address that fetched.")
+    var receiver: String
+
+    @Option(name: .customLong("case"), help: "The lab case id (lab.json).")
+    var caseId: String
+
+    @Option(help: "seamless, glitch, stall, black, skipped or failed.")
+    var verdict: String
+
+    @Option(help: "How long the disruption lasted, in seconds.")
+    var seconds: Double?
+
+    @Option(help: "Free text.")
+    var note: String?
+
+    @OptionGroup var database: LabDatabaseOption
+
+    @Option(help: "The suite folder (default: the suite the latest `lab serve` recorded in the database).")
+    var streams: String?
+
+    @Option(help: "table (default on a terminal) or json.")
+    var format: ListFormat?
+
+    func run() async throws {
+        let store = try database.open(create: streams != nil)
+        let manifest = try LabContext.manifest(store: store, streams: streams, db: database.path)
+        let recorded: LabVerdictRecord
+        do {
+            recorded = try VerdictDesk(store: store, manifest: manifest)
+                .record(receiver: receiver, caseId: caseId, verdict: verdict, seconds: seconds, note: note, source: "cli")
+        } catch { throw CLIFailure(any: error) }
+        switch ListFormat.resolve(format) {
+        case .json:
+            let data = try JSONDocument.encoder(dates: .iso8601Milliseconds).encode(recorded)
+            try Output.write(String(decoding: data, as: UTF8.self) + "\n", to: nil)
+        case .table:
+            try Output.write("recorded \(recorded.verdict.rawValue) for \(recorded.caseId) on \(recorded.receiver)"
+                             + (recorded.deviceClass.map { " (\($0))" } ?? " (no device class)") + "\n", to: nil)
+        }
+    }
+}
+
+/// What the lab commands after `serve` need from the database or a suite folder.
+enum LabContext {
+    /// The suite's manifest: from --streams, else the one the latest serve recorded.
+    static func manifest(store: LabStore, streams: String?, db: String) throws(CLIFailure) -> LabManifest {
+        if let streams {
+            do { return try LabSuite.load(streams).manifest } catch { throw CLIFailure.input(error.description) }
+        }
+        do {
+            guard let manifest = try store.latestManifest() else { throw CLIFailure.input(LabInputError.noSuite(db: db).description) }
+            return manifest
+        } catch let error as LabStoreError {
+            throw CLIFailure.input(error.description)
+        } catch {
+            throw CLIFailure(any: error)
+        }
+    }
+}
