@@ -106,8 +106,8 @@ public enum ProfileYAMLEdit {
         var ops: [Op] = [], i = 0, j = 0
         while i < a.count || j < b.count {
             if i < a.count, j < b.count, a[i] == b[j] { ops.append(.same(a[i])); i += 1; j += 1 }
-            else if j < b.count, i == a.count || lcs[i][j + 1] >= lcs[i + 1][j] { ops.append(.add(b[j])); j += 1 }
-            else { ops.append(.del(a[i])); i += 1 }
+            else if i < a.count, j == b.count || lcs[i + 1][j] >= lcs[i][j + 1] { ops.append(.del(a[i])); i += 1 }
+            else { ops.append(.add(b[j])); j += 1 }
         }
         let changed = ops.indices.filter { if case .same = ops[$0] { return false } else { return true } }
         guard !changed.isEmpty else { return "" }
