@@ -8,6 +8,7 @@ packages=(
   ffmpeg libavformat-dev libavcodec-dev libavutil-dev
   dbus avahi-daemon avahi-utils libavahi-client-dev
   python3 python3-venv iproute2 strace
+  fonts-dejavu-core
 )
 
 missing=()
