@@ -103,8 +103,6 @@ public enum LabServer {
             try await app.runService()
         } catch let error as IOError {
             throw Self.bindError(error, options: options)
-        } catch where "\(error)".contains("bind(") {
-            throw LabServeError.cannotBind(bind: options.bind, port: options.port, reason: "\(error)")
         }
     }
 
