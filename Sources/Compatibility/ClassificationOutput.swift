@@ -51,7 +51,7 @@ public struct ClassifiedReceiver: Encodable, Sendable, Equatable {
         try container.encode(classification.reason, forKey: .classificationReason)
         try container.encodeIfPresent(info, forKey: .info)
         if let infoOutcome {
-            try container.encode(infoOutcome.kind, forKey: .infoResult)
+            try container.encode(infoOutcome.kind.rawValue, forKey: .infoResult)
             try container.encode(infoOutcome.answeredBy, forKey: .infoAnsweredBy)
             try container.encode(infoOutcome.attempts, forKey: .infoAttempts)
         }

@@ -55,21 +55,30 @@ public struct InfoOutcome: Sendable, Equatable {
         return false
     }
 
-    /// `answered`, `refused`, `failed` (no usable answer: a warning), or `skipped` (asleep, no address).
-    public var kind: String {
+    /// How `GET /info` ended, as `discover` writes it in `infoResult`.
+    public enum Kind: String, Codable, Sendable {
+        case answered
+        /// A status other than 200: a fact about the receiver.
+        case refused
+        /// No usable answer (unreachable, no answer in time, garbage): a warning.
+        case failed
+        /// Not asked: asleep, or no address.
+        case skipped
+    }
+
+    public var kind: Kind {
         switch result {
-        case .success: "answered"
-        case .failure(.refused): "refused"
-        case .failure(.asleep), .failure(.noAddress): "skipped"
-        case .failure: "failed"
+        case .success: .answered
+        case .failure(.refused): .refused
+        case .failure(.asleep), .failure(.noAddress): .skipped
+        case .failure: .failed
         }
     }
 
-    /// The warning a failed request leaves on its receiver; nil when it answered, refused or was skipped
-    /// for a reason the output states elsewhere (`isAsleep`).
+    /// The warning a failed or skipped request leaves on its receiver, with every request tried;
+    /// nil when the receiver answered or refused.
     public var warning: String? {
         guard case .failure(let error) = result, !isRefusal else { return nil }
-        if case .asleep = error { return error.description }
         let tried = attempts.count > 1 ? " (tried " + attempts.map(\.summary).joined(separator: "; ") + ")" : ""
         return error.description + tried
     }

@@ -44,7 +44,7 @@ final class InfoFallbackTests: XCTestCase {
         let closed = try LoopbackPorts.closed()
         let raop = try port("rtsp-only")
         let outcome = await AirPlayInfoClient.fetch(receiver(airplay: closed, raop: raop))
-        XCTAssertEqual(outcome.kind, "answered")
+        XCTAssertEqual(outcome.kind, .answered)
         XCTAssertEqual(outcome.info?.displays.first?.widthPixels, 1920)
         XCTAssertEqual(outcome.attempts.map(\.transport), ["HTTP/1.1", "RTSP/1.0"], "no RTSP on a port that refused the connection")
         XCTAssertEqual(outcome.attempts.map(\.port), [closed, raop])
@@ -71,7 +71,7 @@ final class InfoFallbackTests: XCTestCase {
         XCTAssertEqual(outcome.answeredBy?.transport, "RTSP/1.0")
         XCTAssertEqual(outcome.answeredBy?.status, 403)
         XCTAssertEqual(outcome.result.failure, .refused(status: 403, reason: "Forbidden"))
-        XCTAssertEqual(outcome.kind, "refused")
+        XCTAssertEqual(outcome.kind, .refused)
         XCTAssertNil(outcome.warning, "a refusal is what the receiver is, not a problem of this run")
     }
 
@@ -99,7 +99,7 @@ final class InfoFallbackTests: XCTestCase {
         for (mode, text) in expected {
             let (outcome, took) = try XCTUnwrap(outcomes[mode])
             XCTAssertNil(outcome.info, mode)
-            XCTAssertEqual(outcome.kind, "failed", mode)
+            XCTAssertEqual(outcome.kind, .failed, mode)
             XCTAssertTrue(outcome.warning?.contains(text) ?? false, "\(mode): \(outcome.warning ?? "no warning")")
             XCTAssertLessThan(took, .milliseconds(2600), "\(mode): within the timeout")
         }
