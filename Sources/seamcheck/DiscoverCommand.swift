@@ -281,9 +281,9 @@ enum DiscoverTable {
     }
 
     static func capabilities(_ receiver: Receiver) -> String {
-        guard receiver.features != nil else { return "unknown" }
+        guard receiver.features != nil else { return receiver.services == ["_raop._tcp"] ? "audio only (RAOP)" : "unknown" }
         let c = receiver.capabilities
-        return [c.video ? "video" : "audio only", c.airPlay2 ? "AirPlay 2" : nil, c.screenMirroring ? "mirroring" : nil,
+        return [c.video ? "video" : c.screenMirroring ? "no URL video" : "audio only", c.airPlay2 ? "AirPlay 2" : nil, c.screenMirroring ? "mirroring" : nil,
                 c.passwordRequired ? "password" : nil, c.pinRequired ? "PIN" : nil].compactMap { $0 }.joined(separator: ", ")
     }
 

@@ -118,6 +118,17 @@ final class DiscoverRealReceiverTests: XCTestCase {
         XCTAssertEqual(display["heightPixels"] as? Int, 1080)
         XCTAssertEqual(uxplay["classifiedBy"] as? String, "profile", "/info confirms what TXT said")
         XCTAssertEqual(uxplay["warnings"] as? [String], [])
+
+        // The table says the same for people: capabilities, and which request answered /info.
+        let table = try SeamcheckBinary.run(["discover", "--info", "--format", "table", "--interface", "lo"])
+        XCTAssertEqual(table.status, 0, table.stderr)
+        let lines = table.stdout.split(separator: "\n").map(String.init)
+        let mirrorRow = try XCTUnwrap(lines.first { $0.hasPrefix(mirrorName + " ") }, table.stdout)
+        XCTAssertTrue(mirrorRow.contains("screen-mirroring") && mirrorRow.contains("no URL video, mirroring"), mirrorRow)
+        let speakerRow = try XCTUnwrap(lines.first { $0.hasPrefix(speakerName + " ") }, table.stdout)
+        XCTAssertTrue(speakerRow.contains("audio only (RAOP)") && speakerRow.hasSuffix("refused (400)"), speakerRow)
+        XCTAssertTrue(lines.contains("    /info: HTTP/1.1 127.0.0.1:\(airplayPort) (_airplay._tcp): connection refused (nothing listens on this port); "
+            + "RTSP/1.0 127.0.0.1:\(raopPort) (_raop._tcp): 200 OK"), table.stdout)
     }
 
     /// Starts a receiver program; missing, it skips the test, or fails it under SEAMCHECK_REQUIRE_AVAHI=1.
