@@ -92,9 +92,11 @@ public enum LabServer {
         router.add(middleware: files)
         LabAPI(store: store, manifest: manifest, profiles: options.profiles).register(on: router)
 
+        let idle = TimeAmount.milliseconds(Int64(options.idleTimeout / .milliseconds(1)))
         let app = Application(
             router: router,
-            server: .http1(configuration: .init(idleTimeout: .milliseconds(Int64(options.idleTimeout / .milliseconds(1))))),
+            server: .http1(configuration: .init(
+                additionalChannelHandlers: [IdleStateHandler(writeTimeout: idle), StalledWriteCloser()], idleTimeout: idle)),
             configuration: .init(address: .hostname(options.bind, port: options.port), serverName: "seamcheck-lab"),
             onServerRunning: { channel in
                 let port = channel.localAddress?.port ?? options.port
