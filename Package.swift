@@ -67,7 +67,7 @@ let package = Package(
                                                         .product(name: "GRDB", package: "GRDB.swift")]),
         .testTarget(name: "LabTests", dependencies: ["Lab", "Compatibility", "HLS", "SeamcheckTestSupport",
                                                      .product(name: "GRDB", package: "GRDB.swift")]),
-        .testTarget(name: "ReportingTests", dependencies: ["Reporting", "Compatibility", "MediaProbe", "Matrix"]),
+        .testTarget(name: "ReportingTests", dependencies: ["Reporting", "Compatibility", "MediaProbe", "Matrix", "SeamcheckTestSupport"]),
         .testTarget(name: "EndToEndTests", dependencies: ["seamcheck", "SeamcheckTestSupport", "Lab"]),
     ]
 )

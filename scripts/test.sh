@@ -24,11 +24,18 @@ export SEAMCHECK_REQUIRE_AVAHI=1
 
 swift build --build-tests 2>&1 | grep -v -- '-D_REENTRANT' || { echo "test: build failed" >&2; exit 1; }
 
+# The SARIF validator (pydantic-sarif from PyPI, in .build/sarif-venv) the reporting tests use.
+SEAMCHECK_SARIF_PYTHON=$(scripts/sarif-venv.sh)
+export SEAMCHECK_SARIF_PYTHON
+
 log=$(mktemp)
 status=0
 # XCTest only: no Swift Testing tests exist, and its "0 tests" line must not close the run.
 swift test --skip-build --disable-swift-testing 2>&1 | tee "$log" || status=$?
 [ "${PIPESTATUS[0]}" = 0 ] || status=1
+
+# The install path: the built binary into a temporary prefix, its profiles and completions.
+scripts/install-check.sh .build/debug/seamcheck || status=1
 
 # Stop what this run started now, so that the summary below is the last line printed.
 cleanup

@@ -28,9 +28,14 @@ public struct Finding: Codable, Sendable, Hashable {
     public var message: String
     /// The encoder setting (ffmpeg arguments) that would make the interstitial match, when there is one.
     public var remediation: String?
+    /// The playlist and line of the tag, for spec findings; nil for findings about media.
+    public var location: SourceLocation?
+    /// Why the project accepts this finding (an `accepted` entry of `.seamcheck.yml`); nil when
+    /// it is open. An accepted finding is reported but never fails a run.
+    public var accepted: String?
 
     public init(rule: String, severity: Severity, deviceClass: String?, subject: String, expected: String?,
-                actual: String?, message: String, remediation: String?) {
+                actual: String?, message: String, remediation: String?, location: SourceLocation? = nil, accepted: String? = nil) {
         self.rule = rule
         self.severity = severity
         self.deviceClass = deviceClass
@@ -39,10 +44,12 @@ public struct Finding: Codable, Sendable, Hashable {
         self.actual = actual
         self.message = message
         self.remediation = remediation
+        self.location = location
+        self.accepted = accepted
     }
 
     enum CodingKeys: String, CodingKey {
-        case rule, severity, deviceClass, subject, expected, actual, message, remediation
+        case rule, severity, deviceClass, subject, expected, actual, message, remediation, location, accepted
     }
 
     // Nulls are written out: scripts test `remediation == null` rather than key presence.
@@ -56,6 +63,24 @@ public struct Finding: Codable, Sendable, Hashable {
         try c.encode(actual, forKey: .actual)
         try c.encode(message, forKey: .message)
         try c.encode(remediation, forKey: .remediation)
+        try c.encode(location, forKey: .location)
+        try c.encode(accepted, forKey: .accepted)
+    }
+
+    /// Open: not accepted by the project configuration.
+    public var isOpen: Bool { accepted == nil }
+}
+
+/// Where in a playlist a finding points: the playlist's path or URL, and the tag's line.
+public struct SourceLocation: Codable, Sendable, Hashable {
+    /// A local path or an http(s) URL, as the playlist was loaded.
+    public var uri: String
+    /// 1-based; nil when the finding is about the playlist as a whole.
+    public var line: Int?
+
+    public init(uri: String, line: Int?) {
+        self.uri = uri
+        self.line = line
     }
 }
 
@@ -64,11 +89,24 @@ public struct FindingSummary: Codable, Sendable, Equatable {
     public var error: Int
     public var warning: Int
     public var info: Int
+    /// Findings the project configuration accepts; they are not in the three counts above.
+    public var accepted: Int
 
     public init(_ findings: [Finding]) {
-        error = findings.filter { $0.severity == .error }.count
-        warning = findings.filter { $0.severity == .warning }.count
-        info = findings.filter { $0.severity == .info }.count
+        let open = findings.filter(\.isOpen)
+        error = open.filter { $0.severity == .error }.count
+        warning = open.filter { $0.severity == .warning }.count
+        info = open.filter { $0.severity == .info }.count
+        accepted = findings.count - open.count
+    }
+
+    public init(from decoder: Decoder) throws {
+        let c = try decoder.container(keyedBy: CodingKeys.self)
+        error = try c.decode(Int.self, forKey: .error)
+        warning = try c.decode(Int.self, forKey: .warning)
+        info = try c.decode(Int.self, forKey: .info)
+        // Documents written before accepted findings existed have no count.
+        accepted = try c.decodeIfPresent(Int.self, forKey: .accepted) ?? 0
     }
 
     /// The most severe level present, if any.

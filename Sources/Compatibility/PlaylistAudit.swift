@@ -126,7 +126,7 @@ public struct PlaylistAuditor: Sendable {
     /// Applies the profiles to findings that have no device class (spec and declared rules): a
     /// finding goes when every audited profile turns its rule off; otherwise it takes the highest
     /// severity a profile gives it (a profile that does not name the rule keeps the finding's own).
-    static func graded(_ findings: [Finding], by profiles: [DeviceProfile]) -> [Finding] {
+    public static func graded(_ findings: [Finding], by profiles: [DeviceProfile]) -> [Finding] {
         guard !profiles.isEmpty else { return findings }
         let rules = Dictionary(RuleCatalog.allDescriptions.map { ($0.id, $0) }) { first, _ in first }
         return findings.compactMap { finding in

@@ -98,7 +98,7 @@ public struct AuditResult: Sendable, Equatable {
     /// Whether any finding is at or above `threshold` (nil threshold: never fail).
     public func fails(at threshold: Severity?) -> Bool {
         guard let threshold else { return false }
-        return findings.contains { $0.severity >= threshold }
+        return findings.contains { $0.isOpen && $0.severity >= threshold }
     }
 
     /// The findings about one asset, in audit order: those naming its role, and spec findings

@@ -118,11 +118,11 @@ public struct CellGrader: Sendable {
 
     /// A finding without a class (a spec finding) counts in every cell, and in each cell an
     /// expected issue for that cell's class (or `*`) can accept it.
-    public func cells(caseId: String, findings: [Finding], deviceClasses: [String]) -> [CellResult] {
+    public func cells(caseId: String, findings: [Finding], deviceClasses: [String], input: String = "") -> [CellResult] {
         deviceClasses.map { deviceClass in
             let own = findings.filter { $0.deviceClass == deviceClass || $0.deviceClass == nil }.map { finding -> MatrixFinding in
                 let index = expectedIssues.firstIndex {
-                    $0.matches(caseId: caseId, rule: finding.rule, deviceClass: finding.deviceClass ?? deviceClass)
+                    $0.matches(caseId: caseId, finding: finding, deviceClass: finding.deviceClass ?? deviceClass, input: input)
                 }
                 return MatrixFinding(finding: finding, knownReason: index.map { expectedIssues[$0].reason }, expectedIssue: index)
             }

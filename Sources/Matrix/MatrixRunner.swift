@@ -143,7 +143,8 @@ public struct MatrixRunner: Sendable {
                               interstitials: audit.result.interstitials.map(\.input), tags: matrixCase.tags,
                               startedAt: startedAt, seconds: seconds, failure: nil, assets: assets,
                               placements: audit.placements,
-                              cells: grader.cells(caseId: matrixCase.id, findings: audit.result.findings, deviceClasses: classes))
+                              cells: grader.cells(caseId: matrixCase.id, findings: audit.result.findings, deviceClasses: classes,
+                                                 input: audit.result.input))
         }
     }
 

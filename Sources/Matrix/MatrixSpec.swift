@@ -115,21 +115,34 @@ public enum CaseSource: Sendable, Equatable {
     }
 }
 
-/// An issue the team accepts: findings it matches are reported as `known`, not as failures.
+/// An issue the team accepts: findings it matches are reported as `known` (in a matrix) or
+/// `accepted` (lint and audit), not as failures.
 ///
-/// Each of `case`, `rule` and `deviceClass` is an exact name or a pattern where `*` stands for
-/// any run of characters (`*` alone matches everything).
+/// Each of `case`, `rule`, `deviceClass`, `subject` and `url` is an exact name or a pattern where
+/// `*` stands for any run of characters (`*` alone matches everything). `subject` and `url` come
+/// from `.seamcheck.yml`; nil matches any finding.
 public struct ExpectedIssue: Sendable, Equatable, Codable {
     public var caseId: String
     public var rule: String
     public var deviceClass: String
     public var reason: String
+    /// A pattern for the finding's subject (`EXT-X-DATERANGE ID="ad1"*`).
+    public var subject: String?
+    /// A pattern for the playlist the finding points into, or, for findings about media, the
+    /// audited input.
+    public var url: String?
+    /// Where it was written (`.seamcheck.yml: accepted[2]`), for "matched nothing" notes; nil in matrix files.
+    public var origin: String?
 
-    public init(caseId: String, rule: String, deviceClass: String, reason: String) {
+    public init(caseId: String, rule: String, deviceClass: String, reason: String,
+                subject: String? = nil, url: String? = nil, origin: String? = nil) {
         self.caseId = caseId
         self.rule = rule
         self.deviceClass = deviceClass
         self.reason = reason
+        self.subject = subject
+        self.url = url
+        self.origin = origin
     }
 
     /// Whether this issue covers a finding of `rule` in case `caseId` on `deviceClass`. The
@@ -138,5 +151,12 @@ public struct ExpectedIssue: Sendable, Equatable, Codable {
     public func matches(caseId: String, rule: String, deviceClass: String?) -> Bool {
         Glob.matches(self.caseId, caseId) && Glob.matches(self.rule, rule)
             && (deviceClass.map { Glob.matches(self.deviceClass, $0) } ?? (self.deviceClass == "*"))
+    }
+
+    /// The same, also checking `subject` and `url` against the finding; `input` is what was audited.
+    public func matches(caseId: String, finding: Finding, deviceClass: String?, input: String) -> Bool {
+        matches(caseId: caseId, rule: finding.rule, deviceClass: deviceClass)
+            && (subject.map { Glob.matches($0, finding.subject) } ?? true)
+            && (url.map { Glob.matches($0, finding.location?.uri ?? input) } ?? true)
     }
 }

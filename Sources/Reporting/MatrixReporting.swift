@@ -11,7 +11,7 @@ public protocol MatrixReporter: Sendable {
 /// Formats of `seamcheck matrix run`: every file format is written to the report folder; the
 /// `--format` one is also printed on stdout.
 public enum MatrixReportFormat: String, CaseIterable, Sendable {
-    case table, json, markdown, junit, html, encoder
+    case table, json, markdown, junit, html, encoder, sarif
 
     public var reporter: any MatrixReporter {
         switch self {
@@ -21,6 +21,7 @@ public enum MatrixReportFormat: String, CaseIterable, Sendable {
         case .junit: return MatrixJUnitReporter()
         case .html: return MatrixHTMLReporter()
         case .encoder: return MatrixEncoderReporter()
+        case .sarif: return MatrixSARIFReporter()
         }
     }
 
@@ -31,6 +32,7 @@ public enum MatrixReportFormat: String, CaseIterable, Sendable {
         case .markdown: return "report.md"
         case .junit: return "junit.xml"
         case .html: return "report.html"
+        case .sarif: return "report.sarif"
         case .table, .encoder: return nil
         }
     }

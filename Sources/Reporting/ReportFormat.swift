@@ -3,7 +3,7 @@ import Foundation
 
 /// Output formats of `seamcheck audit`; the raw values are the `--format` names.
 public enum ReportFormat: String, CaseIterable, Sendable {
-    case table, json, markdown, html, junit
+    case table, json, markdown, html, junit, sarif
 
     public var reporter: any AuditReporter {
         switch self {
@@ -12,6 +12,7 @@ public enum ReportFormat: String, CaseIterable, Sendable {
         case .markdown: return MarkdownReporter()
         case .html: return HTMLReporter()
         case .junit: return JUnitReporter()
+        case .sarif: return SARIFReporter()
         }
     }
 }

@@ -34,7 +34,7 @@ public struct TableReporter: AuditReporter {
             out.append(contentsOf: grid(found, classes: result.deviceClasses).map { "  " + $0 })
             var seenMessages: Set<String> = []
             for finding in found where seenMessages.insert(finding.rule + finding.message).inserted {
-                out.append(line("  - \(finding.rule): \(finding.message)"))
+                out.append(line("  - \(finding.rule): \(finding.message)" + (finding.accepted.map { " (accepted: \($0))" } ?? "")))
             }
             if let command = remediationCommand(for: asset) {
                 out.append(line("  fix: \(command)"))
@@ -45,7 +45,7 @@ public struct TableReporter: AuditReporter {
         if !general.isEmpty {
             out.append("")
             out.append(bold("Playlist"))
-            out += general.map { line("  [\($0.severity.rawValue)] \($0.rule): \($0.message) (\($0.subject))") }
+            out += general.map { line("  [\($0.severity.rawValue)] \($0.rule): \($0.message) (\($0.subject))" + ($0.accepted.map { " (accepted: \($0))" } ?? "")) }
         }
         let summary = result.summary
         out.append("")

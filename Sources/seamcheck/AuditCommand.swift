@@ -2,6 +2,7 @@ import ArgumentParser
 import Compatibility
 import Foundation
 import HLS
+import Matrix
 import MediaProbe
 import Reporting
 
@@ -13,7 +14,9 @@ struct AuditCommand: AsyncParsableCommand {
         Give a primary PLAYLIST: each device class's variant selection is made for the primary and for every \
         interstitial asset it schedules, each selected rendition is probed once (init section and first \
         segment), and the spec, capability, transition and declared-versus-measured rules run. Or give media \
-        files with --primary and --interstitial. Without --profile, every profile in DeviceProfiles/ is used.
+        files with --primary and --interstitial. Without --profile, the project file's profiles, else every \
+        profile in DeviceProfiles/, are used. A .seamcheck.yml in the working folder (or --config) sets profiles, \
+        failOn, timeout, per-rule severities (on top of the profiles) and accepted findings; options given here win.
         """)
 
     @Argument(help: "A primary HLS playlist (multivariant or media), with its interstitials scheduled in EXT-X-DATERANGE tags.")
@@ -28,17 +31,21 @@ struct AuditCommand: AsyncParsableCommand {
     @Option(name: .customLong("profile"), help: "A device class id to audit for (repeatable; default: all).")
     var profiles: [String] = []
 
-    @Option(help: "table (default on a terminal), json, markdown, html or junit.")
+    @Option(help: "table (default on a terminal), json, markdown, html, junit or sarif.")
     var format: ReportFormat?
 
     @Option(help: "Write the report to this file instead of stdout.")
     var output: String?
 
-    @Option(name: .customLong("fail-on"), help: "Exit 1 when a finding is at or above this severity: error, warning, info or never.")
-    var failOn: FailThreshold = .error
+    @Option(name: .customLong("fail-on"), help: "Exit 1 when a finding is at or above this severity: error, warning, info or never (default: the project file's failOn, else error).")
+    var failOn: FailThreshold?
+
+    @Flag(name: .customLong("write-accepted"), help: "Add every open finding to the project file's accepted list (a start: give each a reason).")
+    var writeAccepted = false
 
     @OptionGroup var profilesDir: ProfilesDirOption
     @OptionGroup var timeout: TimeoutOption
+    @OptionGroup var config: ConfigOption
 
     func validate() throws {
         if playlist != nil {
@@ -52,25 +59,38 @@ struct AuditCommand: AsyncParsableCommand {
     }
 
     func run() async throws {
-        // Profiles first: a broken profile stops the run before any file or network access.
-        let deviceProfiles = try ProfileLocator.load(explicitDirectory: profilesDir.path, selecting: profiles)
-        let session = ProbeSession(options: ProbeOptions(timeout: timeout.timeout))
-        let result: AuditResult
+        // Profiles and the project file first: a mistake in either stops the run before any file or network access.
+        let allProfiles = try ProfileLocator.load(explicitDirectory: profilesDir.path, selecting: [])
+        let project = try ProjectFile.load(config, knownProfiles: allProfiles.map(\.id))
+        let selected = profiles.isEmpty ? (project?.profiles ?? []) : profiles
+        var deviceProfiles = try ProfileLocator.load(explicitDirectory: profilesDir.path, selecting: selected)
+        if let rules = project?.rules { deviceProfiles = deviceProfiles.map(rules.apply) }
+        let seconds = timeout.resolved(project)
+        let session = ProbeSession(options: ProbeOptions(timeout: seconds))
+        var result: AuditResult
         if let playlist {
-            result = try await auditPlaylist(playlist, profiles: deviceProfiles, session: session)
+            result = try await auditPlaylist(playlist, profiles: deviceProfiles, session: session, seconds: seconds)
         } else {
             result = try await auditFiles(profiles: deviceProfiles, session: session)
         }
+        if let project {
+            let accepted = project.accept(result.findings, input: result.input)
+            result.findings = accepted.findings
+            ProjectFile.noteUnused(accepted.unused)
+        }
+        if writeAccepted { result.findings = try ProjectFile.writeAccepted(result.findings, option: config) }
+        let failOn = self.failOn ?? project?.failOn ?? .error
         let chosen = format ?? (Terminal.stdoutIsTerminal && output == nil ? .table : .json)
         let reporter: any AuditReporter = chosen == .table ? TableReporter(color: output == nil && Terminal.useColor) : chosen.reporter
         try Output.write(reporter.render(result), to: output)
         if result.fails(at: failOn.severity) { throw ExitCode(CLIFailure.findings) }
     }
 
-    private func auditPlaylist(_ text: String, profiles: [DeviceProfile], session: ProbeSession) async throws(CLIFailure) -> AuditResult {
+    private func auditPlaylist(_ text: String, profiles: [DeviceProfile], session: ProbeSession,
+                               seconds: Double) async throws(CLIFailure) -> AuditResult {
         let location = try ProbeRunner.locations([text])[0]
         do {
-            let loader = PresentationLoader(options: PlaylistInput.loaderOptions(timeout: timeout.timeout, fetchAssets: true))
+            let loader = PresentationLoader(options: PlaylistInput.loaderOptions(timeout: seconds, fetchAssets: true))
             return try await PlaylistAuditor(loader: loader).audit(location, profiles: profiles, session: session)
         } catch {
             throw CLIFailure.input(error.description)

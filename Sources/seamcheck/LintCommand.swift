@@ -2,6 +2,7 @@ import ArgumentParser
 import Compatibility
 import Foundation
 import HLS
+import Matrix
 import Reporting
 
 struct LintCommand: AsyncParsableCommand {
@@ -12,32 +13,57 @@ struct LintCommand: AsyncParsableCommand {
         Loads the playlist, every media playlist of a multivariant playlist, and what each interstitial \
         names (asset lists and asset playlists); never media segments. A playlist loaded over http(s) may \
         only lead to http(s) URLs. Exit codes: 0 no finding at or above --fail-on, 1 findings, 2 the \
-        input cannot be loaded (named with its URL).
+        input cannot be loaded (named with its URL), a bad project file, or output that cannot be written. \
+        A .seamcheck.yml in the working folder (or --config) sets failOn, timeout, rules (every-class settings) \
+        and accepted findings; options given here win.
         """)
 
     @Argument(help: "A multivariant or media playlist: a path, file: URL or http(s) URL.")
     var playlist: String
 
-    @Option(help: "table (default on a terminal) or json.")
-    var format: ListFormat?
+    @Option(help: "table (default on a terminal), json or sarif.")
+    var format: LintFormat?
 
-    @Option(name: .customLong("fail-on"), help: "Exit 1 when a finding is at or above this severity: error, warning, info or never.")
-    var failOn: FailThreshold = .error
+    @Option(help: "Write the report to this file instead of stdout.")
+    var output: String?
+
+    @Option(name: .customLong("fail-on"), help: "Exit 1 when a finding is at or above this severity: error, warning, info or never (default: the project file's failOn, else error).")
+    var failOn: FailThreshold?
+
+    @Flag(name: .customLong("write-accepted"), help: "Add every open finding to the project file's accepted list (a start: give each a reason).")
+    var writeAccepted = false
 
     @OptionGroup var timeout: TimeoutOption
+    @OptionGroup var config: ConfigOption
 
     func run() async throws {
-        let presentation = try await PlaylistInput.load(playlist, timeout: timeout.timeout, fetchAssets: true)
-        let findings = SpecLinter.lint(presentation)
-        let document = LintDocument(input: playlist, presentation: presentation, findings: findings)
-        switch ListFormat.resolve(format) {
-        case .json: try Output.write(try PlaylistInput.json(document), to: nil)
-        case .table: try Output.write(LintTable.render(document), to: nil)
+        // Spec findings have no device class: only the project file's every-class rule settings apply.
+        let project = try ProjectFile.load(config, knownProfiles: try? ProfileLocator.load(explicitDirectory: nil, selecting: []).map(\.id))
+        let presentation = try await PlaylistInput.load(playlist, timeout: timeout.resolved(project), fetchAssets: true)
+        var findings = SpecLinter.lint(presentation)
+        if let project {
+            if !project.rules.everyClass.isEmpty { findings = PlaylistAuditor.graded(findings, by: [project.rules.classless]) }
+            let accepted = project.accept(findings, input: presentation.location.description)
+            findings = accepted.findings
+            ProjectFile.noteUnused(accepted.unused)
         }
-        if let threshold = failOn.severity, findings.contains(where: { $0.severity >= threshold }) {
+        if writeAccepted { findings = try ProjectFile.writeAccepted(findings, option: config) }
+        let document = LintDocument(input: playlist, presentation: presentation, findings: findings)
+        switch format ?? (Terminal.stdoutIsTerminal && output == nil ? .table : .json) {
+        case .json: try Output.write(try PlaylistInput.json(document), to: output)
+        case .table: try Output.write(LintTable.render(document), to: output)
+        case .sarif: try Output.write(SARIFReporter().render(findings.map { SARIFItem(finding: $0, input: presentation.location.description) }), to: output)
+        }
+        let threshold = (failOn ?? project?.failOn ?? .error).severity
+        if let threshold, findings.contains(where: { $0.isOpen && $0.severity >= threshold }) {
             throw ExitCode(CLIFailure.findings)
         }
     }
+}
+
+/// Formats of `lint`.
+enum LintFormat: String, ExpressibleByArgument, CaseIterable {
+    case table, json, sarif
 }
 
 /// The lint JSON: INTERFACE.md's audit/lint shape, plus what was checked and the parse diagnostics.
@@ -70,6 +96,7 @@ enum LintTable {
             lines.append("")
             lines.append("\(finding.severity.rawValue.padding(toLength: 8, withPad: " ", startingAt: 0))\(finding.rule)  \(finding.subject)")
             lines.append("        \(finding.message)")
+            if let reason = finding.accepted { lines.append("        accepted: \(reason)") }
             if let expected = finding.expected, let actual = finding.actual {
                 lines.append("        expected \(expected); found \(actual)")
             }
@@ -82,7 +109,7 @@ enum LintTable {
         let s = document.summary
         lines.append("")
         lines.append(document.findings.isEmpty ? "no findings: the date ranges and interstitials follow the spec"
-                     : "\(s.error) error(s), \(s.warning) warning(s), \(s.info) info")
+                     : "\(s.error) error(s), \(s.warning) warning(s), \(s.info) info" + (s.accepted > 0 ? ", \(s.accepted) accepted" : ""))
         return VisibleText.escape(lines: lines).joined(separator: "\n") + "\n"
     }
 }

@@ -30,7 +30,7 @@ struct MatrixRunCommand: AsyncParsableCommand {
         discussion: """
         Cases run in parallel (--jobs); each distinct input is probed once for the whole run. Each finished case is \
         committed to the database at once, so a killed run keeps every finished case. Reports (report.json, report.md, \
-        junit.xml, report.html) go to --output (default Reports/<run id>/); --format chooses what is printed on stdout. \
+        junit.xml, report.html, report.sarif) go to --output (default Reports/<run id>/); --format chooses what is printed on stdout. \
         Exit codes: 0 no fail cell; 1 a fail cell; 2 a bad matrix file (before the run) or error cells (inputs that \
         could not be audited); 3 avahi-daemon missing for `discovered`; 130 interrupted by SIGINT (Ctrl-C), 143 by \
         SIGTERM, with every finished case kept and the run marked interrupted. A second signal exits at once.
@@ -42,7 +42,7 @@ struct MatrixRunCommand: AsyncParsableCommand {
     @Option(help: "Cases audited (and inputs probed) at once (default: the file's defaults.jobs, else one per processor).")
     var jobs: Int?
 
-    @Option(help: "What to print on stdout: table (default on a terminal), json (default when piped), markdown, junit, html or encoder.")
+    @Option(help: "What to print on stdout: table (default on a terminal), json (default when piped), markdown, junit, html, encoder or sarif.")
     var format: MatrixReportFormat?
 
     @Option(help: "The folder for the reports (default: Reports/<run id>).")
@@ -56,6 +56,7 @@ struct MatrixRunCommand: AsyncParsableCommand {
 
     @OptionGroup var database: DatabaseOption
     @OptionGroup var profilesDir: ProfilesDirOption
+    @OptionGroup var config: ConfigOption
 
     func validate() throws {
         if let jobs, jobs < 1 { throw ValidationError("--jobs must be at least 1") }
@@ -67,14 +68,18 @@ struct MatrixRunCommand: AsyncParsableCommand {
     func run() async throws {
         // Everything that can be wrong with the matrix is found before the first probe.
         let allProfiles = try ProfileLocator.load(explicitDirectory: profilesDir.path, selecting: [])
-        let spec: MatrixSpec
+        var spec: MatrixSpec
         do { spec = try MatrixSpecLoader.load(matrix, knownProfiles: allProfiles.map(\.id)) } catch { throw CLIFailure.input(error.description) }
+        // The project file adds rule settings and accepted findings; the matrix file's own
+        // defaults (failOn, timeout, jobs) and device classes are the matrix's.
+        let project = try ProjectFile.load(config, knownProfiles: allProfiles.map(\.id))
+        spec.expectedIssues += project?.accepted ?? []
         let auditors: [any CaseAuditor] = [ExplicitInputAuditor(), PlaylistCaseAuditor()]
         do { try MatrixPlan.check(spec, auditors: auditors) } catch { throw CLIFailure.input(error.description) }
         let profiles: [DeviceProfile]
         do {
             let resolved = try await DeviceClassResolver.resolve(spec, profiles: allProfiles, discovery: AvahiClassDiscovery())
-            profiles = resolved.profiles
+            profiles = resolved.profiles.map { project?.rules.apply(to: $0) ?? $0 }
             for line in (resolved.discovered?.receivers ?? []) { Terminal.writeStderr("seamcheck: discovered \(VisibleText.escape(line))\n") }
             for line in (resolved.discovered?.unclassified ?? []) {
                 Terminal.writeStderr("seamcheck: warning: not classified, not run: \(VisibleText.escape(line))\n")

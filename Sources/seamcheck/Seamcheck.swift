@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import Reporting
 
 @main
 struct Seamcheck: AsyncParsableCommand {
@@ -11,9 +12,9 @@ struct Seamcheck: AsyncParsableCommand {
         2 bad usage or unusable input; 3 a needed service (avahi-daemon, D-Bus) is missing; \
         130 / 143 a matrix run interrupted by SIGINT / SIGTERM (finished cases are kept).
         """,
-        version: "0.1.0",
+        version: seamcheckVersion,
         subcommands: [AuditCommand.self, LintCommand.self, InspectCommand.self, ProbeCommand.self, DiscoverCommand.self,
-                      MatrixCommand.self, LabCommand.self, ProfilesCommand.self, RulesCommand.self]
+                      MatrixCommand.self, LabCommand.self, ProfilesCommand.self, RulesCommand.self, ConfigCommand.self]
     )
 
     /// Runs the command and maps every failure to INTERFACE.md's exit codes: usage errors are 2

@@ -53,7 +53,7 @@ final class LintInspectCommandTests: XCTestCase {
         XCTAssertEqual(document["schemaVersion"] as? Int, 1)
         XCTAssertEqual(document["deviceClasses"] as? [String], [])
         XCTAssertEqual((document["findings"] as? [Any])?.count, 0)
-        XCTAssertEqual(document["summary"] as? [String: Int], ["error": 0, "warning": 0, "info": 0])
+        XCTAssertEqual(document["summary"] as? [String: Int], ["error": 0, "warning": 0, "info": 0, "accepted": 0])
     }
 
     func testLintFindingsSetTheExitCodeAndNameTheTag() throws {

@@ -38,7 +38,7 @@ final class ReporterTests: XCTestCase {
         XCTAssertEqual(json["schemaVersion"] as? Int, 1)
         XCTAssertEqual(json["input"] as? String, "/m/main.mp4")
         XCTAssertEqual(json["deviceClasses"] as? [String], ["smart-tv-low-end", "apple-tv-4k"])
-        XCTAssertEqual(json["summary"] as? [String: Int], ["error": 1, "warning": 0, "info": 1])
+        XCTAssertEqual(json["summary"] as? [String: Int], ["error": 1, "warning": 0, "info": 1, "accepted": 0])
         let findings = try XCTUnwrap(json["findings"] as? [[String: Any]])
         XCTAssertEqual(findings.count, 2)
         XCTAssertEqual(findings[0]["remediation"] as? String, "-c:v libx264 -profile:v high -c:a copy")

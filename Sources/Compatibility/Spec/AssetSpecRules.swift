@@ -31,10 +31,10 @@ enum AssetSpecRules {
         context.interstitials.compactMap { interstitial, range, media -> SpecViolation? in
             switch context.presentation.assetList(for: interstitial, in: media) {
             case .invalid(let error, let location)?:
-                return SpecViolation(tag: range.label, playlist: media.reference, expected: "{\"ASSETS\": [{\"URI\": ..., \"DURATION\": ...}]}",
+                return SpecViolation(tag: range.label, line: range.line, playlist: media.reference, expected: "{\"ASSETS\": [{\"URI\": ..., \"DURATION\": ...}]}",
                                      actual: error.description, message: "the asset list \(location) \(error); the client skips the interstitial")
             case .loaded(let list, let location, _)? where list.assets.isEmpty:
-                return SpecViolation(tag: range.label, playlist: media.reference, expected: "at least one asset", actual: "ASSETS is empty",
+                return SpecViolation(tag: range.label, line: range.line, playlist: media.reference, expected: "at least one asset", actual: "ASSETS is empty",
                                      message: "the asset list \(location) has no assets; nothing plays (fine if no ad was sold)", severity: .info)
             default:
                 return nil
@@ -56,10 +56,10 @@ enum AssetSpecRules {
             var found: [SpecViolation] = []
             func check(_ what: String, _ failure: LoadError?, elapsed: Double?, url: String) {
                 if let failure {
-                    found.append(SpecViolation(tag: range.label, playlist: media.reference, expected: "\(what) loads",
+                    found.append(SpecViolation(tag: range.label, line: range.line, playlist: media.reference, expected: "\(what) loads",
                                                actual: failure.description, message: "\(what) cannot be loaded: \(failure); the client skips the interstitial"))
                 } else if let elapsed, elapsed > slowAnswer {
-                    found.append(SpecViolation(tag: range.label, playlist: media.reference, expected: "\(what) answers within \(Int(slowAnswer)) s",
+                    found.append(SpecViolation(tag: range.label, line: range.line, playlist: media.reference, expected: "\(what) answers within \(Int(slowAnswer)) s",
                                                actual: "\(HLSNumber.format(elapsed)) s",
                                                message: "\(what) \(url) took \(HLSNumber.format(elapsed)) s; players that wait \(Int(slowAnswer)) s skip the interstitial"))
                 }
@@ -103,7 +103,7 @@ enum AssetSpecRules {
             }
             return uris.compactMap { uri, base in
                 guard case .loaded(let summary)? = context.presentation.asset(uri, from: base), !summary.isVOD else { return nil }
-                return SpecViolation(tag: range.label, playlist: media.reference, expected: "EXT-X-ENDLIST or EXT-X-PLAYLIST-TYPE:VOD",
+                return SpecViolation(tag: range.label, line: range.line, playlist: media.reference, expected: "EXT-X-ENDLIST or EXT-X-PLAYLIST-TYPE:VOD",
                                      actual: "live: " + summary.liveMediaPlaylists.joined(separator: ", "),
                                      message: "the asset \(uri) is not VOD (\(summary.liveMediaPlaylists.joined(separator: ", ")) has no EXT-X-ENDLIST); interstitial assets must be VOD")
             }
@@ -136,7 +136,7 @@ enum AssetSpecRules {
             if let limit = interstitial.playoutLimit { played = min(played, limit) }
             guard abs(played - declared) > durationTolerance else { return nil }
             let limited = interstitial.playoutLimit.map { " (X-PLAYOUT-LIMIT \(HLSNumber.format($0)) s)" } ?? ""
-            return SpecViolation(tag: range.label, playlist: media.reference, expected: "DURATION=\(HLSNumber.format(played))",
+            return SpecViolation(tag: range.label, line: range.line, playlist: media.reference, expected: "DURATION=\(HLSNumber.format(played))",
                                  actual: "DURATION=\(HLSNumber.format(declared))",
                                  message: "DURATION is \(HLSNumber.format(declared)) s but \(source) \(HLSNumber.format(measured!)) s\(limited)")
         }

@@ -19,7 +19,7 @@ enum DateRangeSpecRules {
         context.mediaPlaylists.flatMap { media in
             media.playlist.dateRanges.filter { $0.id == nil || $0.id == "" }.map { range in
                 let unquoted = range.attributes["ID"].map { " (ID=\($0.text) is a \($0.typeName), it must be a quoted-string)" } ?? ""
-                return SpecViolation(tag: range.label, playlist: media.reference, expected: "ID=\"...\"", actual: range.attributes["ID"]?.text ?? "no ID",
+                return SpecViolation(tag: range.label, line: range.line, playlist: media.reference, expected: "ID=\"...\"", actual: range.attributes["ID"]?.text ?? "no ID",
                                      message: "EXT-X-DATERANGE has no usable ID\(unquoted); players drop the tag")
             }
         }
@@ -41,7 +41,7 @@ enum DateRangeSpecRules {
                 if range.attributes["START-DATE"] != nil {
                     if let id = range.id { dated.insert(id) }
                 } else if range.id.map({ !dated.contains($0) }) ?? true {
-                    found.append(SpecViolation(tag: range.label, playlist: media.reference, expected: "START-DATE=\"<ISO 8601 date>\"",
+                    found.append(SpecViolation(tag: range.label, line: range.line, playlist: media.reference, expected: "START-DATE=\"<ISO 8601 date>\"",
                                                actual: "no START-DATE", message: "EXT-X-DATERANGE has no START-DATE and no earlier tag with its ID had one; players drop it"))
                 }
             }
@@ -73,7 +73,7 @@ enum DateRangeSpecRules {
             media.playlist.dateRanges.flatMap { range -> [SpecViolation] in
                 var found: [SpecViolation] = []
                 func add(_ expected: String, _ actual: String, _ message: String) {
-                    found.append(SpecViolation(tag: range.label, playlist: media.reference, expected: expected, actual: actual, message: message))
+                    found.append(SpecViolation(tag: range.label, line: range.line, playlist: media.reference, expected: expected, actual: actual, message: message))
                 }
                 let problems = range.typeProblems + (range.interstitial?.problems ?? [])
                 for problem in problems where timeAttributes.contains(problem.attribute) {
@@ -104,13 +104,13 @@ enum DateRangeSpecRules {
         return InterstitialSchedule.merged(media.playlist.dateRanges).compactMap { range -> SpecViolation? in
             guard let id = range.id, counts[id, default: 0] > 1, let start = range.startDate, let end = range.endDate else { return nil }
             if end < start {
-                return SpecViolation(tag: range.label, playlist: media.reference, expected: "END-DATE at or after START-DATE",
+                return SpecViolation(tag: range.label, line: range.line, playlist: media.reference, expected: "END-DATE at or after START-DATE",
                                      actual: "END-DATE \(HLSDate.format(end)) < START-DATE \(HLSDate.format(start))",
                                      message: "across the tags of ID=\"\(id)\", END-DATE is before START-DATE")
             }
             guard let duration = range.duration, duration >= 0, abs(end.timeIntervalSince(start) - duration) > 0.001,
                   !media.playlist.dateRanges.contains(where: { $0.id == id && $0.duration != nil && $0.endDate != nil }) else { return nil }
-            return SpecViolation(tag: range.label, playlist: media.reference,
+            return SpecViolation(tag: range.label, line: range.line, playlist: media.reference,
                                  expected: "DURATION=\(HLSNumber.format(end.timeIntervalSince(start))) (END-DATE minus START-DATE)",
                                  actual: "DURATION=\(HLSNumber.format(duration))",
                                  message: "across the tags of ID=\"\(id)\", DURATION and END-DATE disagree; players cannot tell when the range ends")
@@ -151,7 +151,7 @@ enum DateRangeSpecRules {
                 for item in range.attributes.items {
                     if let old = set[item.name] {
                         guard !sameValue(item.name, old.value, item.value) else { continue }
-                        found.append(SpecViolation(tag: range.label, playlist: media.reference, expected: "\(item.name)=\(old.value.text) (line \(old.line))",
+                        found.append(SpecViolation(tag: range.label, line: range.line, playlist: media.reference, expected: "\(item.name)=\(old.value.text) (line \(old.line))",
                                                    actual: "\(item.name)=\(item.value.text)",
                                                    message: "EXT-X-DATERANGE ID=\"\(id)\" changes \(item.name) set at line \(old.line); a later tag may only add attributes"))
                     } else {
@@ -192,7 +192,7 @@ enum DateRangeSpecRules {
                 if range.attributes["DURATION"] != nil { wrong.append("it has DURATION") }
                 if range.attributes["END-DATE"] != nil { wrong.append("it has END-DATE") }
                 guard !wrong.isEmpty else { return nil }
-                return SpecViolation(tag: range.label, playlist: media.reference, expected: "END-ON-NEXT=YES with CLASS, without DURATION and END-DATE",
+                return SpecViolation(tag: range.label, line: range.line, playlist: media.reference, expected: "END-ON-NEXT=YES with CLASS, without DURATION and END-DATE",
                                      actual: wrong.joined(separator: "; "), message: "END-ON-NEXT is invalid: " + wrong.joined(separator: "; "))
             }
         }
@@ -208,7 +208,7 @@ enum DateRangeSpecRules {
         ]) { context in
         context.mediaPlaylists.compactMap { media in
             guard let first = media.playlist.dateRanges.first, !media.playlist.hasProgramDateTime else { return nil }
-            return SpecViolation(tag: first.label, playlist: media.reference, expected: "EXT-X-PROGRAM-DATE-TIME before the first segment",
+            return SpecViolation(tag: first.label, line: first.line, playlist: media.reference, expected: "EXT-X-PROGRAM-DATE-TIME before the first segment",
                                  actual: "no EXT-X-PROGRAM-DATE-TIME",
                                  message: "the playlist has \(media.playlist.dateRanges.count) EXT-X-DATERANGE tag(s) but no EXT-X-PROGRAM-DATE-TIME; players cannot place them on the timeline")
         }

@@ -23,13 +23,13 @@ enum InterstitialSpecRules {
             switch (interstitial.assetURI != nil, interstitial.assetList != nil) {
             case (true, false), (false, true): return nil
             case (true, true):
-                return SpecViolation(tag: range.label, playlist: media.reference, expected: "exactly one of X-ASSET-URI, X-ASSET-LIST",
+                return SpecViolation(tag: range.label, line: range.line, playlist: media.reference, expected: "exactly one of X-ASSET-URI, X-ASSET-LIST",
                                      actual: "both", message: "the interstitial has both X-ASSET-URI and X-ASSET-LIST; players disagree on which wins, keep one")
             case (false, false):
                 let unquoted = ["X-ASSET-URI", "X-ASSET-LIST"].compactMap { name in
                     range.attributes[name].map { "\(name)=\($0.text) is not a quoted-string" }
                 }
-                return SpecViolation(tag: range.label, playlist: media.reference, expected: "exactly one of X-ASSET-URI, X-ASSET-LIST",
+                return SpecViolation(tag: range.label, line: range.line, playlist: media.reference, expected: "exactly one of X-ASSET-URI, X-ASSET-LIST",
                                      actual: unquoted.isEmpty ? "neither" : unquoted.joined(separator: "; "),
                                      message: "the interstitial names no asset (" + (unquoted.isEmpty ? "neither X-ASSET-URI nor X-ASSET-LIST" : unquoted.joined(separator: "; ")) + "); nothing will play")
             }
@@ -50,12 +50,12 @@ enum InterstitialSpecRules {
         context.interstitials.flatMap { interstitial, range, media -> [SpecViolation] in
             var found: [SpecViolation] = []
             if let uri = interstitial.assetURI, !InputLocation.isAbsoluteURI(uri) {
-                found.append(SpecViolation(tag: range.label, playlist: media.reference, expected: "an absolute URL (https://...)",
+                found.append(SpecViolation(tag: range.label, line: range.line, playlist: media.reference, expected: "an absolute URL (https://...)",
                                            actual: "X-ASSET-URI=\"\(uri)\"", message: "X-ASSET-URI \"\(uri)\" is relative; it must be an absolute URL"))
             }
             if case .loaded(let list, let location, _)? = context.presentation.assetList(for: interstitial, in: media) {
                 for (index, asset) in list.assets.enumerated() where !InputLocation.isAbsoluteURI(asset.uri) {
-                    found.append(SpecViolation(tag: range.label, playlist: media.reference, expected: "an absolute URL (https://...)",
+                    found.append(SpecViolation(tag: range.label, line: range.line, playlist: media.reference, expected: "an absolute URL (https://...)",
                                                actual: "ASSETS[\(index)].URI=\"\(asset.uri)\"",
                                                message: "the asset list \(location) has a relative URI \"\(asset.uri)\" in ASSETS[\(index)]; it must be an absolute URL"))
                 }
@@ -75,7 +75,7 @@ enum InterstitialSpecRules {
         context.mediaPlaylists.flatMap { media in
             InterstitialSchedule.merged(media.playlist.dateRanges).compactMap { range -> SpecViolation? in
                 guard let cue = range.cue, cue.contains(.pre), cue.contains(.post) else { return nil }
-                return SpecViolation(tag: range.label, playlist: media.reference, expected: "PRE or POST, not both",
+                return SpecViolation(tag: range.label, line: range.line, playlist: media.reference, expected: "PRE or POST, not both",
                                      actual: "CUE=\"\(range.attributes["CUE"]?.quotedString ?? "")\"",
                                      message: "CUE has both PRE and POST; players drop the date range")
             }
@@ -104,7 +104,7 @@ enum InterstitialSpecRules {
                 if let cue = range.cue, !cue.repeated.isEmpty { problems.append(AttributeProblem(attribute: "CUE", kind: .repeatedTokens(cue.repeated))) }
                 problems += (range.interstitial?.problems ?? []).filter { $0.attribute != "CUE" && enumeratedAttributes.contains($0.attribute) }
                 return problems.map { problem in
-                    SpecViolation(tag: range.label, playlist: media.reference, expected: DateRangeSpecRules.expectedText(problem) == "a valid value" ? allowedText(problem) : DateRangeSpecRules.expectedText(problem),
+                    SpecViolation(tag: range.label, line: range.line, playlist: media.reference, expected: DateRangeSpecRules.expectedText(problem) == "a valid value" ? allowedText(problem) : DateRangeSpecRules.expectedText(problem),
                                   actual: range.attributes[problem.attribute].map { "\(problem.attribute)=\($0.text)" },
                                   message: problem.description + "; players ignore it")
                 }
@@ -132,12 +132,12 @@ enum InterstitialSpecRules {
         ]) { context in
         context.interstitials.flatMap { interstitial, range, media -> [SpecViolation] in
             var found = interstitial.problems.filter { $0.attribute == "X-SKIP-CONTROL-LABEL-ID" }.map { problem in
-                SpecViolation(tag: range.label, playlist: media.reference, expected: "characters from \(Interstitial.labelCharacters)",
+                SpecViolation(tag: range.label, line: range.line, playlist: media.reference, expected: "characters from \(Interstitial.labelCharacters)",
                               actual: range.attributes["X-SKIP-CONTROL-LABEL-ID"]?.text, message: problem.description)
             }
             if case .loaded(let list, let location, _)? = context.presentation.assetList(for: interstitial, in: media),
                let label = list.skipControl?.labelID, !Interstitial.isValidLabel(label) {
-                found.append(SpecViolation(tag: range.label, playlist: media.reference, expected: "characters from \(Interstitial.labelCharacters)",
+                found.append(SpecViolation(tag: range.label, line: range.line, playlist: media.reference, expected: "characters from \(Interstitial.labelCharacters)",
                                            actual: "LABEL-ID \"\(label)\"", message: "the asset list \(location) has SKIP-CONTROL LABEL-ID \"\(label)\" with characters outside \(Interstitial.labelCharacters)"))
             }
             return found

@@ -33,7 +33,7 @@ extension DateRangeSpecRules {
                     continue
                 }
                 for difference in differences(reference, other) {
-                    found.append(SpecViolation(tag: tag, playlist: playlists[index].reference, expected: difference.0, actual: difference.1,
+                    found.append(SpecViolation(tag: tag, line: other.line, playlist: playlists[index].reference, expected: difference.0, actual: difference.1,
                                                message: "EXT-X-DATERANGE ID=\"\(id)\" differs here (line \(other.line)): \(difference.1) instead of \(difference.0)"))
                 }
             }

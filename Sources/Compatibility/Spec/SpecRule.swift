@@ -7,15 +7,18 @@ public struct SpecViolation: Sendable, Equatable {
     public var tag: String
     /// The media playlist it is in, as referenced (named in the subject when there are several).
     public var playlist: String?
+    /// The tag's line in `playlist`; nil where the violation is about the playlist as a whole.
+    public var line: Int?
     public var expected: String?
     public var actual: String?
     public var message: String
     /// nil: the rule's default severity. Some rules grade cases differently (an empty asset list is info).
     public var severity: Severity?
 
-    public init(tag: String, playlist: String?, expected: String? = nil, actual: String? = nil, message: String,
+    public init(tag: String, line: Int? = nil, playlist: String?, expected: String? = nil, actual: String? = nil, message: String,
                 severity: Severity? = nil) {
         self.tag = tag
+        self.line = line
         self.playlist = playlist
         self.expected = expected
         self.actual = actual
@@ -117,12 +120,21 @@ public enum SpecLinter {
                 if named, let first = playlists.first {
                     subject += " in \(first)" + (playlists.count > 1 ? " and \(playlists.count - 1) other media playlist(s)" : "")
                 }
+                let location = SourceLocation(uri: playlistLocation(playlists.first, in: presentation), line: violation.line)
                 findings.append(Finding(rule: rule.id, severity: violation.severity ?? rule.description.defaultSeverity,
                                         deviceClass: nil, subject: subject, expected: violation.expected,
-                                        actual: violation.actual, message: violation.message, remediation: nil))
+                                        actual: violation.actual, message: violation.message, remediation: nil,
+                                        location: location))
             }
         }
         return findings
+    }
+
+    /// The path or URL of the playlist a violation names by its reference; the root playlist
+    /// when it names none (or one that was not loaded).
+    static func playlistLocation(_ reference: String?, in presentation: Presentation) -> String {
+        guard let reference else { return presentation.location.description }
+        return presentation.mediaPlaylists.first { $0.reference == reference }?.location.description ?? presentation.location.description
     }
 
     /// Loads an example's playlist and resources from memory and lints it with `rules`.

@@ -38,7 +38,7 @@ enum SyntaxSpecRules {
     }
 
     private static func violation(_ diagnostic: PlaylistDiagnostic, playlist: String) -> SpecViolation {
-        SpecViolation(tag: "\(diagnostic.tag ?? "text") (line \(diagnostic.line))", playlist: playlist,
+        SpecViolation(tag: "\(diagnostic.tag ?? "text") (line \(diagnostic.line))", line: diagnostic.line, playlist: playlist,
                       message: diagnostic.message, severity: diagnostic.level == .error ? .error : .warning)
     }
 }
@@ -74,12 +74,12 @@ enum TimelineSpecRules {
                 if offset < -0.001 || offset > end + 0.001 {
                     let where_ = offset < 0 ? "\(HLSNumber.format(-offset)) s before the first segment"
                                             : "\(HLSNumber.format(offset - end)) s after the end"
-                    return SpecViolation(tag: tag, playlist: media.reference, expected: "0 to \(HLSNumber.format(end)) s",
+                    return SpecViolation(tag: tag, line: entry.line, playlist: media.reference, expected: "0 to \(HLSNumber.format(end)) s",
                                          actual: "\(HLSNumber.format(offset)) s",
                                          message: "the interstitial's START-DATE lies \(where_) of this VOD playlist: players never reach it")
                 }
                 if let resumesAt = entry.resumesAt, resumesAt < -0.001 {
-                    return SpecViolation(tag: tag, playlist: media.reference, expected: "a resume point at or after 0 s",
+                    return SpecViolation(tag: tag, line: entry.line, playlist: media.reference, expected: "a resume point at or after 0 s",
                                          actual: "\(HLSNumber.format(resumesAt)) s",
                                          message: "X-RESUME-OFFSET takes playback back to \(HLSNumber.format(resumesAt)) s, before the start of the primary")
                 }

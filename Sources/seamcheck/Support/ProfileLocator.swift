@@ -2,7 +2,9 @@ import Compatibility
 import Foundation
 
 /// Finds the DeviceProfiles directory: --profiles-dir, then SEAMCHECK_PROFILES_DIR, then
-/// ./DeviceProfiles, then the DeviceProfiles folder of the checkout the binary was built in.
+/// ./DeviceProfiles, then PREFIX/share/seamcheck/DeviceProfiles for a binary installed as
+/// PREFIX/bin/seamcheck (scripts/install.sh), then the DeviceProfiles folder of the checkout
+/// the binary was built in.
 enum ProfileLocator {
     static func directory(explicit: String?) throws(CLIFailure) -> String {
         if let explicit { return explicit }
@@ -13,6 +15,8 @@ enum ProfileLocator {
         if let exe = try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe") {
             dir = URL(fileURLWithPath: exe).deletingLastPathComponent()
         }
+        let installed = dir.deletingLastPathComponent().appendingPathComponent("share/seamcheck/DeviceProfiles").path
+        if isDirectory(installed) { return installed }
         while dir.path != "/" {
             let candidate = dir.appendingPathComponent("DeviceProfiles").path
             if isDirectory(candidate) { return candidate }

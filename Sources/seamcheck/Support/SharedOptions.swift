@@ -1,5 +1,6 @@
 import ArgumentParser
 import Compatibility
+import Matrix
 import MediaProbe
 import Reporting
 
@@ -23,11 +24,19 @@ struct ProfilesDirOption: ParsableArguments {
 }
 
 struct TimeoutOption: ParsableArguments {
-    @Option(help: "Seconds allowed to open and analyse one input.")
-    var timeout: Double = 15
+    static let defaultSeconds: Double = 15
+
+    @Option(name: .customLong("timeout"), help: "Seconds allowed to open and analyse one input (default: the project file's timeout, else 15).")
+    var given: Double?
+
+    var timeout: Double { given ?? Self.defaultSeconds }
+
+    /// The command line, else the project file, else 15 s.
+    func resolved(_ config: ProjectConfig?) -> Double { given ?? config?.timeout ?? Self.defaultSeconds }
 
     func validate() throws {
-        guard timeout > 0, timeout <= ProbeOptions.maxTimeout else {
+        guard let given else { return }
+        guard given > 0, given <= ProbeOptions.maxTimeout else {
             throw ValidationError("--timeout must be a positive number of seconds (at most \(Int(ProbeOptions.maxTimeout)))")
         }
     }
