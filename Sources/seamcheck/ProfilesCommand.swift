@@ -7,7 +7,7 @@ struct ProfilesCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "profiles",
         abstract: "List, show and validate device profiles.",
-        subcommands: [List.self, Show.self, Validate.self])
+        subcommands: [List.self, Show.self, Validate.self, Calibrate.self])
 
     struct List: ParsableCommand {
         static let configuration = CommandConfiguration(abstract: "List the device classes.")

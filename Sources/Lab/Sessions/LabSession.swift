@@ -137,7 +137,11 @@ public struct SessionBuilder: Sendable {
             }
         }
         let adRequests = served.filter { request in adPrefix.map { request.path.hasPrefix($0) } ?? false }
-        let isSegment: (LabRequestRecord) -> Bool = { !$0.path.hasSuffix(".m3u8") && !$0.path.hasSuffix(".json") }
+        // Media segments: not playlists or asset lists, and not init sections (the suite names them init*).
+        let isSegment: (LabRequestRecord) -> Bool = { request in
+            let file = request.path.split(separator: "/").last ?? ""
+            return !file.hasSuffix(".m3u8") && !file.hasSuffix(".json") && !file.hasPrefix("init")
+        }
         let adSegments = adRequests.filter(isSegment)
 
         var resumedAt: Double?

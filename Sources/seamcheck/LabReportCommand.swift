@@ -1,0 +1,138 @@
+import ArgumentParser
+import Compatibility
+import Foundation
+import Lab
+import Reporting
+
+extension LabReportFormat: ExpressibleByArgument {}
+
+struct LabReportCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "report",
+        abstract: "Predicted (each class's profile) against observed (verdicts and sessions), per case and receiver.",
+        discussion: """
+        A verdict is read as a level (seamless pass, glitch warning, stall/black/failed error; skipped is not \
+        compared) and held against the highest severity the receiver's class gives the case's rules. \
+        Disagreements come first. Exit 1 when any cell disagrees and --fail-on-disagreement is given.
+        """)
+
+    @OptionGroup var database: LabDatabaseOption
+
+    @Option(help: "The suite folder (default: the suite the latest `lab serve` recorded in the database).")
+    var streams: String?
+
+    @Option(help: "table (default on a terminal), json, markdown, html or junit.")
+    var format: LabReportFormat?
+
+    @Option(help: "Write the report to this file instead of standard output.")
+    var output: String?
+
+    @Flag(name: .customLong("fail-on-disagreement"), help: "Exit 1 when an observation disagrees with its prediction.")
+    var failOnDisagreement = false
+
+    @OptionGroup var profilesDir: ProfilesDirOption
+
+    func run() async throws {
+        let report = try LabReporting.build(database: database, streams: streams, profilesDir: profilesDir.path)
+        let chosen = format ?? (Terminal.stdoutIsTerminal && output == nil ? .table : .json)
+        try Output.write(chosen.render(report), to: output)
+        if failOnDisagreement && report.summary.disagree > 0 { throw ExitCode(CLIFailure.findings) }
+    }
+}
+
+enum LabReporting {
+    static func build(database: LabDatabaseOption, streams: String?, profilesDir: String?) throws -> LabReport {
+        let store = try database.open(create: false)
+        let manifest = try LabContext.manifest(store: store, streams: streams, db: database.path)
+        let profiles = try ProfileLocator.load(explicitDirectory: profilesDir, selecting: [])
+        do {
+            let sessions = SessionBuilder(manifest: manifest, receivers: try store.receivers(), profiles: profiles)
+                .sessions(from: try store.requests())
+            return LabReportBuilder(manifest: manifest, profiles: profiles).report(verdicts: try store.verdicts(), sessions: sessions)
+        } catch { throw CLIFailure(any: error) }
+    }
+}
+
+extension ProfilesCommand {
+    struct Calibrate: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Propose new rule severities from the lab's verdicts, as a diff of the profile YAML.",
+            discussion: """
+            For each class and rule, the verdicts of lab cases that vary that rule alone are read as levels \
+            (seamless info, glitch warning, stall/black/failed error). Where at least --min-observations of them \
+            give a most common level that differs from the profile's severity, the profile's `rules` entry is \
+            changed. Prints the diff; --write changes the files (and checks they still load).
+            """)
+
+        @OptionGroup var database: LabDatabaseOption
+
+        @Option(help: "The suite folder (default: the suite the latest `lab serve` recorded in the database).")
+        var streams: String?
+
+        @Option(name: .customLong("min-observations"), help: "Verdicts needed before a severity is proposed.")
+        var minObservations = 3
+
+        @Flag(help: "Write the proposed severities into the profile files.")
+        var write = false
+
+        @Option(help: "table (default on a terminal) or json.")
+        var format: ListFormat?
+
+        @OptionGroup var profilesDir: ProfilesDirOption
+
+        func validate() throws {
+            guard minObservations >= 1 else { throw ValidationError("--min-observations must be at least 1") }
+        }
+
+        func run() async throws {
+            let report = try LabReporting.build(database: database, streams: streams, profilesDir: profilesDir.path)
+            let store = try database.open(create: false)
+            let manifest = try LabContext.manifest(store: store, streams: streams, db: database.path)
+            let directory = try ProfileLocator.directory(explicit: profilesDir.path)
+            let profiles = try ProfileLocator.load(explicitDirectory: profilesDir.path, selecting: [])
+            let proposals = ProfileCalibration(manifest: manifest, profiles: profiles, minObservations: minObservations)
+                .proposals(from: report.cells)
+            var diffs: [(path: String, old: String, new: String)] = []
+            for (deviceClass, changes) in Dictionary(grouping: proposals, by: \.deviceClass).sorted(by: { $0.key < $1.key }) {
+                let path = directory + "/" + deviceClass + ".yaml"
+                guard let old = try? String(contentsOfFile: path, encoding: .utf8) else {
+                    throw CLIFailure.input("\(path): cannot read the profile of \(deviceClass); check --profiles-dir")
+                }
+                diffs.append((path, old, ProfileYAMLEdit.apply(changes.map { ($0.rule, $0.proposed) }, to: old)))
+            }
+            if write { try Self.write(diffs, directory: directory) }
+            switch ListFormat.resolve(format) {
+            case .json:
+                try Output.write(JSONOutput.encode(CalibrationDocument(minObservations: minObservations, proposals: proposals,
+                                                                       written: write && !proposals.isEmpty)), to: nil)
+            case .table:
+                var text = proposals.isEmpty
+                    ? "no change proposed: no class has \(minObservations)+ verdicts that disagree with its profile\n" : ""
+                for p in proposals {
+                    text += "\(p.deviceClass): \(p.rule) \(p.current) -> \(p.proposed) (\(p.observations) observations: \(p.evidence))\n"
+                }
+                for diff in diffs { text += "\n" + ProfileYAMLEdit.diff(diff.old, diff.new, path: diff.path) }
+                if !proposals.isEmpty { text += write ? "\nwritten.\n" : "\nnot written: rerun with --write to change the profiles.\n" }
+                try Output.write(VisibleText.escape(lines: text.components(separatedBy: "\n")).joined(separator: "\n"), to: nil)
+            }
+        }
+
+        /// Writes each file, then loads the directory again; on failure every file is put back.
+        static func write(_ diffs: [(path: String, old: String, new: String)], directory: String) throws {
+            do {
+                for diff in diffs { try Output.write(diff.new, to: diff.path) }
+                _ = try ProfileLoader.loadDirectory(directory)
+            } catch {
+                for diff in diffs { try? Output.write(diff.old, to: diff.path) }
+                throw CLIFailure.input("the calibrated profiles did not load (\(error)); nothing was changed")
+            }
+        }
+    }
+}
+
+struct CalibrationDocument: Encodable {
+    var schemaVersion = 1
+    var minObservations: Int
+    var proposals: [CalibrationProposal]
+    var written: Bool
+}
