@@ -73,6 +73,21 @@ def codec_family(codecs):
     return video, audio
 
 
+class SmallWindowConnection(http.client.HTTPConnection):
+    """A connection with a small receive buffer, set before connecting (it sets the TCP window):
+    a stalled or dropped read then holds the server's write too, as a real receiver's would,
+    instead of the kernel taking the whole segment."""
+
+    def connect(self):
+        self.sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+        self.sock.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096)
+        self.sock.settimeout(self.timeout)
+        if self.source_address:
+            self.sock.bind(self.source_address)
+        self.sock.connect((self.host, self.port))
+        self.sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+
+
 class Playlist:
     """A parsed playlist: variants and audio renditions, or segments and interstitials."""
 
@@ -134,11 +149,9 @@ class Receiver:
         conn = self.connections.get(netloc)
         if conn is None:
             host, _, port = netloc.rpartition(":")
-            conn = http.client.HTTPConnection(host, int(port or 80), timeout=self.o.timeout,
-                                              source_address=(self.o.source, 0) if self.o.source else None)
+            conn = SmallWindowConnection(host, int(port or 80), timeout=self.o.timeout,
+                                         source_address=(self.o.source, 0) if self.o.source else None)
             conn.connect()
-            # A small receive buffer, so that a stalled or dropped read holds the server's write too.
-            conn.sock.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 16384)
             self.connections[netloc] = conn
         return conn
 
