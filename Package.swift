@@ -68,6 +68,6 @@ let package = Package(
         .testTarget(name: "LabTests", dependencies: ["Lab", "Compatibility", "HLS", "SeamcheckTestSupport",
                                                      .product(name: "GRDB", package: "GRDB.swift")]),
         .testTarget(name: "ReportingTests", dependencies: ["Reporting", "Compatibility", "MediaProbe", "Matrix"]),
-        .testTarget(name: "EndToEndTests", dependencies: ["seamcheck", "SeamcheckTestSupport"]),
+        .testTarget(name: "EndToEndTests", dependencies: ["seamcheck", "SeamcheckTestSupport", "Lab"]),
     ]
 )

@@ -47,6 +47,9 @@ struct LabServeCommand: AsyncParsableCommand {
     @Option(help: "Browse on this network interface only, such as eth0.")
     var interface: String?
 
+    @Option(name: .customLong("idle-timeout"), help: "Close a connection that sends or reads nothing for this many seconds.")
+    var idleTimeout: Double = 60
+
     @Option(name: .customLong("log-level"), help: "trace, debug, info, notice, warning, error or critical.")
     var logLevel: String = "info"
 
@@ -54,6 +57,7 @@ struct LabServeCommand: AsyncParsableCommand {
 
     func validate() throws {
         guard (0...65535).contains(port) else { throw ValidationError("--port must be 0 to 65535") }
+        guard idleTimeout >= 0.1 && idleTimeout <= 86_400 else { throw ValidationError("--idle-timeout must be 0.1 to 86400 seconds") }
         guard Logger.Level(rawValue: logLevel) != nil else {
             throw ValidationError("--log-level must be one of trace, debug, info, notice, warning, error, critical")
         }
@@ -72,7 +76,7 @@ struct LabServeCommand: AsyncParsableCommand {
         }
         let store = try database.open(create: true)
         let options = LabServerOptions(bind: bind, port: port, suite: suite, profiles: profiles, inventory: pins,
-                                       browse: !noBrowse, interface: interface)
+                                       browse: !noBrowse, interface: interface, idleTimeout: .milliseconds(Int64(idleTimeout * 1000)))
         let bind = self.bind, db = database.path
         do {
             try await LabServer.run(options, store: store, logger: logger) { port in

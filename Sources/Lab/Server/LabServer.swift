@@ -91,7 +91,7 @@ public enum LabServer {
 
         let app = Application(
             router: router,
-            server: .http1(configuration: .init(idleTimeout: .nanoseconds(Int64(options.idleTimeout.components.seconds) * 1_000_000_000))),
+            server: .http1(configuration: .init(idleTimeout: .milliseconds(Int64(options.idleTimeout / .milliseconds(1))))),
             configuration: .init(address: .hostname(options.bind, port: options.port), serverName: "seamcheck-lab"),
             onServerRunning: { channel in
                 let port = channel.localAddress?.port ?? options.port
