@@ -5,18 +5,15 @@ import XCTest
 /// One lab session with real clients, run once for every test of `LabClientsTests`: the small
 /// suite served by `lab serve` on 127.0.0.1; two stand-in receivers published through the test
 /// avahi-daemon at 127.0.0.21 (an Apple TV 4K) and 127.0.0.22 (a third-party AirPlay 2 TV);
-/// GStreamer and ffmpeg from 127.0.0.1, which the inventory pins; a client that drops mid-segment,
-/// one that stalls; then SIGTERM. Each test asserts one part of what the database says.
+/// GStreamer and ffmpeg from 127.0.0.1, which the inventory pins; then SIGTERM at once. Each test
+/// asserts one part of what the database says. (Drops and stalls: LabFaultTests.)
 final class LabScenario {
     static let atv = "127.0.0.21", tv = "127.0.0.22", desktop = "127.0.0.1"
-    static let dropper = "127.0.0.23", afterDrop = "127.0.0.24", staller = "127.0.0.25", besideStall = "127.0.0.26"
-    static let stallSeconds = 4.0
     static let atvName = "Lab Apple TV 4K", tvName = "Lab Samsung TV", desktopName = "Desktop players"
 
     let manifest: [String: Any]
     var runs: [String: EmulatorRun] = [:]  // "address case"
     var gstOutput = "", ffmpegOutput = ""
-    var stallStillRunningWhenOtherFinished = false
     var receivers: [[String: Any]] = []
     var serverExit: Int32 = -1
     var sessions: [[String: Any]] = []
@@ -68,7 +65,7 @@ final class LabScenario {
                                              "features=0x7F8AD0,0x38BCB46", "srcvers=377.17.24.6", "rsf=0x3"])
         defer { tv.stop() }
         let server = try LabServerProcess(suite: suite, database: folder + "/lab.sqlite", inventory: inventory)
-        defer { server.stop() }
+        defer { if server.process.exitCode == nil { server.stop() } }
 
         // Discovery maps both addresses before anyone fetches (bounded: the browse answers in ~1 s).
         DiscoverEnvironment.wait(20) {
@@ -92,18 +89,6 @@ final class LabScenario {
         let ffmpegRun = try Command.run(ffmpeg, ["-nostdin", "-hide_banner", "-loglevel", "error", "-i", url("frame-rate-25"),
                                                  "-f", "null", "-"], timeout: 60)
         ffmpegOutput = "exit \(ffmpegRun.status): \(ffmpegRun.stderr)"
-
-        runs[Self.dropper + " control"] = try EmulatorRun.run(url: url("control"), source: Self.dropper, options: ["--drop-mid-segment", "2"])
-        runs[Self.afterDrop + " control"] = try EmulatorRun.run(url: url("control"), source: Self.afterDrop)
-
-        let staller = try ChildProcess(executable: URL(fileURLWithPath: try LabEnvironment.tool("python3")),
-                                       arguments: EmulatorRun.arguments(url: url("control"), source: Self.staller,
-                                                                        options: ["--stall-seconds", String(Self.stallSeconds), "--stall-segment", "2"]))
-        Thread.sleep(forTimeInterval: 0.5)
-        runs[Self.besideStall + " capability-ladder"] = try EmulatorRun.run(url: url("capability-ladder"), source: Self.besideStall, timeout: 30)
-        stallStillRunningWhenOtherFinished = staller.exitCode == nil
-        let stallStatus = staller.wait(timeout: Self.stallSeconds + 30)
-        runs[Self.staller + " control"] = try EmulatorRun.decode(staller.output, status: stallStatus, seconds: 0)
 
         receivers = (try server.json("/api/receivers"))["receivers"] as? [[String: Any]] ?? []
         serverExit = server.stop()  // at once: what the clients fetched must already be on its way to the database
@@ -175,8 +160,6 @@ final class LabClientsTests: XCTestCase {
             XCTAssertEqual(session["receiver"] as? String, name, "\(client)")
             XCTAssertEqual(session["deviceClass"] as? String, deviceClass, "\(client)")
         }
-        // A client nobody published or pinned stays an address.
-        XCTAssertNil(try lab.session(LabScenario.afterDrop, "control")["receiver"] as? String)
     }
 
     func testTheCapabilityLadderShowsWhatEachReceiverDecodes() throws {
@@ -198,33 +181,6 @@ final class LabClientsTests: XCTestCase {
         XCTAssertTrue(notes.contains { $0.contains("chose hevc") && $0.contains("smart-tv-low-end") }, "\(notes)")
     }
 
-    func testAClientThatDropsMidSegmentIsLoggedIncompleteAndTheServerKeepsServing() throws {
-        let lab = try scenario()
-        let dropped = try lab.run(LabScenario.dropper, "control")
-        XCTAssertTrue(dropped.dropped, "\(dropped.summary)")
-        let session = try lab.session(LabScenario.dropper, "control")
-        XCTAssertEqual(session["abandonedRequests"] as? Int, 1, "\(session)")
-        XCTAssertEqual(session["requests"] as? Int, dropped.requests)
-        let next = try lab.run(LabScenario.afterDrop, "control")
-        XCTAssertEqual(next.errors, [])
-        let nextSession = try lab.session(LabScenario.afterDrop, "control")
-        XCTAssertEqual(nextSession["abandonedRequests"] as? Int, 0)
-        XCTAssertEqual(nextSession["interstitialRequested"] as? Bool, true)
-    }
-
-    func testAStalledClientDoesNotHoldUpAnother() throws {
-        let lab = try scenario()
-        let beside = try lab.run(LabScenario.besideStall, "capability-ladder")
-        XCTAssertEqual(beside.errors, [])
-        XCTAssertLessThan(beside.seconds, LabScenario.stallSeconds, "it waited for the stalled client")
-        XCTAssertTrue(lab.stallStillRunningWhenOtherFinished, "the stall ended before the other client did: nothing was shown")
-        let stalled = try lab.run(LabScenario.staller, "control")
-        XCTAssertEqual(stalled.errors, [], "\(stalled.summary)")
-        let session = try lab.session(LabScenario.staller, "control")
-        XCTAssertEqual(session["abandonedRequests"] as? Int, 0)
-        XCTAssertEqual(session["requests"] as? Int, stalled.requests)
-    }
-
     func testEveryRequestTheClientsMadeIsInTheDatabaseAfterSIGTERM() throws {
         let lab = try scenario()
         XCTAssertEqual(lab.serverExit, 0, "lab serve should exit 0 on SIGTERM")
@@ -232,10 +188,41 @@ final class LabClientsTests: XCTestCase {
         for (key, run) in lab.runs { made[String(key.split(separator: " ")[0]), default: 0] += run.requests }
         var logged: [String: Int] = [:]
         for session in lab.sessions { logged[session["client"] as? String ?? "", default: 0] += session["requests"] as? Int ?? 0 }
-        XCTAssertEqual(made.count, 6)
+        XCTAssertEqual(Set(made.keys), [LabScenario.atv, LabScenario.tv])
         for (client, count) in made {
             XCTAssertGreaterThan(count, 0, client)
             XCTAssertEqual(logged[client], count, "requests of \(client): made \(count), logged \(logged[client] ?? 0)")
         }
+    }
+}
+
+final class LabRollsTests: XCTestCase {
+    func testTheEmulatedReceiverPlaysAPreRollFromAnAssetListAMidRollAndAPostRoll() throws {
+        _ = try LabEnvironment.tool("python3")
+        let folder = try LabEnvironment.temporaryFolder("lab-rolls")
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let suite = try LabSuiteFixture.withRolls(from: try LabSuiteFixture.small(), into: folder)
+        let server = try LabServerProcess(suite: suite, database: folder + "/lab.sqlite", inventory: nil, browse: false)
+        defer { if server.process.exitCode == nil { server.stop() } }
+        let run = try EmulatorRun.run(url: server.origin + "/cases/rolls/master.m3u8", source: "127.0.0.31")
+        XCTAssertEqual(run.errors, [], "\(run.summary)")
+        XCTAssertEqual(run.interstitials.map { $0["id"] as? String }, ["pre", "ad-control", "post"])
+        XCTAssertEqual(run.interstitials.map { $0["cue"] as? [String] }, [["PRE"], [], ["POST"]])
+        let paths = run.fetchedPaths
+        let list = try XCTUnwrap(paths.first { $0.hasPrefix("/cases/rolls/ad/assets.json?") }, "\(paths)")
+        XCTAssertTrue(list.contains("_HLS_primary_id=") && list.contains("_HLS_start_offset=0"), list)
+        // Pre-roll before the first primary segment, post-roll after the last.
+        let firstPrimary = try XCTUnwrap(paths.firstIndex { $0.hasPrefix("/cases/rolls/primary/") && $0.hasSuffix(".m4s") })
+        XCTAssertTrue(paths[..<firstPrimary].contains { $0.hasPrefix("/cases/rolls/ad/") && $0.contains(".m4s") })
+        XCTAssertTrue(try XCTUnwrap(paths.last).hasPrefix("/cases/rolls/ad/"), "\(paths)")
+        XCTAssertEqual(server.stop(), 0)
+
+        let session = try XCTUnwrap(try LabSessions.read(database: folder + "/lab.sqlite").first { $0["case"] as? String == "rolls" })
+        XCTAssertEqual(session["sentPrimaryId"] as? Bool, true)
+        XCTAssertEqual(session["sentStartOffset"] as? Bool, true)
+        XCTAssertEqual(session["resumedAt"] as? Double, 0, "the pre-roll's X-RESUME-OFFSET=0 starts the primary at 0")
+        XCTAssertEqual(session["requests"] as? Int, run.requests)
+        let adSegments = paths.filter { $0.hasPrefix("/cases/rolls/ad/") && $0.contains(".m4s") }.count
+        XCTAssertEqual(session["interstitialSegments"] as? Int, adSegments)
     }
 }

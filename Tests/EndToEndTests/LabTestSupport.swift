@@ -93,50 +93,21 @@ enum LabSuiteFixture {
     }
 }
 
-/// `seamcheck lab serve` in a child process on 127.0.0.1 and a free port. `stop()` sends SIGTERM
-/// to its PID only and waits for it to exit.
-final class LabServerProcess {
-    let port: Int
-    let database: String
-    private let child: ChildProcess
-
-    init(suite: String, database: String, inventory: String?, browse: Bool = true, timeout: TimeInterval = 30) throws {
-        self.database = database
-        var arguments = ["lab", "serve", "--streams", suite, "--bind", "127.0.0.1", "--port", "0", "--db", database]
-        if let inventory { arguments += ["--inventory", inventory] }
-        if !browse { arguments.append("--no-browse") }
-        let child = try ChildProcess(executable: URL(fileURLWithPath: SeamcheckBinary.path), arguments: arguments,
-                                     environment: ProcessInfo.processInfo.environment.merging(["NO_COLOR": "1"]) { _, new in new })
-        self.child = child
-        let prefix = "seamcheck: lab: serving http://127.0.0.1:"
-        DiscoverEnvironment.wait(timeout) { child.output.contains(prefix) || child.exitCode != nil }
-        guard let line = child.output.split(separator: "\n").first(where: { $0.contains(prefix) }),
-              let port = Int(line.components(separatedBy: prefix)[1].prefix { $0.isNumber }) else {
-            child.terminate()
-            throw CommandError.notFound("lab serve did not say where it serves: \(child.output)")
-        }
-        self.port = port
+extension LabServerProcess {
+    /// The lab's server for these tests: the inventory, and browsing unless `browse` is false.
+    convenience init(suite: String, database: String, inventory: String?, browse: Bool = true) throws {
+        try self.init(streams: suite, database: database,
+                      arguments: (inventory.map { ["--inventory", $0] } ?? []) + (browse ? [] : ["--no-browse"]))
     }
 
-    var origin: String { "http://127.0.0.1:\(port)" }
-    var output: String { child.output }
-    var exitCode: Int32? { child.exitCode }
-
-    /// SIGTERM, then the exit status (SIGKILL after `timeout`).
-    @discardableResult
-    func stop(timeout: TimeInterval = 15) -> Int32 {
-        if child.exitCode == nil { kill(child.pid, SIGTERM) }
-        return child.wait(timeout: timeout)
-    }
+    var origin: String { url("") }
 
     /// GET `path` from the server with curl (from 127.0.0.1), decoded as JSON.
     func json(_ path: String) throws -> [String: Any] {
-        let result = try Command.run("curl", ["-sf", "--max-time", "5", origin + path], timeout: 10)
+        let result = try Command.run("curl", ["-sf", "--max-time", "5", url(path)], timeout: 10)
         guard result.status == 0 else { throw CommandError.failed("curl \(path)", result) }
         return (try JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as? [String: Any]) ?? [:]
     }
-
-    deinit { stop() }
 }
 
 /// A stand-in receiver published through the test avahi-daemon at its own loopback address:
@@ -211,5 +182,47 @@ enum LabSessions {
             throw CommandError.failed("seamcheck lab sessions", result)
         }
         return document["sessions"] as? [[String: Any]] ?? []
+    }
+}
+
+extension LabSuiteFixture {
+    /// A copy of `suite` with one more case, `rolls`: the control's primary and ad, scheduled as a
+    /// pre-roll through an asset list, the control's mid-roll, and a post-roll of the ad's media
+    /// playlist. The generator makes mid-rolls only; receivers meet all three.
+    static func withRolls(from suite: String, into folder: String) throws -> String {
+        let fm = FileManager.default
+        let root = folder + "/suite"
+        for sub in ["primary", "cases/rolls/ad"] { try fm.createDirectory(atPath: root + "/" + sub, withIntermediateDirectories: true) }
+        for file in try fm.contentsOfDirectory(atPath: suite + "/primary") {
+            try fm.copyItem(atPath: suite + "/primary/" + file, toPath: root + "/primary/" + file)
+        }
+        let ad = suite + "/cases/control/ad/"
+        for file in try fm.contentsOfDirectory(atPath: ad) { try fm.copyItem(atPath: ad + file, toPath: root + "/cases/rolls/ad/" + file) }
+        try fm.createSymbolicLink(atPath: root + "/cases/rolls/primary", withDestinationPath: "../../primary")
+        try fm.copyItem(atPath: suite + "/cases/control/master.m3u8", toPath: root + "/cases/rolls/master.m3u8")
+
+        var manifest = try self.manifest(suite)
+        let control = try labCase("control", in: manifest)
+        let duration = try XCTUnwrap(control["interstitialDuration"] as? Double)
+        let origin = manifest["originPlaceholder"] as? String ?? "{LAB_ORIGIN}"
+        try #"{"ASSETS": [{"URI": "\#(origin)/cases/rolls/ad/master.m3u8", "DURATION": \#(duration)}]}"#
+            .write(toFile: root + "/cases/rolls/ad/assets.json", atomically: true, encoding: .utf8)
+        let playlist = try String(contentsOfFile: suite + "/cases/control/primary.m3u8", encoding: .utf8)
+            .replacingOccurrences(of: "cases/control/", with: "cases/rolls/")
+        var lines = playlist.components(separatedBy: "\n")
+        let mid = try XCTUnwrap(lines.firstIndex { $0.hasPrefix("#EXT-X-DATERANGE:") }, "the control has no date range")
+        let start = try XCTUnwrap(lines.first { $0.hasPrefix("#EXT-X-PROGRAM-DATE-TIME:") }).dropFirst("#EXT-X-PROGRAM-DATE-TIME:".count)
+        let tag = #"#EXT-X-DATERANGE:CLASS="com.apple.hls.interstitial",START-DATE="\#(start)","#
+        lines.insert(tag + #"ID="pre",CUE="PRE",X-ASSET-LIST="\#(origin)/cases/rolls/ad/assets.json",X-RESUME-OFFSET=0"#, at: mid)
+        lines.insert(tag + #"ID="post",CUE="POST",X-ASSET-URI="\#(origin)/cases/rolls/ad/ad.m3u8""#, at: mid + 2)
+        try lines.joined(separator: "\n").write(toFile: root + "/cases/rolls/primary.m3u8", atomically: true, encoding: .utf8)
+
+        let text = String(decoding: try JSONSerialization.data(withJSONObject: control), as: UTF8.self)
+            .replacingOccurrences(of: "cases\\/control\\/", with: "cases\\/rolls\\/").replacingOccurrences(of: "cases/control/", with: "cases/rolls/")
+        var rolls = try XCTUnwrap(try JSONSerialization.jsonObject(with: Data(text.utf8)) as? [String: Any])
+        rolls["id"] = "rolls"
+        manifest["cases"] = [rolls]
+        try JSONSerialization.data(withJSONObject: manifest).write(to: URL(fileURLWithPath: root + "/lab.json"))
+        return root
     }
 }
