@@ -14,6 +14,7 @@ final class LabScenario {
     let manifest: [String: Any]
     var runs: [String: EmulatorRun] = [:]  // "address case"
     var gstOutput = "", ffmpegOutput = ""
+    var gstStatus: Int32 = -1, ffmpegStatus: Int32 = -1
     var receivers: [[String: Any]] = []
     var serverExit: Int32 = -1
     var sessions: [[String: Any]] = []
@@ -86,9 +87,11 @@ final class LabScenario {
         let gstRun = try Command.run(gst, ["-q", "playbin3", "uri=" + url("control"),
                                            "video-sink=fakesink sync=false", "audio-sink=fakesink sync=false"], timeout: 60)
         gstOutput = "exit \(gstRun.status): \(gstRun.stdout) \(gstRun.stderr)"
+        gstStatus = gstRun.status
         let ffmpegRun = try Command.run(ffmpeg, ["-nostdin", "-hide_banner", "-loglevel", "error", "-i", url("frame-rate-25"),
                                                  "-f", "null", "-"], timeout: 60)
         ffmpegOutput = "exit \(ffmpegRun.status): \(ffmpegRun.stderr)"
+        ffmpegStatus = ffmpegRun.status
 
         receivers = (try server.json("/api/receivers"))["receivers"] as? [[String: Any]] ?? []
         serverExit = server.stop()  // at once: what the clients fetched must already be on its way to the database
@@ -128,6 +131,8 @@ final class LabClientsTests: XCTestCase {
 
     func testGStreamerAndFFmpegPlayThePrimaryButNeverFetchTheInterstitial() throws {
         let lab = try scenario()
+        XCTAssertEqual(lab.gstStatus, 0, lab.gstOutput)
+        XCTAssertEqual(lab.ffmpegStatus, 0, lab.ffmpegOutput)
         let gst = try lab.session(LabScenario.desktop, "control")
         XCTAssertTrue((gst["userAgent"] as? String ?? "").contains("GStreamer"), "\(gst) \(lab.gstOutput)")
         XCTAssertEqual(gst["variant"] as? String, "cases/control/primary.m3u8", lab.gstOutput)
@@ -197,7 +202,7 @@ final class LabClientsTests: XCTestCase {
 }
 
 final class LabRollsTests: XCTestCase {
-    func testTheEmulatedReceiverPlaysAPreRollFromAnAssetListAMidRollAndAPostRoll() throws {
+    func testTheEmulatedReceiverPlaysAPreRollFromAnAssetListAMidRollAndAPostRollAndSIGINTKeepsEveryRequest() throws {
         _ = try LabEnvironment.tool("python3")
         let folder = try LabEnvironment.temporaryFolder("lab-rolls")
         defer { try? FileManager.default.removeItem(atPath: folder) }
@@ -215,7 +220,8 @@ final class LabRollsTests: XCTestCase {
         let firstPrimary = try XCTUnwrap(paths.firstIndex { $0.hasPrefix("/cases/rolls/primary/") && $0.hasSuffix(".m4s") })
         XCTAssertTrue(paths[..<firstPrimary].contains { $0.hasPrefix("/cases/rolls/ad/") && $0.contains(".m4s") })
         XCTAssertTrue(try XCTUnwrap(paths.last).hasPrefix("/cases/rolls/ad/"), "\(paths)")
-        XCTAssertEqual(server.stop(), 0)
+        kill(server.process.pid, SIGINT)  // as an operator's Ctrl-C
+        XCTAssertEqual(server.process.wait(timeout: 15), 0)
 
         let session = try XCTUnwrap(try LabSessions.read(database: folder + "/lab.sqlite").first { $0["case"] as? String == "rolls" })
         XCTAssertEqual(session["sentPrimaryId"] as? Bool, true)
