@@ -8,8 +8,9 @@ packages=(
   ffmpeg libavformat-dev libavcodec-dev libavutil-dev
   dbus avahi-daemon avahi-utils libavahi-client-dev
   python3 python3-venv iproute2 strace
+  fonts-dejavu-core
   gstreamer1.0-tools gstreamer1.0-plugins-base gstreamer1.0-plugins-good gstreamer1.0-plugins-bad gstreamer1.0-libav
-  chromium chromium-driver fonts-liberation2 fonts-dejavu-core
+  chromium chromium-driver fonts-liberation2
 )
 
 missing=()

@@ -3,9 +3,15 @@ import Foundation
 /// " (did you mean 'x'?)" for a near miss in a profile, inventory or matrix file.
 public enum Suggestion {
     public static func text(for word: String, in candidates: some Collection<String>) -> String {
-        let best = candidates.min { distance(word, $0) < distance(word, $1) }
-        guard let best, distance(word, best) <= max(2, word.count / 4) else { return "" }
+        guard let best = best(for: word, in: candidates) else { return "" }
         return " (did you mean '\(best)'?)"
+    }
+
+    /// The candidate nearest to `word`, when it is near enough to be a typo of it.
+    public static func best(for word: String, in candidates: some Collection<String>) -> String? {
+        let best = candidates.min { distance(word, $0) < distance(word, $1) }
+        guard let best, distance(word, best) <= max(2, word.count / 4) else { return nil }
+        return best
     }
 
     /// Levenshtein distance, case-insensitive (a wrongly capitalised key is a near miss).

@@ -5,5 +5,6 @@ struct LabCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "lab",
         abstract: "The receiver lab: test streams, a server that records what each receiver fetches, verdicts, predicted versus observed.",
-        subcommands: [LabServeCommand.self, LabSessionsCommand.self, LabRecordCommand.self, LabReportCommand.self])
+        subcommands: [LabStreamsCommand.self, LabServeCommand.self, LabSessionsCommand.self, LabRecordCommand.self,
+                      LabReportCommand.self])
 }

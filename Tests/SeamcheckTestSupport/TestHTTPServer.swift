@@ -10,11 +10,14 @@ public final class TestHTTPServer: @unchecked Sendable {
     public let port: Int
     private let process: ChildProcess
 
-    public init(root: String, lifetime: Double = 900) throws {
+    /// `substitute`: text replaced with `url("/files")` in every .m3u8 and .json served (the lab
+    /// suite's origin placeholder).
+    public init(root: String, lifetime: Double = 900, substitute: String? = nil) throws {
         self.root = root
         let script = MediaFixture.packageRoot + "/Tests/Server/test_http_server.py"
         process = try ChildProcess(executable: URL(fileURLWithPath: try Command.resolve("python3")),
-                                   arguments: [script, "--root", root, "--lifetime", String(lifetime)])
+                                   arguments: [script, "--root", root, "--lifetime", String(lifetime)]
+                                       + (substitute.map { ["--substitute", $0] } ?? []))
         // The first line is "PORT n".
         let deadline = Date().addingTimeInterval(10)
         while !process.output.contains("\n"), process.exitCode == nil, Date() < deadline {

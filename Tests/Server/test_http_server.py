@@ -19,6 +19,10 @@ Serves files from a directory with byte-range support, plus routes that misbehav
   /__log                      JSON list of the requests served so far: path, range, status, bytes
   /__reset                    clears the log
 
+With --substitute TEXT, every TEXT in a served .m3u8 or .json body becomes this server's
+http://127.0.0.1:PORT/files (as the lab server does with the suite's {LAB_ORIGIN}); Range is
+not honoured on those files.
+
 Prints "PORT <n>" on stdout once it listens (port 0 = any free port), then serves until killed
 or until --lifetime seconds pass (a test that dies never leaves it running for long).
 """
@@ -39,6 +43,7 @@ LOG_LOCK = threading.Lock()
 class Handler(BaseHTTPRequestHandler):
     protocol_version = "HTTP/1.1"
     root = "."
+    substitute = None
 
     def log_message(self, fmt, *args):  # keep test output clean
         pass
@@ -142,6 +147,18 @@ class Handler(BaseHTTPRequestHandler):
         full = self.resolve(rel)
         if full is None:
             return self.send_body(404, b"not found\n", "text/plain")
+        if self.substitute and full.endswith((".m3u8", ".json")):
+            with open(full, "rb") as f:
+                body = f.read()
+            origin = f"http://127.0.0.1:{self.server.server_address[1]}/files".encode()
+            body = body.replace(self.substitute.encode(), origin)
+            if head:
+                self.send_response(200)
+                self.send_header("Content-Type", self.content_type(full))
+                self.send_header("Content-Length", str(len(body)))
+                self.end_headers()
+                return self.record(200, 0)
+            return self.send_body(200, body, self.content_type(full))
         size = os.path.getsize(full)
         start, end, status = 0, size - 1, 200
         header = self.headers.get("Range") if ranges else None
@@ -260,8 +277,10 @@ def main():
     parser.add_argument("--root", required=True)
     parser.add_argument("--port", type=int, default=0)
     parser.add_argument("--lifetime", type=float, default=1800)
+    parser.add_argument("--substitute", default=None)
     args = parser.parse_args()
     Handler.root = args.root
+    Handler.substitute = args.substitute
     server = ThreadingHTTPServer(("127.0.0.1", args.port), Handler)
     server.daemon_threads = True
     print(f"PORT {server.server_address[1]}", flush=True)

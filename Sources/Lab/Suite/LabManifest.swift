@@ -24,6 +24,8 @@ public struct LabManifest: Codable, Sendable, Equatable {
     public var generator: String
     /// The text that `lab serve` replaces with `http://HOST:PORT` in `.m3u8` and `.json` files.
     public var originPlaceholder: String
+    /// "full" (1280x720, 60 s primary) or "small" (320x180, 12 s: for tests); nil in suites made before it was recorded.
+    public var scale: String?
     /// The shared primary's segments, in order: how a segment request maps to a time on the
     /// primary timeline (a session's resume point).
     public var primaryTimeline: [LabSegment]

@@ -1,0 +1,166 @@
+import Foundation
+import Logging
+
+/// Runs the ffmpeg command for encode jobs, skipping those whose recipe (arguments and ffmpeg
+/// version) is unchanged since the folder was made. It cannot tell a folder edited by hand from
+/// the one it made: the recipe file is trusted.
+struct FFmpegRunner: Sendable {
+    let executable: String
+    /// ffmpeg's first `-version` line: part of every recipe, so an upgraded ffmpeg re-encodes.
+    let version: String
+    let logger: Logger
+
+    static let recipeFile = "recipe.txt"
+
+    /// Finds ffmpeg on PATH and the label font, or says which Debian package to install.
+    static func locate(logger: Logger) throws(LabSuiteError) -> FFmpegRunner {
+        let path = ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin"
+        let candidates = path.split(separator: ":").map { "\($0)/ffmpeg" }
+        guard let executable = candidates.first(where: { FileManager.default.isExecutableFile(atPath: $0) }) else {
+            throw .toolMissing(tool: "ffmpeg", hint: "install Debian's '\(LabTools.ffmpegPackage)' package (scripts/setup-deps.sh does)")
+        }
+        guard FileManager.default.fileExists(atPath: LabTools.fontPath) else {
+            throw .toolMissing(tool: LabTools.fontPath,
+                               hint: "install Debian's '\(LabTools.fontPackage)' package (scripts/setup-deps.sh does)")
+        }
+        let result = runSynchronously(executable, ["-hide_banner", "-version"])
+        guard result.status == 0, let first = result.stdout.split(separator: "\n").first else {
+            throw .toolMissing(tool: executable, hint: "'ffmpeg -version' failed (\(lastLines(result.stderr))); reinstall '\(LabTools.ffmpegPackage)'")
+        }
+        return FFmpegRunner(executable: executable, version: String(first), logger: logger)
+    }
+
+    func recipe(_ job: EncodeJob) -> String {
+        ([version, "ffmpeg -nostdin -y"] + job.arguments).joined(separator: "\n") + "\n"
+    }
+
+    /// True when the job's folder already holds what its recipe makes.
+    func isCached(_ job: EncodeJob, root: String) -> Bool {
+        let folder = root + "/" + job.folder
+        guard let text = try? String(contentsOfFile: folder + "/" + Self.recipeFile, encoding: .utf8) else { return false }
+        return text == recipe(job) && FileManager.default.fileExists(atPath: folder + "/" + EncodeJob.playlist)
+    }
+
+    /// Encodes into a scratch folder next to the target, then swaps it in: a failed or
+    /// interrupted run never leaves a half-made folder that looks cached.
+    /// Returns false when the folder was cached and nothing ran.
+    @discardableResult
+    func run(_ job: EncodeJob, root: String) async throws(LabSuiteError) -> Bool {
+        if isCached(job, root: root) {
+            logger.debug("cached", metadata: ["case": "\(job.caseId)", "folder": "\(job.folder)"])
+            return false
+        }
+        let target = root + "/" + job.folder
+        let scratch = target + ".partial-\(ProcessInfo.processInfo.processIdentifier)"
+        let fm = FileManager.default
+        try? fm.removeItem(atPath: scratch)
+        do { try fm.createDirectory(atPath: scratch, withIntermediateDirectories: true) } catch {
+            throw .cannotWrite(path: scratch, reason: error.localizedDescription)
+        }
+        logger.info("encoding", metadata: ["case": "\(job.caseId)", "step": "\(job.step)"])
+        let started = Date()
+        let result = await Self.run(executable, ["-nostdin", "-v", "error", "-y"] + job.arguments, in: scratch)
+        guard result.status == 0 else {
+            try? fm.removeItem(atPath: scratch)
+            throw .generationFailed(caseId: job.caseId, step: job.step,
+                                    reason: "ffmpeg exited with \(result.status): \(Self.lastLines(result.stderr))")
+        }
+        do {
+            try recipe(job).write(toFile: scratch + "/" + Self.recipeFile, atomically: true, encoding: .utf8)
+            try? fm.removeItem(atPath: target)
+            try fm.moveItem(atPath: scratch, toPath: target)
+        } catch {
+            throw .cannotWrite(path: target, reason: error.localizedDescription)
+        }
+        logger.info("encoded", metadata: ["case": "\(job.caseId)", "step": "\(job.step)",
+                                          "seconds": "\(String(format: "%.1f", Date().timeIntervalSince(started)))"])
+        return true
+    }
+
+    /// Runs `jobs` with at most `width` ffmpeg processes at once; the first failure ends the run.
+    func runAll(_ jobs: [EncodeJob], root: String, width: Int) async throws(LabSuiteError) -> Int {
+        do {
+            return try await withThrowingTaskGroup(of: Bool.self) { group in
+                var pending = jobs[...]
+                var ran = 0
+                for _ in 0..<max(1, width) {
+                    guard let job = pending.popFirst() else { break }
+                    group.addTask { try await run(job, root: root) }
+                }
+                while let didRun = try await group.next() {
+                    if didRun { ran += 1 }
+                    if let job = pending.popFirst() { group.addTask { try await run(job, root: root) } }
+                }
+                return ran
+            }
+        } catch let error as LabSuiteError {
+            throw error
+        } catch {
+            throw .generationFailed(caseId: "suite", step: "encode", reason: String(describing: error))
+        }
+    }
+
+    // MARK: - Processes
+
+    struct Result: Sendable {
+        var status: Int32
+        var stdout: String
+        var stderr: String
+    }
+
+    /// Runs a process to its end without holding a thread of the concurrency pool: output goes to
+    /// temporary files, the end arrives through the termination handler.
+    static func run(_ executable: String, _ arguments: [String], in directory: String? = nil) async -> Result {
+        let outPath = NSTemporaryDirectory() + "seamcheck-lab-\(UUID().uuidString).out"
+        let errPath = outPath.replacingOccurrences(of: ".out", with: ".err")
+        FileManager.default.createFile(atPath: outPath, contents: nil)
+        FileManager.default.createFile(atPath: errPath, contents: nil)
+        defer {
+            try? FileManager.default.removeItem(atPath: outPath)
+            try? FileManager.default.removeItem(atPath: errPath)
+        }
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: executable)
+        process.arguments = arguments
+        if let directory { process.currentDirectoryURL = URL(fileURLWithPath: directory) }
+        process.standardInput = FileHandle.nullDevice
+        let out = FileHandle(forWritingAtPath: outPath)
+        let err = FileHandle(forWritingAtPath: errPath)
+        process.standardOutput = out
+        process.standardError = err
+        let status: Int32 = await withCheckedContinuation { continuation in
+            process.terminationHandler = { continuation.resume(returning: $0.terminationStatus) }
+            do { try process.run() } catch {
+                process.terminationHandler = nil
+                try? "\(error)".write(toFile: errPath, atomically: false, encoding: .utf8)
+                continuation.resume(returning: -1)
+            }
+        }
+        try? out?.close()
+        try? err?.close()
+        let stdout = (try? String(contentsOfFile: outPath, encoding: .utf8)) ?? ""
+        let stderr = (try? String(contentsOfFile: errPath, encoding: .utf8)) ?? ""
+        return Result(status: status, stdout: stdout, stderr: stderr)
+    }
+
+    static func runSynchronously(_ executable: String, _ arguments: [String]) -> Result {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: executable)
+        process.arguments = arguments
+        let out = Pipe(), err = Pipe()
+        process.standardOutput = out
+        process.standardError = err
+        process.standardInput = FileHandle.nullDevice
+        do { try process.run() } catch { return Result(status: -1, stdout: "", stderr: "\(error)") }
+        let stdout = String(decoding: out.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        let stderr = String(decoding: err.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        process.waitUntilExit()
+        return Result(status: process.terminationStatus, stdout: stdout, stderr: stderr)
+    }
+
+    /// The last few lines of ffmpeg's stderr: where it says what went wrong.
+    static func lastLines(_ text: String, count: Int = 4) -> String {
+        let lines = text.split(separator: "\n").suffix(count)
+        return lines.isEmpty ? "no output" : lines.joined(separator: " | ")
+    }
+}

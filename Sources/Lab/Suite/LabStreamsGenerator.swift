@@ -1,0 +1,205 @@
+import Compatibility
+import Foundation
+import Logging
+
+/// What a generation run did.
+public struct LabStreamsResult: Sendable {
+    public var manifest: LabManifest
+    /// The suite folder, absolute.
+    public var root: String
+    /// ffmpeg runs this time; 0 when everything was cached.
+    public var encoded: Int
+    /// Encodes found up to date and skipped.
+    public var cached: Int
+}
+
+/// Generates the lab's test-stream suite (`seamcheck lab streams`): the shared primary, each
+/// case's interstitial or capability ladder, the playlists of the layout `LabManifest` documents,
+/// and `lab.json`. Encodes are cached by recipe; playlists and the manifest are rewritten only
+/// when their text changes. It cannot check that a receiver will accept what it makes: the lab does.
+public struct LabStreamsGenerator: Sendable {
+    public var scale: LabScale
+    /// ffmpeg processes at once.
+    public var jobs: Int
+    public var logger: Logger
+
+    public init(scale: LabScale = .full, jobs: Int = 2, logger: Logger = Logger(label: "seamcheck.lab.streams")) {
+        self.scale = scale
+        self.jobs = jobs
+        self.logger = logger
+    }
+
+    /// Every case id, in catalog order.
+    public static var caseIds: [String] { LabCatalog.ids }
+
+    /// Checks ids against the catalog: an unknown one is `.unknownCase` with the nearest id.
+    public static func validate(_ ids: [String]) throws(LabSuiteError) {
+        for id in ids where LabCatalog.definition(id) == nil {
+            throw .unknownCase(id, suggestion: Suggestion.best(for: id, in: LabCatalog.ids), known: LabCatalog.ids)
+        }
+    }
+
+    /// Generates `caseIds` (every case when empty) into `output`. Cases generated earlier at the
+    /// same scale stay in the manifest.
+    public func generate(output: String, caseIds: [String] = []) async throws(LabSuiteError) -> LabStreamsResult {
+        try Self.validate(caseIds)
+        let selected = LabCatalog.cases.filter { caseIds.isEmpty || caseIds.contains($0.id) }
+        let ffmpeg = try FFmpegRunner.locate(logger: logger)
+        do { try FileManager.default.createDirectory(atPath: output, withIntermediateDirectories: true) } catch {
+            throw .cannotWrite(path: output, reason: error.localizedDescription)
+        }
+        let root = URL(fileURLWithPath: output).resolvingSymlinksInPath().standardizedFileURL.path
+
+        let encodes = [primaryJob] + selected.flatMap(jobs(for:))
+        let cached = encodes.filter { ffmpeg.isCached($0, root: root) }.count
+        logger.info("generating lab streams", metadata: ["scale": "\(scale.rawValue)", "cases": "\(selected.count)",
+                                                         "encodes": "\(encodes.count)", "cached": "\(cached)"])
+        let encoded = try await ffmpeg.runAll(encodes, root: root, width: jobs)
+
+        let primary = try EncodedRendition.read(folder: "primary", root: root, caseId: "primary")
+        try SuiteFiles.write(LabPlaylists.media(primary, prefix: ""), to: root + "/primary/primary.m3u8")
+        var cases: [LabCase] = []
+        for definition in selected {
+            cases.append(try writeCase(definition, primary: primary, root: root))
+        }
+        let timeline = zip(primary.segments, primary.segments.indices).map { segment, index in
+            LabSegment(file: segment.file, start: primary.start(of: index), duration: segment.duration)
+        }
+        var manifest = LabManifest(generator: "seamcheck lab streams, \(ffmpeg.version)", primaryTimeline: timeline,
+                                   cases: merged(cases, previous: root))
+        manifest.scale = scale.rawValue
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
+        let json: Data
+        do { json = try encoder.encode(manifest) } catch {
+            throw .cannotWrite(path: root + "/" + LabManifest.fileName, reason: String(describing: error))
+        }
+        try SuiteFiles.write(String(decoding: json, as: UTF8.self) + "\n", to: root + "/" + LabManifest.fileName)
+        logger.info("lab streams ready", metadata: ["folder": "\(root)", "encoded": "\(encoded)", "cached": "\(encodes.count - encoded)"])
+        return LabStreamsResult(manifest: manifest, root: root, encoded: encoded, cached: encodes.count - encoded)
+    }
+
+    /// Cases of an earlier run at the same scale that this run did not regenerate, kept in catalog order.
+    private func merged(_ cases: [LabCase], previous root: String) -> [LabCase] {
+        guard let earlier = try? LabSuite.load(root).manifest, earlier.scale == scale.rawValue else { return cases }
+        let fresh = Set(cases.map(\.id))
+        let kept = earlier.cases.filter { !fresh.contains($0.id) && LabCatalog.definition($0.id) != nil
+            && FileManager.default.fileExists(atPath: root + "/" + $0.playlist) }
+        let all = cases + kept
+        return LabCatalog.ids.compactMap { id in all.first { $0.id == id } }
+    }
+
+    // MARK: - Encodes
+
+    var primaryJob: EncodeJob {
+        EncodeJob(caseId: "primary", step: "encode the shared primary", folder: "primary",
+                  arguments: LabRecipes.arguments(.reference, marking: .primary(), duration: scale.primaryDuration, scale: scale))
+    }
+
+    func jobs(for definition: CaseDefinition) -> [EncodeJob] {
+        let folder = "cases/\(definition.id)/"
+        if let ad = definition.interstitial {
+            return [EncodeJob(caseId: definition.id, step: "encode the interstitial", folder: folder + "ad",
+                              arguments: LabRecipes.arguments(ad, marking: .ad(definition.id), duration: scale.adDuration, scale: scale))]
+        }
+        let video = CapabilityLadder.videoTiers.map { tier in
+            EncodeJob(caseId: definition.id, step: "encode the \(tier.label) tier", folder: folder + "video-" + tier.name,
+                      arguments: LabRecipes.arguments(MediaSpec(video: tier.video, audio: nil),
+                                                      marking: Marking(role: tier.label, title: definition.id, tone: 440, pattern: "testsrc2"),
+                                                      duration: scale.capabilityDuration, scale: scale))
+        }
+        let audio = CapabilityLadder.audioGroups.map { group in
+            EncodeJob(caseId: definition.id, step: "encode the \(group.label) audio", folder: folder + "audio-" + group.name,
+                      arguments: LabRecipes.arguments(MediaSpec(video: nil, audio: group.audio), marking: .primary(),
+                                                      duration: scale.capabilityDuration, scale: scale))
+        }
+        return video + audio
+    }
+
+    // MARK: - Playlists
+
+    private func writeCase(_ definition: CaseDefinition, primary: EncodedRendition, root: String) throws(LabSuiteError) -> LabCase {
+        guard let ad = definition.interstitial else { return try writeLadder(definition, root: root) }
+        let folder = "cases/\(definition.id)"
+        let directory = root + "/" + folder
+        try SuiteFiles.link(directory + "/primary", to: "../../primary")
+
+        let asset = try EncodedRendition.read(folder: folder + "/ad", root: root, caseId: definition.id)
+        try SuiteFiles.write(LabPlaylists.media(asset, prefix: ""), to: directory + "/ad/ad.m3u8")
+        try SuiteFiles.write(LabPlaylists.single(ad, rendition: asset, uri: "ad.m3u8", scale: scale), to: directory + "/ad/master.m3u8")
+
+        // A mid-roll between two segments near the middle of the primary.
+        let boundary = primary.segments.count / 2
+        let start = primary.start(of: boundary)
+        let mark = InterstitialMark(id: "ad-\(definition.id)", start: start, duration: asset.duration,
+                                    assetURI: "\(LabManifest.defaultOriginPlaceholder)/\(folder)/ad/master.m3u8", resumeOffset: 0)
+        try SuiteFiles.write(LabPlaylists.media(primary, prefix: "primary/", interstitials: [mark]), to: directory + "/primary.m3u8")
+        try SuiteFiles.write(LabPlaylists.single(.reference, rendition: primary, uri: "primary.m3u8", scale: scale),
+                             to: directory + "/master.m3u8")
+
+        return LabCase(
+            id: definition.id, kind: definition.kind, varies: definition.varies, title: definition.title, rules: definition.rules,
+            playlist: folder + "/master.m3u8", interstitialPrefix: folder + "/ad/", interstitialStart: start,
+            interstitialDuration: asset.duration, resumeOffset: 0,
+            primary: LabRecipes.summary(.reference, duration: primary.duration, scale: scale),
+            interstitial: LabRecipes.summary(ad, duration: asset.duration, scale: scale),
+            variants: [variant(folder + "/primary.m3u8", .primary, .reference, primary),
+                       variant(folder + "/ad/ad.m3u8", .interstitial, ad, asset)])
+    }
+
+    private func variant(_ path: String, _ role: LabVariant.Role, _ spec: MediaSpec, _ rendition: EncodedRendition) -> LabVariant {
+        LabVariant(path: path, role: role,
+                   codecs: ([spec.video.map(LabRecipes.codecString)] + [spec.audio.map(LabRecipes.codecString)]).compactMap { $0 }
+                       .joined(separator: ","),
+                   videoCodec: spec.video?.codec.rawValue, dynamicRange: spec.video?.range.rawValue,
+                   audioCodec: spec.audio?.codec.rawValue, channels: spec.audio.map { LabRecipes.channelCount($0.layout) },
+                   bandwidth: rendition.peakBandwidth, resolution: spec.video.map { "\(scale.width($0))x\(scale.height)" })
+    }
+
+    /// The capability ladder: every video tier with every audio group, equal declared video bandwidth.
+    private func writeLadder(_ definition: CaseDefinition, root: String) throws(LabSuiteError) -> LabCase {
+        let folder = "cases/\(definition.id)"
+        var videos: [(CapabilityLadder.VideoTier, EncodedRendition)] = []
+        for tier in CapabilityLadder.videoTiers {
+            let rendition = try EncodedRendition.read(folder: folder + "/video-" + tier.name, root: root, caseId: definition.id)
+            try SuiteFiles.write(LabPlaylists.media(rendition, prefix: ""), to: root + "/" + rendition.folder + "/media.m3u8")
+            videos.append((tier, rendition))
+        }
+        var audios: [(CapabilityLadder.AudioGroup, EncodedRendition)] = []
+        for group in CapabilityLadder.audioGroups {
+            let rendition = try EncodedRendition.read(folder: folder + "/audio-" + group.name, root: root, caseId: definition.id)
+            try SuiteFiles.write(LabPlaylists.media(rendition, prefix: ""), to: root + "/" + rendition.folder + "/media.m3u8")
+            audios.append((group, rendition))
+        }
+        // Equal tiers: every video variant declares the highest peak of them all.
+        let videoPeak = videos.map(\.1.peakBandwidth).max() ?? 0
+        let videoAverage = videos.map(\.1.averageBandwidth).max() ?? 0
+        var streams: [LabPlaylists.StreamInf] = []
+        for (group, audio) in audios {
+            for (tier, _) in videos {
+                streams.append(LabPlaylists.StreamInf(
+                    uri: "video-\(tier.name)/media.m3u8", bandwidth: videoPeak + audio.peakBandwidth,
+                    averageBandwidth: videoAverage + audio.averageBandwidth,
+                    codecs: [LabRecipes.codecString(tier.video), LabRecipes.codecString(group.audio)],
+                    video: ("\(scale.width(tier.video))x\(scale.height)", LabRecipes.frameRate(tier.video.rate), LabRecipes.videoRange(tier.video.range)),
+                    audioGroup: group.name))
+            }
+        }
+        let media = audios.map { group, _ in
+            LabPlaylists.AudioMedia(group: group.name, name: group.label, language: "en", channels: LabRecipes.channelCount(group.audio.layout),
+                                    uri: "audio-\(group.name)/media.m3u8", isDefault: true)
+        }
+        try SuiteFiles.write(LabPlaylists.multivariant(streams, audio: media), to: root + "/" + folder + "/master.m3u8")
+
+        let reference = MediaSpec(video: CapabilityLadder.videoTiers[0].video, audio: CapabilityLadder.audioGroups[0].audio)
+        let variants = videos.map { tier, rendition in
+            variant(rendition.folder + "/media.m3u8", .primary, MediaSpec(video: tier.video, audio: nil), rendition)
+        } + audios.map { group, rendition in
+            variant(rendition.folder + "/media.m3u8", .primary, MediaSpec(video: nil, audio: group.audio), rendition)
+        }
+        return LabCase(id: definition.id, kind: definition.kind, varies: definition.varies, title: definition.title,
+                       rules: definition.rules, playlist: folder + "/master.m3u8",
+                       primary: LabRecipes.summary(reference, duration: videos.first?.1.duration ?? 0, scale: scale),
+                       variants: variants)
+    }
+}
