@@ -54,10 +54,11 @@ enum LabEnvironment {
     }
 }
 
-/// The small lab suite, made by the built binary (`lab streams --scale small`) under
-/// .build/test-media, where the generator's own cache keeps later runs from re-encoding.
-/// SEAMCHECK_LAB_SUITE names a ready suite instead (development only).
+/// The small lab suite, made by the built binary (`lab streams --scale small`) in the folder
+/// LabStreamsCommandTests uses, so that one encode serves both and the generator's own cache
+/// keeps later runs from re-encoding. SEAMCHECK_LAB_SUITE names a ready suite instead (development only).
 enum LabSuiteFixture {
+    /// The cases these tests play.
     static let cases = ["control", "frame-rate-25", "capability-ladder"]
     private static let lock = NSLock()
     nonisolated(unsafe) private static var made: Result<String, Error>?
@@ -72,9 +73,8 @@ enum LabSuiteFixture {
     private static func generate() throws -> String {
         if let ready = ProcessInfo.processInfo.environment["SEAMCHECK_LAB_SUITE"] { return ready }
         _ = try LabEnvironment.tool("ffmpeg")
-        let folder = MediaFixture.cacheDirectory + "/lab-small"
-        let result = try SeamcheckBinary.run(["lab", "streams", "--output", folder, "--scale", "small"]
-                                             + cases.flatMap { ["--case", $0] })
+        let folder = MediaFixture.cacheDirectory + "/lab-small-e2e"
+        let result = try SeamcheckBinary.run(["lab", "streams", "--scale", "small", "--output", folder])
         guard result.status == 0, FileManager.default.fileExists(atPath: folder + "/lab.json") else {
             throw CommandError.failed("seamcheck lab streams", result)
         }
