@@ -150,7 +150,7 @@ enum LabPlaylists {
 }
 
 /// Writes files only when their content changes, so a cached run touches nothing.
-enum SuiteFiles {
+enum SuiteWriter {
     static func write(_ text: String, to path: String) throws(LabSuiteError) {
         let data = Data(text.utf8)
         if FileManager.default.contents(atPath: path) == data { return }

@@ -57,7 +57,7 @@ public struct LabStreamsGenerator: Sendable {
         let encoded = try await ffmpeg.runAll(encodes, root: root, width: jobs)
 
         let primary = try EncodedRendition.read(folder: "primary", root: root, caseId: "primary")
-        try SuiteFiles.write(LabPlaylists.media(primary, prefix: ""), to: root + "/primary/primary.m3u8")
+        try SuiteWriter.write(LabPlaylists.media(primary, prefix: ""), to: root + "/primary/primary.m3u8")
         var cases: [LabCase] = []
         for definition in selected {
             cases.append(try writeCase(definition, primary: primary, root: root))
@@ -74,7 +74,7 @@ public struct LabStreamsGenerator: Sendable {
         do { json = try encoder.encode(manifest) } catch {
             throw .cannotWrite(path: root + "/" + LabManifest.fileName, reason: String(describing: error))
         }
-        try SuiteFiles.write(String(decoding: json, as: UTF8.self) + "\n", to: root + "/" + LabManifest.fileName)
+        try SuiteWriter.write(String(decoding: json, as: UTF8.self) + "\n", to: root + "/" + LabManifest.fileName)
         logger.info("lab streams ready", metadata: ["folder": "\(root)", "encoded": "\(encoded)", "cached": "\(encodes.count - encoded)"])
         return LabStreamsResult(manifest: manifest, root: root, encoded: encoded, cached: encodes.count - encoded)
     }
@@ -122,19 +122,19 @@ public struct LabStreamsGenerator: Sendable {
         guard let ad = definition.interstitial else { return try writeLadder(definition, root: root) }
         let folder = "cases/\(definition.id)"
         let directory = root + "/" + folder
-        try SuiteFiles.link(directory + "/primary", to: "../../primary")
+        try SuiteWriter.link(directory + "/primary", to: "../../primary")
 
         let asset = try EncodedRendition.read(folder: folder + "/ad", root: root, caseId: definition.id)
-        try SuiteFiles.write(LabPlaylists.media(asset, prefix: ""), to: directory + "/ad/ad.m3u8")
-        try SuiteFiles.write(LabPlaylists.single(ad, rendition: asset, uri: "ad.m3u8", scale: scale), to: directory + "/ad/master.m3u8")
+        try SuiteWriter.write(LabPlaylists.media(asset, prefix: ""), to: directory + "/ad/ad.m3u8")
+        try SuiteWriter.write(LabPlaylists.single(ad, rendition: asset, uri: "ad.m3u8", scale: scale), to: directory + "/ad/master.m3u8")
 
         // A mid-roll between two segments near the middle of the primary.
         let boundary = primary.segments.count / 2
         let start = primary.start(of: boundary)
         let mark = InterstitialMark(id: "ad-\(definition.id)", start: start, duration: asset.duration,
                                     assetURI: "\(LabManifest.defaultOriginPlaceholder)/\(folder)/ad/master.m3u8", resumeOffset: 0)
-        try SuiteFiles.write(LabPlaylists.media(primary, prefix: "primary/", interstitials: [mark]), to: directory + "/primary.m3u8")
-        try SuiteFiles.write(LabPlaylists.single(.reference, rendition: primary, uri: "primary.m3u8", scale: scale),
+        try SuiteWriter.write(LabPlaylists.media(primary, prefix: "primary/", interstitials: [mark]), to: directory + "/primary.m3u8")
+        try SuiteWriter.write(LabPlaylists.single(.reference, rendition: primary, uri: "primary.m3u8", scale: scale),
                              to: directory + "/master.m3u8")
 
         return LabCase(
@@ -162,13 +162,13 @@ public struct LabStreamsGenerator: Sendable {
         var videos: [(CapabilityLadder.VideoTier, EncodedRendition)] = []
         for tier in CapabilityLadder.videoTiers {
             let rendition = try EncodedRendition.read(folder: folder + "/video-" + tier.name, root: root, caseId: definition.id)
-            try SuiteFiles.write(LabPlaylists.media(rendition, prefix: ""), to: root + "/" + rendition.folder + "/media.m3u8")
+            try SuiteWriter.write(LabPlaylists.media(rendition, prefix: ""), to: root + "/" + rendition.folder + "/media.m3u8")
             videos.append((tier, rendition))
         }
         var audios: [(CapabilityLadder.AudioGroup, EncodedRendition)] = []
         for group in CapabilityLadder.audioGroups {
             let rendition = try EncodedRendition.read(folder: folder + "/audio-" + group.name, root: root, caseId: definition.id)
-            try SuiteFiles.write(LabPlaylists.media(rendition, prefix: ""), to: root + "/" + rendition.folder + "/media.m3u8")
+            try SuiteWriter.write(LabPlaylists.media(rendition, prefix: ""), to: root + "/" + rendition.folder + "/media.m3u8")
             audios.append((group, rendition))
         }
         // Equal tiers: every video variant declares the highest peak of them all.
@@ -189,7 +189,7 @@ public struct LabStreamsGenerator: Sendable {
             LabPlaylists.AudioMedia(group: group.name, name: group.label, language: "en", channels: LabRecipes.channelCount(group.audio.layout),
                                     uri: "audio-\(group.name)/media.m3u8", isDefault: true)
         }
-        try SuiteFiles.write(LabPlaylists.multivariant(streams, audio: media), to: root + "/" + folder + "/master.m3u8")
+        try SuiteWriter.write(LabPlaylists.multivariant(streams, audio: media), to: root + "/" + folder + "/master.m3u8")
 
         let reference = MediaSpec(video: CapabilityLadder.videoTiers[0].video, audio: CapabilityLadder.audioGroups[0].audio)
         let variants = videos.map { tier, rendition in
