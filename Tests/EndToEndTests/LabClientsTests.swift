@@ -66,7 +66,7 @@ final class LabScenario {
                                              "features=0x7F8AD0,0x38BCB46", "srcvers=377.17.24.6", "rsf=0x3"])
         defer { tv.stop() }
         let server = try LabServerProcess(suite: suite, database: folder + "/lab.sqlite", inventory: inventory)
-        defer { if server.process.exitCode == nil { server.stop() } }
+        defer { server.stop() }
 
         // Discovery maps both addresses before anyone fetches (bounded: the browse answers in ~1 s).
         DiscoverEnvironment.wait(20) {
@@ -208,7 +208,7 @@ final class LabRollsTests: XCTestCase {
         defer { try? FileManager.default.removeItem(atPath: folder) }
         let suite = try LabSuiteFixture.withRolls(from: try LabSuiteFixture.small(), into: folder)
         let server = try LabServerProcess(suite: suite, database: folder + "/lab.sqlite", inventory: nil, browse: false)
-        defer { if server.process.exitCode == nil { server.stop() } }
+        defer { server.stop() }
         let run = try EmulatorRun.run(url: server.origin + "/cases/rolls/master.m3u8", source: "127.0.0.31")
         XCTAssertEqual(run.errors, [], "\(run.summary)")
         XCTAssertEqual(run.interstitials.map { $0["id"] as? String }, ["pre", "ad-control", "post"])

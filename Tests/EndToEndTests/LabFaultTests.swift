@@ -46,7 +46,7 @@ final class LabFaultScenario {
         try handle.close()
 
         let server = try LabServerProcess(suite: suite, database: folder + "/lab.sqlite", inventory: nil, browse: false)
-        defer { if server.process.exitCode == nil { server.stop() } }
+        defer { server.stop() }
         let url = server.origin + "/cases/rolls/master.m3u8"
         // The first media segment a receiver fetches is the pre-roll's first: the padded one.
         runs[Self.dropper] = try EmulatorRun.run(url: url, source: Self.dropper, options: ["--drop-mid-segment", "1"])

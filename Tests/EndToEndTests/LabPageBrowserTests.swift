@@ -22,7 +22,7 @@ final class LabPageBrowserTests: XCTestCase {
         """.write(toFile: inventory, atomically: true, encoding: .utf8)
         let database = folder + "/lab.sqlite"
         let server = try LabServerProcess(suite: suite, database: database, inventory: inventory, browse: false)
-        defer { if server.process.exitCode == nil { server.stop() } }
+        defer { server.stop() }
 
         let screenshot = MediaFixture.packageRoot + "/.build/lab-page.png"
         try? FileManager.default.removeItem(atPath: screenshot)
