@@ -8,7 +8,7 @@ import XCTest
 /// GStreamer and ffmpeg from 127.0.0.1, which the inventory pins; then SIGTERM at once. Each test
 /// asserts one part of what the database says. (Drops and stalls: LabFaultTests.)
 final class LabScenario {
-    static let atv = "127.0.0.21", tv = "127.0.0.22", desktop = "127.0.0.1"
+    static let atv = "127.0.0.21", tv = "127.0.0.22", desktop = "127.0.0.1", unmapped = "127.0.0.27"
     static let atvName = "Lab Apple TV 4K", tvName = "Lab Samsung TV", desktopName = "Desktop players"
 
     let manifest: [String: Any]
@@ -18,6 +18,7 @@ final class LabScenario {
     var receivers: [[String: Any]] = []
     var serverExit: Int32 = -1
     var sessions: [[String: Any]] = []
+    var sessionsTable = ""
 
     private static let lock = NSLock()
     nonisolated(unsafe) private static var result: Result<LabScenario, Error>?
@@ -84,6 +85,8 @@ final class LabScenario {
         runs[Self.tv + " control"] = try EmulatorRun.run(url: url("control"), source: Self.tv, options: lowEnd)
         runs[Self.tv + " capability-ladder"] = try EmulatorRun.run(url: url("capability-ladder"), source: Self.tv, options: tvLadder)
 
+        runs[Self.unmapped + " capability-ladder"] = try EmulatorRun.run(url: url("capability-ladder"), source: Self.unmapped)
+
         let gstRun = try Command.run(gst, ["-q", "playbin3", "uri=" + url("control"),
                                            "video-sink=fakesink sync=false", "audio-sink=fakesink sync=false"], timeout: 60)
         gstOutput = "exit \(gstRun.status): \(gstRun.stdout) \(gstRun.stderr)"
@@ -96,6 +99,7 @@ final class LabScenario {
         receivers = (try server.json("/api/receivers"))["receivers"] as? [[String: Any]] ?? []
         serverExit = server.stop()  // at once: what the clients fetched must already be on its way to the database
         sessions = try LabSessions.read(database: server.database)
+        sessionsTable = try SeamcheckBinary.run(["lab", "sessions", "--db", server.database, "--format", "table"]).stdout
     }
 }
 
@@ -184,6 +188,12 @@ final class LabClientsTests: XCTestCase {
         XCTAssertEqual(tv["channels"] as? Int, 2)
         let notes = tv["againstProfile"] as? [String] ?? []
         XCTAssertTrue(notes.contains { $0.contains("chose hevc") && $0.contains("smart-tv-low-end") }, "\(notes)")
+        // The table names the tier (every tier's playlist is media.m3u8) and compares only what has a class.
+        XCTAssertTrue(lab.sessionsTable.contains("video-hevc-hdr10/media.m3u8"), lab.sessionsTable)
+        XCTAssertTrue(lab.sessionsTable.contains("\(LabScenario.atvName) on capability-ladder: chose hevc HDR10 eac3 6 ch; as its class expects"),
+                      lab.sessionsTable)
+        let unmapped = try XCTUnwrap(lab.sessionsTable.split(separator: "\n").first { $0.hasPrefix("\(LabScenario.unmapped) on capability-ladder") })
+        XCTAssertFalse(unmapped.contains("as its class expects"), "a client with no class has nothing to expect: \(unmapped)")
     }
 
     func testEveryRequestTheClientsMadeIsInTheDatabaseAfterSIGTERM() throws {
@@ -193,7 +203,7 @@ final class LabClientsTests: XCTestCase {
         for (key, run) in lab.runs { made[String(key.split(separator: " ")[0]), default: 0] += run.requests }
         var logged: [String: Int] = [:]
         for session in lab.sessions { logged[session["client"] as? String ?? "", default: 0] += session["requests"] as? Int ?? 0 }
-        XCTAssertEqual(Set(made.keys), [LabScenario.atv, LabScenario.tv])
+        XCTAssertEqual(Set(made.keys), [LabScenario.atv, LabScenario.tv, LabScenario.unmapped])
         for (client, count) in made {
             XCTAssertGreaterThan(count, 0, client)
             XCTAssertEqual(logged[client], count, "requests of \(client): made \(count), logged \(logged[client] ?? 0)")
