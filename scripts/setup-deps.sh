@@ -9,8 +9,11 @@ packages=(
   dbus avahi-daemon avahi-utils libavahi-client-dev
   python3 python3-venv iproute2 strace
   fonts-dejavu-core
-  gstreamer1.0-tools gstreamer1.0-plugins-base gstreamer1.0-plugins-good gstreamer1.0-plugins-bad gstreamer1.0-libav
-  chromium chromium-driver fonts-liberation2
+  # Real AirPlay receivers for the discovery tests (Tests/EndToEndTests/DiscoverRealReceiverTests):
+  # an AirPlay 1 speaker, and a screen-mirroring receiver with the GStreamer plugins it needs.
+  shairport-sync uxplay gstreamer1.0-libav gstreamer1.0-plugins-good gstreamer1.0-plugins-bad
+  # HLS clients and the browser for the lab tests (Tests/EndToEndTests/Lab*Tests).
+  gstreamer1.0-tools gstreamer1.0-plugins-base chromium chromium-driver fonts-liberation2
 )
 
 missing=()
@@ -27,6 +30,17 @@ if [ "${#missing[@]}" -gt 0 ]; then
   export DEBIAN_FRONTEND=noninteractive
   "${sudo_cmd[@]}" apt-get -o DPkg::Lock::Timeout=600 update -q >&2
   "${sudo_cmd[@]}" apt-get -o DPkg::Lock::Timeout=600 install -y -q --no-install-recommends "${missing[@]}" >&2
+  # shairport-sync's package ships a system service; the tests run their own instance on the
+  # loopback-only test avahi-daemon. A machine whose package start was not refused
+  # (policy-rc.d) must not keep a receiver announcing itself on its network.
+  if [[ " ${missing[*]} " == *" shairport-sync "* ]]; then
+    if [ "$(cat /proc/1/comm 2>/dev/null)" = systemd ]; then
+      "${sudo_cmd[@]}" systemctl disable --now shairport-sync.service >&2 || true
+    elif [ -x /etc/init.d/shairport-sync ] && [ -s /run/shairport-sync/shairport-sync.pid ] \
+      && [ "$(cat "/proc/$(cat /run/shairport-sync/shairport-sync.pid)/comm" 2>/dev/null)" = shairport-sync ]; then
+      "${sudo_cmd[@]}" /etc/init.d/shairport-sync stop >&2 || true
+    fi
+  fi
 fi
 
 if ! command -v swift >/dev/null 2>&1; then

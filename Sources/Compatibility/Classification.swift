@@ -10,20 +10,34 @@ public struct ReceiverFacts: Sendable, Equatable {
     public var video: Bool?
     /// Nil without an `/info` answer.
     public var hdrFormats: [String]?
+    /// The DNS-SD service types the receiver advertises (`_airplay._tcp`, `_raop._tcp`); nil
+    /// when unknown (facts built by hand).
+    public var services: [String]?
+    /// Where `model` came from, as a lab engineer finds it: `_airplay._tcp model=AppleTV6,2`,
+    /// `_raop._tcp am=ShairportSync`, `/info model=...`.
+    public var modelSource: String?
+    /// Where `features` came from: `_airplay._tcp features=0x7F8AD0,0x38BCF46` (as sent),
+    /// `_raop._tcp ft=...`, `/info features=0x...`.
+    public var featuresSource: String?
 
     public init(model: String? = nil, manufacturer: String? = nil, features: AirPlayFeatures? = nil,
-                video: Bool? = nil, hdrFormats: [String]? = nil) {
+                video: Bool? = nil, hdrFormats: [String]? = nil, services: [String]? = nil,
+                modelSource: String? = nil, featuresSource: String? = nil) {
         self.model = model
         self.manufacturer = manufacturer
         self.features = features
         self.video = video
         self.hdrFormats = hdrFormats
+        self.services = services
+        self.modelSource = modelSource
+        self.featuresSource = featuresSource
     }
 
     /// "model X, manufacturer Y, plays video" for messages.
     public var summary: String {
         let plays = video.map { $0 ? "plays video" : "audio only" } ?? "features unknown"
         return "model \(model ?? "unknown"), manufacturer \(manufacturer ?? "unknown"), \(plays)"
+            + (services.map { ", services " + $0.joined(separator: " + ") } ?? "")
             + (hdrFormats.map { ", /info HDR: " + ($0.isEmpty ? "none" : $0.joined(separator: ", ")) } ?? "")
     }
 
@@ -37,7 +51,26 @@ public struct ReceiverFacts: Sendable, Equatable {
                 ?? model.flatMap { AppleModelCatalog.isAppleModel($0) ? "Apple" : nil },
             features: features,
             video: features.map { $0.contains(.supportsAirPlayVideoV1) || $0.contains(.supportsAirPlayVideoV2) },
-            hdrFormats: info?.hdrFormats)
+            hdrFormats: info?.hdrFormats,
+            services: receiver.services,
+            modelSource: receiver.model != nil
+                ? Self.txtSource(receiver, airplay: "model", raop: "am")
+                : info?.model.map { "/info model=\($0)" },
+            featuresSource: receiver.features != nil
+                ? Self.txtSource(receiver, airplay: "features", raop: "ft")
+                : info?.features.map { "/info features=\($0.hex)" })
+    }
+
+    /// `<service type> <key>=<value as sent>` for the TXT key a decoded value came from (the
+    /// airplay record wins, as in `ReceiverDescription`); `fex` when `features` is absent.
+    private static func txtSource(_ receiver: Receiver, airplay key: String, raop raopKey: String) -> String? {
+        func lookup(_ type: String, _ key: String) -> String? {
+            guard let record = receiver.txt[type],
+                  let entry = record.first(where: { $0.key.lowercased() == key }), let value = entry.value else { return nil }
+            return "\(type) \(entry.key)=\(value)"
+        }
+        return lookup("_airplay._tcp", key) ?? lookup("_raop._tcp", raopKey)
+            ?? (key == "features" ? lookup("_airplay._tcp", "fex") : nil)
     }
 }
 
@@ -127,6 +160,6 @@ public struct ReceiverClassifier: Sendable {
                 + "(score \(best.score)); pin it in an --inventory file or make one profile's match more specific")
         }
         return Decision(deviceClass: best.profile,
-                        reason: "\(best.profile): \(best.evidence.joined(separator: ", ")) (score \(best.score))")
+                        reason: "\(best.profile): \(best.evidence.joined(separator: "; ")) (score \(best.score))")
     }
 }

@@ -47,9 +47,11 @@ public struct ReceiverMatch: Codable, Sendable, Equatable {
 /// | `hdrFormats`, per format (needs `--info`) | 30 |
 /// | `features`, per bit | 10 |
 /// | `video` | 5 |
+/// | `services` | 5 |
 ///
 /// `features` and `video` never match a receiver whose features are unknown (a missing or
-/// malformed `features` key), and `hdrFormats` never matches without `/info`.
+/// malformed `features` key), and `hdrFormats` never matches without `/info`. The evidence
+/// names the TXT record and key (or `/info`) each fact came from, and the bits by number.
 public struct MatchRule: Codable, Sendable, Equatable {
     /// Model identifiers or patterns (`AppleTV6,2`, `AppleTV11,*`); any may match. Compared
     /// case-insensitively; `*` stands for any run of characters.
@@ -62,22 +64,27 @@ public struct MatchRule: Codable, Sendable, Equatable {
     public var video: Bool?
     /// HDR formats (`HDR10`, `HLG`, `DolbyVision`) that `/info` must report for some display.
     public var hdrFormats: [String]?
+    /// The DNS-SD service types the receiver advertises, exactly (any order):
+    /// `[_raop._tcp]` holds for a receiver with a RAOP record and no AirPlay one.
+    public var services: [String]?
 
     public init(models: [String]? = nil, manufacturers: [String]? = nil, features: [String]? = nil,
-                video: Bool? = nil, hdrFormats: [String]? = nil) {
+                video: Bool? = nil, hdrFormats: [String]? = nil, services: [String]? = nil) {
         self.models = models
         self.manufacturers = manufacturers
         self.features = features
         self.video = video
         self.hdrFormats = hdrFormats
+        self.services = services
     }
 
     private enum CodingKeys: String, CodingKey, CaseIterable {
-        case models, manufacturers, features, video, hdrFormats
+        case models, manufacturers, features, video, hdrFormats, services
     }
 
     static let keys = Set(CodingKeys.allCases.map(\.rawValue))
     static let hdrFormatNames = ["HDR10", "HLG", "DolbyVision"]
+    static let serviceTypes = ["_airplay._tcp", "_raop._tcp"]
 
     public init(from decoder: any Decoder) throws {
         let container = try decoder.container(keyedBy: CodingKeys.self)
@@ -87,6 +94,7 @@ public struct MatchRule: Codable, Sendable, Equatable {
         features = try container.decodeIfPresent([FeatureText].self, forKey: .features)?.map(\.text)
         video = try container.decodeIfPresent(Bool.self, forKey: .video)
         hdrFormats = try container.decodeIfPresent([String].self, forKey: .hdrFormats)
+        services = try container.decodeIfPresent([String].self, forKey: .services)
     }
 
     private struct FeatureText: Decodable {
@@ -106,7 +114,8 @@ public struct MatchRule: Codable, Sendable, Equatable {
                   let best = models.filter({ Self.glob($0, matches: model) }).map({ ($0, Self.modelScore($0)) }).max(by: { $0.1 < $1.1 })
             else { return nil }
             score += best.1
-            evidence.append(best.0.contains("*") ? "model \(model) ~ \(best.0)" : "model \(model)")
+            let seen = facts.modelSource ?? "model \(model)"
+            evidence.append(best.0.contains("*") ? "\(seen) ~ \(best.0)" : seen)
         }
         if let manufacturers {
             guard let manufacturer = facts.manufacturer,
@@ -124,14 +133,32 @@ public struct MatchRule: Codable, Sendable, Equatable {
             let bits = features.compactMap(Self.featureBit)
             guard bits.count == features.count, bits.allSatisfy(known.contains(bit:)) else { return nil }
             score += 10 * bits.count
-            evidence.append("features \(features.joined(separator: ", "))")
+            let named = bits.map(Self.bitText).joined(separator: ", ")
+            evidence.append((facts.featuresSource.map { "\($0): " } ?? "") + (bits.count == 1 ? "bit " : "bits ") + named + " set")
         }
         if let video {
             guard let plays = facts.video, plays == video else { return nil }
             score += 5
-            evidence.append(video ? "plays video" : "audio only")
+            let setBits = [AirPlayFeature.supportsAirPlayVideoV1, .supportsAirPlayVideoV2]
+                .filter { facts.features?.contains($0) ?? false }.map { Self.bitText($0.bit) }
+            let prefix = features == nil ? (facts.featuresSource.map { "\($0): " } ?? "") : ""
+            evidence.append(prefix + (video
+                ? "plays video" + (setBits.isEmpty ? "" : " (bit \(setBits.joined(separator: ", ")) set)")
+                : "no URL video (bits 0 SupportsAirPlayVideoV1 and 49 SupportsAirPlayVideoV2 clear)"))
+        }
+        if let services {
+            guard let seen = facts.services, Set(seen) == Set(services) else { return nil }
+            score += 5
+            evidence.append(Set(services) == ["_raop._tcp"]
+                ? "only a _raop._tcp record, no _airplay._tcp (RAOP carries audio only)"
+                : "services " + seen.joined(separator: " + "))
         }
         return (score, evidence)
+    }
+
+    /// `7 SupportsAirPlayScreen`, or the bare number for a bit without a name.
+    static func bitText(_ bit: Int) -> String {
+        AirPlayFeature(rawValue: bit).map { "\(bit) \($0.name)" } ?? String(bit)
     }
 
     static func modelScore(_ pattern: String) -> Int {
@@ -204,6 +231,10 @@ extension ReceiverMatch {
         for (index, format) in (try list("hdrFormats") ?? []).enumerated() where !MatchRule.hdrFormatNames.contains(format) {
             throw .invalid(file: file, field: "\(prefix).hdrFormats[\(index)]",
                            problem: "'\(format)' is not one of \(MatchRule.hdrFormatNames.joined(separator: ", "))")
+        }
+        for (index, type) in (try list("services") ?? []).enumerated() where !MatchRule.serviceTypes.contains(type) {
+            throw .invalid(file: file, field: "\(prefix).services[\(index)]",
+                           problem: "'\(type)' is not one of \(MatchRule.serviceTypes.joined(separator: ", "))")
         }
         if let video = mapping["video"], video.bool == nil {
             throw .invalid(file: file, field: "\(prefix).video", problem: "expected true or false")

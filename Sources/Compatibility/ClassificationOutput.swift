@@ -6,30 +6,39 @@ import Foundation
 ///
 /// Encodes flat: the `Receiver` fields (INTERFACE.md's discover fields and more), then
 /// `deviceClass` (null when unclassified), `classifiedBy` (`inventory`, `profile`, `info` or
-/// null), `classificationReason`, and `info` when `/info` answered. A failed `/info` adds a
-/// line to `warnings` instead.
+/// null), `classificationReason`, and, when `/info` was asked: `info` (when it answered),
+/// `infoResult` (`answered`, `refused`, `failed`, `skipped`), `infoAnsweredBy` (the request
+/// whose status line decided, or null) and `infoAttempts` (every request). A refusal is a fact,
+/// not a warning; a failed `/info` adds a line to `warnings`.
 public struct ClassifiedReceiver: Encodable, Sendable, Equatable {
     public var receiver: Receiver
-    public var info: ReceiverInfo?
-    public var infoError: InfoError?
+    public var infoOutcome: InfoOutcome?
     public var classification: Classification
 
-    public init(receiver: Receiver, info: ReceiverInfo? = nil, infoError: InfoError? = nil, classification: Classification) {
+    public init(receiver: Receiver, infoOutcome: InfoOutcome? = nil, classification: Classification) {
         self.receiver = receiver
-        self.info = info
-        self.infoError = infoError
+        self.infoOutcome = infoOutcome
         self.classification = classification
     }
 
-    /// The TXT decoding warnings and the `/info` failure, if any.
+    /// The `/info` answer, when there is one.
+    public var info: ReceiverInfo? { infoOutcome?.info }
+
+    /// Why `/info` gave nothing, when it did not answer.
+    public var infoError: InfoError? {
+        if case .failure(let error)? = infoOutcome?.result { return error }
+        return nil
+    }
+
+    /// The TXT decoding warnings and the `/info` failure (not a refusal), if any.
     public var warnings: [String] {
-        receiver.warnings + (infoError.map { [$0.description] } ?? [])
+        receiver.warnings + (infoOutcome?.warning.map { [$0] } ?? [])
     }
 
     public var deviceClass: String? { classification.deviceClass }
 
     private enum CodingKeys: String, CodingKey {
-        case deviceClass, classifiedBy, classificationReason, info
+        case deviceClass, classifiedBy, classificationReason, info, infoResult, infoAnsweredBy, infoAttempts
     }
 
     public func encode(to encoder: any Encoder) throws {
@@ -41,16 +50,17 @@ public struct ClassifiedReceiver: Encodable, Sendable, Equatable {
         try container.encode(classification.classifiedBy, forKey: .classifiedBy)
         try container.encode(classification.reason, forKey: .classificationReason)
         try container.encodeIfPresent(info, forKey: .info)
+        if let infoOutcome {
+            try container.encode(infoOutcome.kind.rawValue, forKey: .infoResult)
+            try container.encode(infoOutcome.answeredBy, forKey: .infoAnsweredBy)
+            try container.encode(infoOutcome.attempts, forKey: .infoAttempts)
+        }
     }
 }
 
 extension ReceiverClassifier {
-    /// `receiver` classified, with its `/info` result when one was fetched.
-    public func classified(_ receiver: Receiver, info: Result<ReceiverInfo, InfoError>? = nil) -> ClassifiedReceiver {
-        let answer = try? info?.get()
-        var failure: InfoError?
-        if case .failure(let error)? = info { failure = error }
-        return ClassifiedReceiver(receiver: receiver, info: answer, infoError: failure,
-                                  classification: classify(receiver, info: answer))
+    /// `receiver` classified, with its `/info` outcome when one was fetched.
+    public func classified(_ receiver: Receiver, info outcome: InfoOutcome? = nil) -> ClassifiedReceiver {
+        ClassifiedReceiver(receiver: receiver, infoOutcome: outcome, classification: classify(receiver, info: outcome?.info))
     }
 }

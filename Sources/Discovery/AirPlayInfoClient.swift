@@ -3,34 +3,73 @@ import Foundation
 import Glibc
 #endif
 
-/// Asks AirPlay receivers `GET /info` on their AirPlay port.
+/// Asks AirPlay receivers `GET /info` (header `X-Apple-ProtocolVersion: 1`).
 ///
-/// Sends `GET /info HTTP/1.1` with `X-Apple-ProtocolVersion: 1` and, when the receiver does not
-/// speak HTTP (an answer that is not a status line, a 400/404/501/505, or a closed connection),
-/// `GET /info RTSP/1.0` on a new connection, as RTSP-only receivers (shairport-sync, UxPlay)
-/// need. Each request runs on a thread of its own with plain sockets; it cannot be cancelled,
-/// only bounded by its timeout, which covers every address and both attempts together.
+/// On the advertised AirPlay port first over HTTP/1.1, then, when the receiver does not speak
+/// HTTP (an answer that is not a status line, a 400/404/501/505, a closed connection), over
+/// RTSP/1.0 on a new connection; then over RTSP/1.0 on the RAOP port when it differs (UxPlay
+/// answers there, and listens on no advertised AirPlay port). A receiver with only a RAOP
+/// record is asked over RTSP/1.0 only. Each receiver's requests run on a thread of their own
+/// with plain sockets; they cannot be cancelled, only bounded by the timeout, which covers every
+/// address and attempt together.
 public enum AirPlayInfoClient {
     public static let defaultTimeout: Duration = .seconds(2)
-    /// Bodies larger than this are cut off and reported as unusable.
+    /// Bodies larger than this are refused unread (by Content-Length) or cut off.
     static let maxResponseBytes = 4 << 20
 
-    /// `GET /info` on `receiver`'s addresses (IPv4 first) and port.
-    public static func fetch(_ receiver: Receiver, timeout: Duration = defaultTimeout) async -> Result<ReceiverInfo, InfoError> {
-        if receiver.isAsleep || receiver.port <= 0 { return .failure(.asleep) }
+    /// One port to ask and the transports to ask it with, in order.
+    public struct Target: Sendable, Equatable {
+        public var port: Int
+        /// `_airplay._tcp` or `_raop._tcp`: the service that advertised `port`.
+        public var service: String
+        public var transports: [String]
+
+        public init(port: Int, service: String, transports: [String]) {
+            self.port = port
+            self.service = service
+            self.transports = transports
+        }
+    }
+
+    public static let http = "HTTP/1.1"
+    public static let rtsp = "RTSP/1.0"
+
+    /// The ports to ask `receiver` on: its AirPlay port (HTTP, then RTSP), then its RAOP port
+    /// (RTSP) when that is another one.
+    public static func targets(for receiver: Receiver) -> [Target] {
+        var targets: [Target] = []
+        if receiver.services.contains("_airplay._tcp") {
+            targets.append(Target(port: receiver.port, service: "_airplay._tcp", transports: [http, rtsp]))
+        }
+        if let raop = receiver.raopPort, raop > 0, !targets.contains(where: { $0.port == raop }) {
+            targets.append(Target(port: raop, service: "_raop._tcp", transports: [rtsp]))
+        }
+        return targets
+    }
+
+    /// `GET /info` on `receiver`'s addresses (IPv4 first) and ports.
+    public static func fetch(_ receiver: Receiver, timeout: Duration = defaultTimeout) async -> InfoOutcome {
+        if receiver.isAsleep || receiver.port <= 0 { return InfoOutcome(result: .failure(.asleep)) }
         let interface = receiver.interfaces.first
         let addresses = receiver.addresses.map { address in
             // A link-local IPv6 address needs its interface to be reachable.
             address.lowercased().hasPrefix("fe80:") && !address.contains("%") ? interface.map { "\(address)%\($0)" } ?? address : address
         }
-        return await fetch(addresses: addresses, port: receiver.port, timeout: timeout)
+        return await fetch(addresses: addresses, targets: targets(for: receiver), timeout: timeout)
     }
 
-    /// `GET /info` on the first of `addresses` that accepts a connection on `port`.
+    /// `GET /info` on the first of `addresses` that accepts a connection on `port`, over HTTP, then RTSP.
     public static func fetch(addresses: [String], port: Int, timeout: Duration = defaultTimeout) async -> Result<ReceiverInfo, InfoError> {
-        guard !addresses.isEmpty else { return .failure(.noAddress) }
+        await fetch(addresses: addresses, targets: [Target(port: port, service: "_airplay._tcp", transports: [http, rtsp])],
+                    timeout: timeout).result
+    }
+
+    /// `GET /info` on each target in turn, on the first of `addresses` that accepts a connection.
+    public static func fetch(addresses: [String], targets: [Target], timeout: Duration = defaultTimeout) async -> InfoOutcome {
+        guard !addresses.isEmpty else { return InfoOutcome(result: .failure(.noAddress)) }
+        guard !targets.isEmpty else { return InfoOutcome(result: .failure(.asleep)) }
         return await withCheckedContinuation { continuation in
-            let request = InfoRequest(addresses: addresses, port: port, timeout: timeout)
+            let request = InfoRequest(addresses: addresses, targets: targets, timeout: timeout)
             let thread = Thread { continuation.resume(returning: request.run()) }
             thread.name = "seamcheck.info"
             thread.start()
@@ -38,7 +77,7 @@ public enum AirPlayInfoClient {
     }
 }
 
-/// One `/info` exchange, blocking on the calling thread until done or past its deadline.
+/// One receiver's `/info` exchanges, blocking on the calling thread until done or past its deadline.
 struct InfoRequest: Sendable {
     struct Response {
         var status: Int
@@ -47,41 +86,63 @@ struct InfoRequest: Sendable {
     }
 
     let addresses: [String]
-    let port: Int
+    let targets: [AirPlayInfoClient.Target]
     let timeout: Duration
 
-    func run() -> Result<ReceiverInfo, InfoError> {
+    /// HTTP statuses that mean "not an HTTP server": ask the same port again over RTSP.
+    static let notHTTP: Set<Int> = [400, 404, 501, 505]
+
+    func run() -> InfoOutcome {
         let deadline = ContinuousClock.now + timeout
+        var attempts: [InfoAttempt] = []
+        var refusal: (attempt: InfoAttempt, error: InfoError)?
         var failure = InfoError.noAddress
         for address in addresses {
-            for version in ["HTTP/1.1", "RTSP/1.0"] {
-                switch exchange(address: address, version: version, deadline: deadline) {
-                case .success(let response) where response.status == 200:
-                    return Result { () throws(InfoError) in try ReceiverInfo(propertyList: response.body) }
-                case .success(let response) where version == "HTTP/1.1" && [400, 404, 501, 505].contains(response.status):
-                    failure = .refused(status: response.status, reason: response.reason)
-                    continue  // an RTSP-only receiver
-                case .success(let response):
-                    return .failure(.refused(status: response.status, reason: response.reason))
-                case .failure(let error):
-                    failure = error
-                    if case .badResponse = error, version == "HTTP/1.1" { continue }
-                    if case .timedOut = error { return .failure(error) }
+            var reachable = false
+            nextTarget: for target in targets {
+                for transport in target.transports {
+                    var attempt = InfoAttempt(transport: transport, address: address, port: target.port,
+                                              service: target.service, status: nil, result: "")
+                    switch exchange(address: address, port: target.port, version: transport, deadline: deadline) {
+                    case .success(let response):
+                        reachable = true
+                        attempt.status = response.status
+                        attempt.result = "\(response.status) \(response.reason)".trimmingCharacters(in: .whitespaces)
+                        if response.status == 200 {
+                            let result = Result { () throws(InfoError) in try ReceiverInfo(propertyList: response.body) }
+                            if case .failure(let error) = result { attempt.result += ": " + error.description }
+                            attempts.append(attempt)
+                            return InfoOutcome(result: result, attempts: attempts, answeredBy: attempt)
+                        }
+                        attempts.append(attempt)
+                        refusal = (attempt, .refused(status: response.status, reason: response.reason))
+                        if transport == AirPlayInfoClient.http && Self.notHTTP.contains(response.status) { continue }
+                        continue nextTarget
+                    case .failure(let error):
+                        attempt.result = error.attemptText
+                        attempts.append(attempt)
+                        switch error {
+                        case .timedOut:
+                            // The deadline has passed: nothing else can be asked.
+                            return InfoOutcome(result: .failure(refusal?.error ?? error), attempts: attempts, answeredBy: refusal?.attempt)
+                        case .unreachable:
+                            if case .noAddress = failure { failure = error }
+                            continue nextTarget  // nothing listens on this port: RTSP there would fail too
+                        default:
+                            reachable = true
+                            failure = error
+                        }
+                    }
                 }
-                break
             }
-            if case .unreachable = failure { continue }  // the next address
-            return .failure(failure)
+            if reachable { break }  // another address only for a receiver this one did not reach
         }
-        return .failure(failure)
+        if let refusal { return InfoOutcome(result: .failure(refusal.error), attempts: attempts, answeredBy: refusal.attempt) }
+        return InfoOutcome(result: .failure(failure), attempts: attempts)
     }
 
-    private func display(_ address: String) -> String {
-        address.contains(":") ? "[\(address)]:\(port)" : "\(address):\(port)"
-    }
-
-    private func exchange(address: String, version: String, deadline: ContinuousClock.Instant) -> Result<Response, InfoError> {
-        let shown = display(address)
+    private func exchange(address: String, port: Int, version: String, deadline: ContinuousClock.Instant) -> Result<Response, InfoError> {
+        let shown = address.contains(":") ? "[\(address)]:\(port)" : "\(address):\(port)"
         let timedOut = InfoError.timedOut(address: shown, seconds: Double(AvahiWatchSession.milliseconds(timeout)) / 1000)
         var hints = addrinfo()
         hints.ai_flags = AI_NUMERICHOST | AI_NUMERICSERV
@@ -177,6 +238,9 @@ struct InfoRequest: Sendable {
         let body = data[end.upperBound...]
         if let length {
             guard length >= 0 else { return .failure(.badResponse("a negative Content-Length")) }
+            guard length <= AirPlayInfoClient.maxResponseBytes else {
+                return .failure(.badResponse("a body of \(length) bytes, more than \(AirPlayInfoClient.maxResponseBytes)"))
+            }
             guard body.count >= length else { return complete ? .failure(.badResponse("a truncated body")) : nil }
             return .success(Response(status: status, reason: reason, body: Data(body.prefix(length))))
         }

@@ -73,7 +73,7 @@ public struct ReceiverDescription: Codable, Sendable, Equatable {
     /// - Parameter fallbackDeviceId: used when the airplay record has no `deviceid` (the MAC
     ///   part of the raop instance name, see `RAOPName`).
     public init(name: String, airplay: TXTRecord?, raop: TXTRecord? = nil, fallbackDeviceId: String? = nil) {
-        var decoder = TXTDecoder(airplay: airplay ?? [:], raop: raop ?? [:])
+        var decoder = TXTDecoder(airplay: airplay ?? [:], raop: raop ?? [:], hasAirPlayRecord: airplay != nil)
         self.name = name
 
         if let raw = decoder.value(airplay: "deviceid", raop: nil) {
@@ -157,11 +157,14 @@ public struct RAOPName: Sendable, Equatable {
 struct TXTDecoder {
     let airplay: [String: String?]
     let raop: [String: String?]
+    /// False for a receiver with a RAOP record only: no `features` is normal there.
+    let hasAirPlayRecord: Bool
     private(set) var warnings: [String] = []
 
-    init(airplay: TXTRecord, raop: TXTRecord) {
+    init(airplay: TXTRecord, raop: TXTRecord, hasAirPlayRecord: Bool = true) {
         self.airplay = Self.lowercasedKeys(airplay)
         self.raop = Self.lowercasedKeys(raop)
+        self.hasAirPlayRecord = hasAirPlayRecord
     }
 
     mutating func warn(_ message: String) { warnings.append(message) }
@@ -204,7 +207,8 @@ struct TXTDecoder {
         case let (parsed?, nil): return parsed
         case let (nil, fex?): return fex
         case (nil, nil):
-            if warnings.allSatisfy({ !$0.hasPrefix("features") && !$0.hasPrefix("ft") && !$0.hasPrefix("fex") }) {
+            // AirPlay 1 receivers (a RAOP record only, such as shairport-sync 3) carry no features.
+            if hasAirPlayRecord, warnings.allSatisfy({ !$0.hasPrefix("features") && !$0.hasPrefix("ft") && !$0.hasPrefix("fex") }) {
                 warn("no features key: capabilities are unknown")
             }
             return nil

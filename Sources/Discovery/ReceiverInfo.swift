@@ -175,12 +175,25 @@ public enum InfoError: Error, Sendable, Equatable, CustomStringConvertible {
         switch self {
         case .asleep: "GET /info skipped: the receiver is asleep (port 0)"
         case .noAddress: "GET /info skipped: the receiver has no address"
-        case let .unreachable(address, reason): "GET /info: cannot connect to \(address) (\(reason))"
+        case let .unreachable(address, reason):
+            "GET /info: cannot connect to \(address) (\(reason))"
+                + (reason == "Connection refused" ? ": nothing listens on the port the receiver advertises" : "")
         case let .timedOut(address, seconds): "GET /info: \(address) gave no answer within \(String(format: "%g", seconds)) s"
         case let .refused(status, reason):
             "GET /info: the receiver refused (\(status) \(reason))"
                 + ([401, 403, 470].contains(status) ? "; it wants pairing or a password first" : "")
         case let .badResponse(what): "GET /info: unusable answer (\(what))"
+        }
+    }
+
+    /// The same for one request among several (`InfoAttempt.result`), without the "GET /info" prefix.
+    var attemptText: String {
+        switch self {
+        case .unreachable(_, let reason):
+            reason == "Connection refused" ? "connection refused (nothing listens on this port)" : "cannot connect (\(reason))"
+        case .timedOut(_, let seconds): "no answer within \(String(format: "%g", seconds)) s"
+        case .badResponse(let what): "unusable answer (\(what))"
+        default: description
         }
     }
 }

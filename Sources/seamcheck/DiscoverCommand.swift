@@ -29,7 +29,7 @@ struct DiscoverCommand: AsyncParsableCommand {
     @Option(help: "Browse on this network interface only, such as eth0.")
     var interface: String?
 
-    @Flag(help: "Ask each receiver GET /info (2 s timeout) for its displays, HDR modes and codecs, and refine its class with them.")
+    @Flag(help: "Ask each receiver GET /info (2 s timeout; its AirPlay port over HTTP, then RTSP, then its RAOP port) for its displays, HDR modes and codecs, and refine its class with them.")
     var info = false
 
     @Option(help: "table (default on a terminal) or json.")
@@ -98,7 +98,7 @@ struct DiscoverCommand: AsyncParsableCommand {
 
         // `/info` requests start as soon as their event is read and run side by side; events are
         // still printed in order, each once its own answer is in.
-        typealias Pending = (id: String, answer: Task<Result<ReceiverInfo, InfoError>, Never>)
+        typealias Pending = (id: String, answer: Task<InfoOutcome, Never>)
         let (queue, feed) = AsyncStream.makeStream(of: (event: DiscoveryEvent, info: Pending?).self)
         let asking = info
         let reader = Task {
@@ -123,7 +123,7 @@ struct DiscoverCommand: AsyncParsableCommand {
         }
         defer { reader.cancel() }
 
-        var infos: [String: Result<ReceiverInfo, InfoError>] = [:]
+        var infos: [String: InfoOutcome] = [:]
         var listed = Set<String>()
         let printer = WatchPrinter(format: format, info: info)
         for await (event, pending) in queue {
@@ -173,13 +173,13 @@ struct DiscoverCommand: AsyncParsableCommand {
         }
     }
 
-    /// `GET /info` on every receiver at once; each request has its own 2 s timeout.
-    private static func fetchInfo(_ receivers: [Receiver]) async -> [String: Result<ReceiverInfo, InfoError>] {
-        await withTaskGroup(of: (String, Result<ReceiverInfo, InfoError>).self) { group in
+    /// `GET /info` on every receiver at once; each receiver's requests have their own 2 s timeout.
+    private static func fetchInfo(_ receivers: [Receiver]) async -> [String: InfoOutcome] {
+        await withTaskGroup(of: (String, InfoOutcome).self) { group in
             for receiver in receivers {
                 group.addTask { (receiver.id, await AirPlayInfoClient.fetch(receiver)) }
             }
-            var results: [String: Result<ReceiverInfo, InfoError>] = [:]
+            var results: [String: InfoOutcome] = [:]
             for await (id, result) in group { results[id] = result }
             return results
         }
@@ -258,6 +258,9 @@ enum DiscoverTable {
         lines.append("\(receivers.count) receiver(s); " + (complete ? "initial browse complete in \(seconds) s" : "browse incomplete after \(seconds) s"))
         for entry in receivers {
             lines.append("  \(entry.receiver.name): \(entry.deviceClass ?? "unclassified") - \(entry.classification.reason)")
+            if let attempts = entry.infoOutcome?.attempts, !attempts.isEmpty {
+                lines.append("    /info: " + attempts.map(\.summary).joined(separator: "; "))
+            }
             for warning in entry.warnings { lines.append("    warning: \(warning)") }
         }
         return VisibleText.escape(lines: lines).joined(separator: "\n") + "\n"
@@ -278,9 +281,9 @@ enum DiscoverTable {
     }
 
     static func capabilities(_ receiver: Receiver) -> String {
-        guard receiver.features != nil else { return "unknown" }
+        guard receiver.features != nil else { return receiver.services == ["_raop._tcp"] ? "audio only (RAOP)" : "unknown" }
         let c = receiver.capabilities
-        return [c.video ? "video" : "audio only", c.airPlay2 ? "AirPlay 2" : nil, c.screenMirroring ? "mirroring" : nil,
+        return [c.video ? "video" : c.screenMirroring ? "no URL video" : "audio only", c.airPlay2 ? "AirPlay 2" : nil, c.screenMirroring ? "mirroring" : nil,
                 c.passwordRequired ? "password" : nil, c.pinRequired ? "PIN" : nil].compactMap { $0 }.joined(separator: ", ")
     }
 

@@ -82,10 +82,12 @@ final class ClassificationProfileMatchTests: XCTestCase {
         assertInvalid("match:\n  models: ['*']\n", field: "match.models[0]",
                       problem: "'*' matches every model; leave models out instead")
         assertInvalid("match:\n  manufacturers: [[LG]]\n", field: "match.manufacturers[0]", problem: "expected a non-empty string")
+        assertInvalid("match:\n  services: [_raop._tcp, _raop]\n", field: "match.services[1]",
+                      problem: "'_raop' is not one of _airplay._tcp, _raop._tcp")
     }
 
     func testShapeErrors() {
-        assertInvalid("match: {}\n", field: "match", problem: "give at least one of features, hdrFormats, manufacturers, models, video")
+        assertInvalid("match: {}\n", field: "match", problem: "give at least one of features, hdrFormats, manufacturers, models, services, video")
         assertInvalid("match: []\n", field: "match", problem: "give at least one rule")
         assertInvalid("match: apple-tv\n", field: "match", problem: "expected a mapping of criteria, or a list of them")
         assertInvalid("match:\n  - video\n", field: "match[0]", problem: "expected a mapping of criteria (models, manufacturers, ...)")

@@ -74,7 +74,9 @@ final class ClassificationTests: XCTestCase {
         let candidates = ReceiverClassifier(profiles: profiles).candidates(for: facts)
         XCTAssertEqual(candidates.map(\.profile), ["lg-tv", "tv"])
         XCTAssertEqual(candidates.map(\.score), [55, 15])
-        XCTAssertEqual(candidates.first?.evidence, ["manufacturer LG", "features 49", "plays video"])
+        XCTAssertEqual(candidates.first?.evidence, ["manufacturer LG",
+                                                    "_airplay._tcp features=0x7F8AD0,0x38BCF46: bit 49 SupportsAirPlayVideoV2 set",
+                                                    "plays video (bit 49 SupportsAirPlayVideoV2 set)"])
     }
 
     func testEveryCriterionOfARuleMustHold() {
@@ -102,7 +104,7 @@ final class ClassificationTests: XCTestCase {
         let broken = RealReceivers.receiver("Broken", txt: ["deviceid": "02:00:00:00:00:01", "features": "0xZZ", "model": "X1"])
         let result = ReceiverClassifier(profiles: bundled).classify(broken)
         XCTAssertNil(result.deviceClass, result.reason)
-        XCTAssertEqual(result.reason, "no profile's match fits (model X1, manufacturer unknown, features unknown); "
+        XCTAssertEqual(result.reason, "no profile's match fits (model X1, manufacturer unknown, features unknown, services _airplay._tcp); "
             + "pin it to a class in an --inventory file")
         XCTAssertNil(ReceiverClassifier(profiles: bundled).classify(RealReceivers.receiver("Empty", txt: [:])).deviceClass)
     }
@@ -156,8 +158,11 @@ final class ClassificationTests: XCTestCase {
 
     func testClassifiedReceiverEncodesFlatWithNullClassAndInfoWarning() throws {
         let classifier = ReceiverClassifier(profiles: bundled)
+        let attempt = InfoAttempt(transport: "HTTP/1.1", address: "127.0.0.1", port: 7000, service: "_airplay._tcp",
+                                  status: nil, result: "no answer within 2 s")
         let entry = classifier.classified(RealReceivers.receiver("Odd", txt: ["model": "X", "features": "0x1"]),
-                                          info: .failure(.timedOut(address: "127.0.0.1:7000", seconds: 2)))
+                                          info: InfoOutcome(result: .failure(.timedOut(address: "127.0.0.1:7000", seconds: 2)),
+                                                            attempts: [attempt]))
         let object = try XCTUnwrap(JSONSerialization.jsonObject(with: JSONEncoder().encode(entry)) as? [String: Any])
         XCTAssertTrue(object["deviceClass"] is NSNull, "unclassified is an explicit null")
         XCTAssertTrue(object["classifiedBy"] is NSNull)
@@ -165,6 +170,27 @@ final class ClassificationTests: XCTestCase {
         XCTAssertEqual(object["features"] as? String, "0x0000000000000001")
         XCTAssertNil(object["info"])
         XCTAssertEqual((object["warnings"] as? [String])?.last, "GET /info: 127.0.0.1:7000 gave no answer within 2 s")
+        XCTAssertEqual(object["infoResult"] as? String, "failed")
+        XCTAssertTrue(object["infoAnsweredBy"] is NSNull, "no request got a status line")
+        XCTAssertEqual((object["infoAttempts"] as? [[String: Any]])?.first?["result"] as? String, "no answer within 2 s")
+    }
+
+    func testRefusalIsEncodedAsAFactNotAWarning() throws {
+        let refusal = InfoAttempt(transport: "RTSP/1.0", address: "127.0.0.1", port: 5000, service: "_raop._tcp",
+                                  status: 400, result: "400 Unauthorized")
+        let entry = ReceiverClassifier(profiles: bundled).classified(
+            RealReceivers.receiver("Sonos"),
+            info: InfoOutcome(result: .failure(.refused(status: 400, reason: "Unauthorized")), attempts: [refusal], answeredBy: refusal))
+        let object = try XCTUnwrap(JSONSerialization.jsonObject(with: JSONEncoder().encode(entry)) as? [String: Any])
+        XCTAssertEqual(object["warnings"] as? [String], entry.receiver.warnings, "no /info line among the warnings")
+        XCTAssertEqual(object["infoResult"] as? String, "refused")
+        let answeredBy = try XCTUnwrap(object["infoAnsweredBy"] as? [String: Any])
+        XCTAssertEqual(answeredBy["transport"] as? String, "RTSP/1.0")
+        XCTAssertEqual(answeredBy["port"] as? Int, 5000)
+        XCTAssertEqual(answeredBy["status"] as? Int, 400)
+        let plain = try XCTUnwrap(JSONSerialization.jsonObject(with: JSONEncoder().encode(
+            ReceiverClassifier(profiles: bundled).classified(RealReceivers.receiver("Sonos")))) as? [String: Any])
+        XCTAssertNil(plain["infoResult"], "without --info there is no /info field")
     }
 
     func testGlobIsCaseInsensitiveWithStarOnly() {

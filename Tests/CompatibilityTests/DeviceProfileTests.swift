@@ -21,9 +21,9 @@ final class DeviceProfileTests: XCTestCase {
       frame-rate-mismatch: off
     """
 
-    func testBundledProfilesAreTheSixInterfaceClasses() throws {
+    func testBundledProfilesAreTheInterfaceClasses() throws {
         let profiles = try ProfileLoader.loadDirectory(profilesDirectory)
-        XCTAssertEqual(profiles.map(\.id), ["apple-tv-4k", "apple-tv-hd", "mac", "smart-tv-dolby-vision",
+        XCTAssertEqual(profiles.map(\.id), ["apple-tv-4k", "apple-tv-hd", "mac", "screen-mirroring", "smart-tv-dolby-vision",
                                             "smart-tv-low-end", "speaker-audio-only"])
         let lowEnd = try XCTUnwrap(profiles.first { $0.id == "smart-tv-low-end" })
         XCTAssertEqual(lowEnd.plays.videoCodecs, ["h264"])

@@ -11,7 +11,7 @@ final class TransitionAuditTests: XCTestCase {
     let prober = MediaProber()
 
     override func setUpWithError() throws {
-        XCTAssertEqual(Self.profiles.count, 6, "the six bundled profiles must load (DeviceProfileTests says why not)")
+        XCTAssertEqual(Self.profiles.count, 7, "the seven bundled profiles must load (DeviceProfileTests says why not)")
         _ = try ProfileLoader.loadDirectory(MediaFixture.packageRoot + "/DeviceProfiles")
     }
 
@@ -39,7 +39,7 @@ final class TransitionAuditTests: XCTestCase {
 
     func testMatchingInterstitialFiresNothingOnAnyClass() throws {
         let result = try audit(Fixtures.matching, profiles: Self.profiles.map(\.id))
-        XCTAssertEqual(result.deviceClasses.count, 6)
+        XCTAssertEqual(result.deviceClasses.count, 7)
         XCTAssertEqual(result.findings, [])
         XCTAssertFalse(result.fails(at: .info))
     }

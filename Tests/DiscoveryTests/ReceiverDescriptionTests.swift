@@ -172,6 +172,18 @@ final class ReceiverDescriptionTests: XCTestCase {
         XCTAssertEqual(receiver.warnings, [])
     }
 
+    func testAirPlay1SpeakerWithoutFeaturesIsNotWarnedAbout() {
+        // shairport-sync 3.3.8: a RAOP record without `ft` is what an AirPlay 1 speaker is.
+        let speaker = ReceiverDescription(name: "Speaker", airplay: nil,
+                                          raop: ["am": "ShairportSync", "sf": "0x4", "vs": "105.1", "cn": "0,1"],
+                                          fallbackDeviceId: "476FDBC75ADA")
+        XCTAssertNil(speaker.features)
+        XCTAssertTrue(speaker.capabilities.audio)
+        XCTAssertEqual(speaker.warnings, [])
+        let airplay = ReceiverDescription(name: "TV", airplay: ["deviceid": "02:00:00:00:00:31", "model": "X"], raop: [:])
+        XCTAssertEqual(airplay.warnings, ["no features key: capabilities are unknown"], "an AirPlay record without features is odd")
+    }
+
     func testRAOPInstanceNameSplitsIntoDeviceIdAndName() {
         XCTAssertEqual(RAOPName("90DD5D98F00A@Living Room"), RAOPName.init("90dd5d98f00a@Living Room"))
         XCTAssertEqual(RAOPName("90DD5D98F00A@Living Room")?.deviceId, "90:DD:5D:98:F0:0A")

@@ -179,7 +179,8 @@ final class AirPlayInfoClientTests: XCTestCase {
         let receiver = Receiver.merge([ResolvedService(type: "_airplay._tcp", name: "Sleepy", interface: "lo", hostName: "s.local",
                                                        address: "127.0.0.1", port: 0, txt: TXTFixtures.appleTV4K)])[0]
         let result = await AirPlayInfoClient.fetch(receiver)
-        XCTAssertEqual(result.failure, .asleep)
+        XCTAssertEqual(result.result.failure, .asleep)
+        XCTAssertEqual(result.attempts, [], "nothing is asked")
     }
 }
 

@@ -14,7 +14,7 @@ final class AuditCommandTests: XCTestCase {
         XCTAssertEqual(status, 0, stderr)
         XCTAssertEqual(json["schemaVersion"] as? Int, 1)
         XCTAssertEqual((json["findings"] as? [Any])?.count, 0)
-        XCTAssertEqual(json["deviceClasses"] as? [String], ["apple-tv-4k", "apple-tv-hd", "mac", "smart-tv-dolby-vision",
+        XCTAssertEqual(json["deviceClasses"] as? [String], ["apple-tv-4k", "apple-tv-hd", "mac", "screen-mirroring", "smart-tv-dolby-vision",
                                                             "smart-tv-low-end", "speaker-audio-only"])
         let summary = try XCTUnwrap(json["summary"] as? [String: Int])
         XCTAssertEqual(summary, ["error": 0, "warning": 0, "info": 0])

@@ -18,12 +18,12 @@ final class CatalogCommandTests: XCTestCase {
         let list = try SeamcheckBinary.run(["profiles", "list", "--format", "json"])
         XCTAssertEqual(list.status, 0)
         let json = try XCTUnwrap(try JSONSerialization.jsonObject(with: Data(list.stdout.utf8)) as? [String: Any])
-        XCTAssertEqual((json["profiles"] as? [[String: Any]])?.count, 6)
+        XCTAssertEqual((json["profiles"] as? [[String: Any]])?.count, 7)
         let show = try SeamcheckBinary.run(["profiles", "show", "smart-tv-low-end", "--format", "table"])
         XCTAssertTrue(show.stdout.contains("video-codec-mismatch: error"), show.stdout)
         let validate = try SeamcheckBinary.run(["profiles", "validate"])
         XCTAssertEqual(validate.status, 0, validate.stderr)
-        XCTAssertTrue(validate.stdout.contains("6 profile(s) valid"))
+        XCTAssertTrue(validate.stdout.contains("7 profile(s) valid"))
     }
 
     func testProfilesAreFoundFromAnyWorkingDirectory() throws {

@@ -133,7 +133,7 @@ final class DiscoverCommandTests: XCTestCase {
         }
         let appleTV = try receiver("ATV4K", in: json)
         XCTAssertTrue((appleTV["featureNames"] as? [String] ?? []).contains("SupportsAirPlayVideoV1"))
-        XCTAssertEqual(appleTV["classificationReason"] as? String, "apple-tv-4k: model AppleTV6,2 (score 100)")
+        XCTAssertEqual(appleTV["classificationReason"] as? String, "apple-tv-4k: _airplay._tcp model=AppleTV6,2 (score 100)")
         XCTAssertNil(try receiver("Shairport", in: json)["manufacturer"] as? String)
         XCTAssertNil(try receiver("Samsung", in: json)["flags"] as? String)
     }

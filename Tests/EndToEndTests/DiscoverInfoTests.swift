@@ -68,13 +68,22 @@ final class DiscoverInfoTests: XCTestCase {
         XCTAssertNotNil(added["info"])
         XCTAssertEqual(events.last?["event"] as? String, "browseComplete", "the initial list ends the same way")
 
-        for (mode, warning) in [("forbidden", "GET /info: the receiver refused (403 Forbidden)"),
-                                ("silent", "gave no answer within 2 s"), ("closed", "(Connection refused)")] {
+        for (mode, warning) in [("silent", "gave no answer within 2 s"),
+                                ("closed", "(Connection refused): nothing listens on the port the receiver advertises")] {
             let failed = try entry(mode)
             XCTAssertNil(failed["info"], mode)
+            XCTAssertEqual(failed["infoResult"] as? String, "failed", mode)
             XCTAssertEqual(failed["deviceClass"] as? String, "smart-tv-low-end", mode)
             XCTAssertTrue((failed["warnings"] as? [String] ?? []).contains { $0.contains(warning) }, "\(mode): \(failed["warnings"] ?? "")")
         }
+        // A refusal is what the receiver is: stated in infoResult and infoAnsweredBy, not warned about.
+        let forbidden = try entry("forbidden")
+        XCTAssertNil(forbidden["info"])
+        XCTAssertEqual(forbidden["infoResult"] as? String, "refused")
+        XCTAssertEqual((forbidden["infoAnsweredBy"] as? [String: Any])?["status"] as? Int, 403)
+        XCTAssertEqual(forbidden["warnings"] as? [String], [])
+        XCTAssertEqual((rtsp["infoAnsweredBy"] as? [String: Any])?["transport"] as? String, "RTSP/1.0")
+        XCTAssertEqual((dolby["infoAnsweredBy"] as? [String: Any])?["transport"] as? String, "HTTP/1.1")
     }
 
     func testTableShowsTheInfoColumn() throws {

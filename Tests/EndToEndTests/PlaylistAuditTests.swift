@@ -47,7 +47,7 @@ final class PlaylistAuditTests: XCTestCase {
             .map { "\($0["rule"] as? String ?? "")@\(($0["deviceClass"] as? String) ?? "*")" })
     }
 
-    static let video = ["apple-tv-4k", "apple-tv-hd", "mac", "smart-tv-dolby-vision", "smart-tv-low-end"]
+    static let video = ["apple-tv-4k", "apple-tv-hd", "mac", "screen-mirroring", "smart-tv-dolby-vision", "smart-tv-low-end"]
     static let all = video + ["speaker-audio-only"]
     func on(_ rule: String, _ classes: [String]) -> Fired { Set(classes.map { "\(rule)@\($0)" }) }
 
@@ -74,7 +74,7 @@ final class PlaylistAuditTests: XCTestCase {
         XCTAssertEqual(fired(json, role: "interstitial 1"), [], "ad-match matches the primary")
         XCTAssertEqual(fired(json, role: "interstitial 2"), on("frame-rate-mismatch", Self.video), "ad-25fps")
         XCTAssertEqual(fired(json, role: "interstitial 3"),
-                       on("audio-codec-mismatch", ["apple-tv-4k", "apple-tv-hd", "mac", "smart-tv-dolby-vision"])
+                       on("audio-codec-mismatch", ["apple-tv-4k", "apple-tv-hd", "mac", "screen-mirroring", "smart-tv-dolby-vision"])
                            .union(on("no-playable-variant", ["smart-tv-low-end", "speaker-audio-only"])),
                        "ad-ac3: AAC-only classes have nothing to play, the others switch decoders")
         XCTAssertEqual(fired(json, role: "interstitial 4"), on("sample-rate-mismatch", Self.all), "ad-44k")
@@ -97,7 +97,7 @@ final class PlaylistAuditTests: XCTestCase {
         XCTAssertEqual(frameRate.first?["remediation"] as? String, "-r 30000/1001 -c:a copy")
         let ad = try XCTUnwrap((json["assets"] as? [[String: Any]])?.first { ($0["placement"] as? [String: Any])?["id"] as? String == "ad-ac3" })
         let selections = try XCTUnwrap(ad["selections"] as? [[String: Any]])
-        XCTAssertEqual(selections.first?["deviceClasses"] as? [String], ["apple-tv-4k", "apple-tv-hd", "mac", "smart-tv-dolby-vision"])
+        XCTAssertEqual(selections.first?["deviceClasses"] as? [String], ["apple-tv-4k", "apple-tv-hd", "mac", "screen-mirroring", "smart-tv-dolby-vision"])
     }
 
     func testOneClassAndTheTable() throws {

@@ -79,6 +79,22 @@ final class SessionBuilderTests: XCTestCase {
         XCTAssertTrue(observed.againstProfile[0].contains("chose hevc; class smart-tv-low-end plays h264 only"), "\(observed.againstProfile)")
     }
 
+    func testTheLadderChoiceIsHeldAgainstWhatTheReceiversInfoDeclares() throws {
+        func choose(_ playlist: String, declared: [String]) throws -> [String] {
+            var receiver = tv
+            receiver.declaredHDRFormats = declared
+            let requests = [LabTestData.request("127.0.0.21", "/cases/capability-ladder/master.m3u8", at: 0),
+                            LabTestData.request("127.0.0.21", "/cases/capability-ladder/\(playlist).m3u8", at: 0.1)]
+            let session = try XCTUnwrap(SessionBuilder(manifest: LabTestData.manifest, receivers: [receiver]).sessions(from: requests).first)
+            return try XCTUnwrap(session.observedCapability).againstProfile
+        }
+        XCTAssertEqual(try choose("v_hevc_hdr10", declared: ["HDR10", "HLG"]), [])
+        XCTAssertEqual(try choose("v_hevc_hdr10", declared: []), ["chose HDR10; its /info declares no HDR format"])
+        XCTAssertEqual(try choose("v_h264_sdr", declared: ["HDR10", "DolbyVision"]),
+                       ["chose SDR although the ladder offers, and its /info declares, HDR10"])
+        XCTAssertEqual(try choose("v_h264_sdr", declared: ["DolbyVision"]), [], "the ladder offers no Dolby Vision")
+    }
+
     func testSessionJSONCarriesInterfaceFieldsAsNullWhenUnknown() throws {
         let requests = LabTestData.midRoll("127.0.0.1").filter { !$0.path.contains("/ad/") }
         let s = try XCTUnwrap(SessionBuilder(manifest: LabTestData.manifest, receivers: []).sessions(from: requests).first)

@@ -9,6 +9,9 @@ Each --listen MODE opens one port that behaves as MODE:
                  (shairport-sync and UxPlay speak RTSP only)
   forbidden      403 Forbidden (a receiver that wants pairing first)
   garbage        200 with a body that is not a property list
+  truncated-plist  200 with the first half of a binary plist (Content-Length says half)
+  short-body     200 whose Content-Length promises more than is sent before closing
+  huge           200 with a 10 MB body (Content-Length 10485760), sent in full if read
   silent         reads the request and never answers
 
 Bodies are binary plists (plistlib, FMT_BINARY), as real receivers send them. Prints
@@ -90,6 +93,16 @@ class Handler(socketserver.StreamRequestHandler):
                 return self.reply(version, 403, "Forbidden", b"", headers)
             if mode == "garbage":
                 return self.reply(version, 200, "OK", b"<html>not a plist</html>", headers)
+            if mode == "truncated-plist":
+                whole = info("sdr")
+                return self.reply(version, 200, "OK", whole[: len(whole) // 2], headers)
+            if mode == "short-body":
+                whole = info("sdr")
+                head = f"{version} 200 OK\r\nContent-Length: {len(whole)}\r\n\r\n".encode()
+                self.wfile.write(head + whole[:100])
+                return self.wfile.flush()
+            if mode == "huge":
+                return self.reply(version, 200, "OK", b"\0" * (10 << 20), headers)
             if len(parts) != 3 or parts[0] != "GET" or parts[1] != "/info":
                 return self.reply(version, 404, "Not Found", b"", headers)
             return self.reply(version, 200, "OK", info(mode), headers)
@@ -114,7 +127,8 @@ class Server(socketserver.ThreadingTCPServer):
 def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("--listen", action="append", required=True,
-                        choices=["dolby-vision", "sdr", "rtsp-only", "forbidden", "garbage", "silent"])
+                        choices=["dolby-vision", "sdr", "rtsp-only", "forbidden", "garbage", "truncated-plist",
+                                 "short-body", "huge", "silent"])
     parser.add_argument("--lifetime", type=float, default=900)
     args = parser.parse_args()
     for mode in args.listen:

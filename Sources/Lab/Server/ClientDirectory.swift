@@ -14,9 +14,17 @@ final class ClientDirectory: @unchecked Sendable {
     private let lock = NSLock()
     private var watch: ReceiverWatch?
     private var stopped = false
+    /// The latest /info answer per receiver id, so that a TXT update keeps what /info said.
+    private var infos: [String: ReceiverInfo] = [:]
+    /// Addresses the inventory pins: Avahi does not overwrite them.
+    private let pinned: Set<String>
+    /// Ask each receiver GET /info.
+    private let asking: Bool
 
-    init(store: LabStore, profiles: [DeviceProfile], inventory: LabInventory?, logger: Logger) {
+    init(store: LabStore, profiles: [DeviceProfile], inventory: LabInventory?, askInfo: Bool, logger: Logger) {
         self.store = store
+        self.pinned = Set(inventory?.entries.flatMap(\.addresses) ?? [])
+        self.asking = askInfo
         self.classifier = ReceiverClassifier(profiles: profiles, inventory: inventory)
         self.inventory = inventory
         self.logger = logger
@@ -41,19 +49,23 @@ final class ClientDirectory: @unchecked Sendable {
         let receivers: ReceiverWatch
         do { receivers = try await AirPlayBrowser.watch(interface: interface) } catch { return error }
         if !adopt(receivers) { receivers.stop(); return nil }
-        let pinned = Set(inventory?.entries.flatMap(\.addresses) ?? [])
+        var asked: [String: String] = [:]  // receiver id -> the addresses and port /info was asked on
         for await event in receivers {
             switch event {
             case .added(let receiver), .updated(let receiver):
-                let classification = classifier.classify(receiver)
-                for address in receiver.addresses where !pinned.contains(address) {
-                    let record = LabReceiverRecord(address: address, name: receiver.name, deviceId: receiver.deviceId,
-                                                   model: receiver.model, deviceClass: classification.deviceClass,
-                                                   classifiedBy: classification.classifiedBy?.rawValue, reason: classification.reason,
-                                                   source: .avahi)
-                    do { try store.upsert(record) } catch { logger.error("\(error.description)") }
+                record(receiver, info: lock.withLock { infos[receiver.id] })
+                let target = receiver.addresses.joined(separator: ",") + ":\(receiver.port)"
+                if asking, asked[receiver.id] != target {
+                    asked[receiver.id] = target
+                    // /info refines the class (HDR modes) and says what the receiver declares; a
+                    // receiver that never answers costs its own timeout, nothing else.
+                    Task { [weak self] in
+                        let outcome = await AirPlayInfoClient.fetch(receiver)
+                        guard let self, let info = outcome.info else { return }
+                        self.lock.withLock { self.infos[receiver.id] = info }
+                        self.record(receiver, info: info)
+                    }
                 }
-                logger.info("receiver \(receiver.name) at \(receiver.addresses.joined(separator: ", ")): \(classification.deviceClass ?? "unclassified") (\(classification.reason))")
             case .daemonLost(let error):
                 logger.warning("avahi-daemon went away (\(error.description)); new receivers are not mapped until it returns")
             case .daemonReconnected:
@@ -74,6 +86,20 @@ final class ClientDirectory: @unchecked Sendable {
             watch = receivers
             return true
         }
+    }
+
+    /// Records every address of `receiver`, classified with `info` when there is one.
+    private func record(_ receiver: Receiver, info: ReceiverInfo?) {
+        let classification = classifier.classify(receiver, info: info)
+        for address in receiver.addresses where !pinned.contains(address) {
+            let record = LabReceiverRecord(address: address, name: receiver.name, deviceId: receiver.deviceId,
+                                           model: receiver.model, deviceClass: classification.deviceClass,
+                                           classifiedBy: classification.classifiedBy?.rawValue, reason: classification.reason,
+                                           source: .avahi, declaredHDRFormats: info?.hdrFormats, declaredCodecs: info?.codecs,
+                                           supportsInterstitials: info?.supportsInterstitials)
+            do { try store.upsert(record) } catch { logger.error("\(error.description)") }
+        }
+        logger.info("receiver \(receiver.name) at \(receiver.addresses.joined(separator: ", ")): \(classification.deviceClass ?? "unclassified") (\(classification.reason))\(info == nil ? "" : " with /info")")
     }
 
     func stop() {

@@ -35,6 +35,8 @@ public struct LabServerOptions: Sendable {
     public var interface: String?
     /// Close a connection idle this long (a stalled client holds nothing forever).
     public var idleTimeout: Duration
+    /// Ask each discovered receiver GET /info (its class, declared HDR formats and codecs).
+    public var askInfo: Bool = true
 
     public init(bind: String, port: Int, suite: LabSuite, profiles: [DeviceProfile], inventory: LabInventory? = nil,
                 browse: Bool = true, interface: String? = nil, idleTimeout: Duration = .seconds(60)) {
@@ -60,7 +62,8 @@ public enum LabServer {
         let serveId = try store.beginServe(bind: options.bind, port: options.port, streams: options.suite.root, manifest: manifest)
         let log = RequestLog(store: store, serveId: serveId, logger: logger)
         log.start()
-        let directory = ClientDirectory(store: store, profiles: options.profiles, inventory: options.inventory, logger: logger)
+        let directory = ClientDirectory(store: store, profiles: options.profiles, inventory: options.inventory,
+                                        askInfo: options.askInfo, logger: logger)
         directory.pinInventory()
         let browsing = Task {
             guard options.browse else {
@@ -103,8 +106,6 @@ public enum LabServer {
             try await app.runService()
         } catch let error as IOError {
             throw Self.bindError(error, options: options)
-        } catch where "\(error)".contains("bind(") {
-            throw LabServeError.cannotBind(bind: options.bind, port: options.port, reason: "\(error)")
         }
     }
 

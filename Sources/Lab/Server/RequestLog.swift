@@ -40,8 +40,8 @@ public final class RequestLog: @unchecked Sendable {
         lock.lock()
         pending.append(record)
         if pending.count > maxPending {
+            dropped += pending.count - maxPending
             pending.removeFirst(pending.count - maxPending)
-            dropped += 1
         }
         lock.unlock()
     }

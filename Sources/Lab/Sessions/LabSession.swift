@@ -156,7 +156,8 @@ public struct SessionBuilder: Sendable {
         var observed: ObservedCapability?
         if labCase.kind == .capability, let chosen, let variant = variants["/" + chosen] {
             let audio = audioPlaylist.flatMap { variants["/" + $0] }
-            observed = observation(video: variant, audio: audio, deviceClass: receiver?.deviceClass)
+            observed = observation(video: variant, audio: audio, receiver: receiver,
+                                   offered: Set(labCase.variants.compactMap(\.dynamicRange)))
         }
         let queries = adRequests.compactMap(\.query)
         return LabSession(
@@ -185,7 +186,9 @@ public struct SessionBuilder: Sendable {
         return (best?.1 ?? 0) > 0 ? best?.0 : playlists.last
     }
 
-    private func observation(video: LabVariant, audio: LabVariant?, deviceClass: String?) -> ObservedCapability {
+    /// `offered`: the dynamic ranges the case's ladder offers.
+    private func observation(video: LabVariant, audio: LabVariant?, receiver: LabReceiverRecord?, offered: Set<String>?) -> ObservedCapability {
+        let deviceClass = receiver?.deviceClass
         let audioCodec = audio?.audioCodec ?? video.audioCodec
         let channels = audio?.channels ?? video.channels
         var notes: [String] = []
@@ -202,6 +205,13 @@ public struct SessionBuilder: Sendable {
             }
             if let channels, channels > plays.maxChannels {
                 notes.append("chose \(channels) channels; class \(deviceClass) renders at most \(plays.maxChannels)")
+            }
+        }
+        if let declared = receiver?.declaredHDRFormats, let range = video.dynamicRange {
+            if range != "SDR", !declared.contains(range) {
+                notes.append("chose \(range); its /info declares " + (declared.isEmpty ? "no HDR format" : declared.joined(separator: ", ")))
+            } else if range == "SDR", let offered = offered, !Set(declared).isDisjoint(with: offered) {
+                notes.append("chose SDR although the ladder offers, and its /info declares, \(declared.filter(offered.contains).joined(separator: ", "))")
             }
         }
         return ObservedCapability(videoCodec: video.videoCodec, dynamicRange: video.dynamicRange, audioCodec: audioCodec,

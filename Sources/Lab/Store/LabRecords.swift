@@ -56,9 +56,17 @@ public struct LabReceiverRecord: Codable, Sendable, Equatable {
     public var reason: String
     public var source: Source
     public var seenAt: Date
+    /// What the receiver's `/info` declares (nil when it was not asked or did not answer).
+    public var declaredHDRFormats: [String]?
+    public var declaredCodecs: [String]?
+    public var supportsInterstitials: Bool?
 
     public init(address: String, name: String, deviceId: String? = nil, model: String? = nil, deviceClass: String? = nil,
-                classifiedBy: String? = nil, reason: String, source: Source, seenAt: Date = Date()) {
+                classifiedBy: String? = nil, reason: String, source: Source, seenAt: Date = Date(),
+                declaredHDRFormats: [String]? = nil, declaredCodecs: [String]? = nil, supportsInterstitials: Bool? = nil) {
+        self.declaredHDRFormats = declaredHDRFormats
+        self.declaredCodecs = declaredCodecs
+        self.supportsInterstitials = supportsInterstitials
         self.address = address
         self.name = name
         self.deviceId = deviceId
@@ -185,13 +193,17 @@ extension LabStore {
     public func upsert(_ record: LabReceiverRecord) throws(LabStoreError) {
         try write("record receiver \(record.name)") { db in
             try db.execute(sql: """
-                INSERT INTO labReceiver (address, name, deviceId, model, deviceClass, classifiedBy, reason, source, seenAt)
-                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
+                INSERT INTO labReceiver (address, name, deviceId, model, deviceClass, classifiedBy, reason, source, seenAt,
+                                         declaredHDRFormats, declaredCodecs, supportsInterstitials)
+                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
                 ON CONFLICT(address) DO UPDATE SET name = excluded.name, deviceId = excluded.deviceId, model = excluded.model,
                   deviceClass = excluded.deviceClass, classifiedBy = excluded.classifiedBy, reason = excluded.reason,
-                  source = excluded.source, seenAt = excluded.seenAt
+                  source = excluded.source, seenAt = excluded.seenAt, declaredHDRFormats = excluded.declaredHDRFormats,
+                  declaredCodecs = excluded.declaredCodecs, supportsInterstitials = excluded.supportsInterstitials
                 """, arguments: [record.address, record.name, record.deviceId, record.model, record.deviceClass,
-                                 record.classifiedBy, record.reason, record.source.rawValue, record.seenAt.timeIntervalSince1970])
+                                 record.classifiedBy, record.reason, record.source.rawValue, record.seenAt.timeIntervalSince1970,
+                                 record.declaredHDRFormats?.joined(separator: ","), record.declaredCodecs?.joined(separator: ","),
+                                 record.supportsInterstitials])
         }
     }
 
@@ -201,9 +213,16 @@ extension LabStore {
                 LabReceiverRecord(address: row["address"], name: row["name"], deviceId: row["deviceId"], model: row["model"],
                                   deviceClass: row["deviceClass"], classifiedBy: row["classifiedBy"], reason: row["reason"],
                                   source: LabReceiverRecord.Source(rawValue: row["source"]) ?? .avahi,
-                                  seenAt: Date(timeIntervalSince1970: row["seenAt"]))
+                                  seenAt: Date(timeIntervalSince1970: row["seenAt"]),
+                                  declaredHDRFormats: (row["declaredHDRFormats"] as String?).map(Self.list),
+                                  declaredCodecs: (row["declaredCodecs"] as String?).map(Self.list),
+                                  supportsInterstitials: row["supportsInterstitials"])
             }
         }
+    }
+
+    private static func list(_ text: String) -> [String] {
+        text.split(separator: ",").map(String.init)
     }
 
     /// Records a verdict at once (its own transaction): a verdict is never lost to a later crash.

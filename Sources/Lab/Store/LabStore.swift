@@ -80,6 +80,13 @@ public final class LabStore: Sendable {
                 CREATE INDEX labVerdictByCase ON labVerdict(caseId, receiver);
                 """)
         }
+        migrator.registerMigration("lab-v2-receiver-info") { db in
+            try db.execute(sql: """
+                ALTER TABLE labReceiver ADD COLUMN declaredHDRFormats TEXT;
+                ALTER TABLE labReceiver ADD COLUMN declaredCodecs TEXT;
+                ALTER TABLE labReceiver ADD COLUMN supportsInterstitials INTEGER;
+                """)
+        }
         return migrator
     }
 
