@@ -12,6 +12,8 @@ packages=(
   # Real AirPlay receivers for the discovery tests (Tests/EndToEndTests/DiscoverRealReceiverTests):
   # an AirPlay 1 speaker, and a screen-mirroring receiver with the GStreamer plugins it needs.
   shairport-sync uxplay gstreamer1.0-libav gstreamer1.0-plugins-good gstreamer1.0-plugins-bad
+  # HLS clients and the browser for the lab tests (Tests/EndToEndTests/Lab*Tests).
+  gstreamer1.0-tools gstreamer1.0-plugins-base chromium chromium-driver fonts-liberation2
 )
 
 missing=()

@@ -5,6 +5,7 @@ set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 
 scripts/setup-deps.sh
+scripts/lab-venv.sh  # Selenium for the lab page test
 
 started_services=0
 cleanup() {

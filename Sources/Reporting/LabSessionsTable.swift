@@ -13,7 +13,7 @@ public enum LabSessionsTable {
         for s in sessions {
             let query = [s.sentPrimaryId ? "primary_id" : nil, s.sentStartOffset ? "start_offset" : nil].compactMap { $0 }
             rows.append([clock.string(from: s.started), s.client, s.receiver ?? "-", s.deviceClass ?? "-", s.case,
-                         s.variant.map(lastComponent) ?? "-",
+                         s.variant.map { inCase($0, s.case) } ?? "-",
                          s.interstitialRequested ? "fetched (\(s.interstitialSegments) seg)" : "not fetched",
                          s.interstitialVariant.map(lastComponent) ?? "-",
                          s.resumedAt.map { formatSeconds($0) } ?? "-", query.isEmpty ? "-" : query.joined(separator: ","),
@@ -26,9 +26,15 @@ public enum LabSessionsTable {
             let chose = [observed.videoCodec, observed.dynamicRange, observed.audioCodec, observed.channels.map { "\($0) ch" }]
                 .compactMap { $0 }.joined(separator: " ")
             text += "\(s.receiver ?? s.client) on \(s.case): chose \(chose)"
-                + (observed.againstProfile.isEmpty ? "; as its class expects\n" : "; " + observed.againstProfile.joined(separator: "; ") + "\n")
+                + (s.deviceClass == nil ? "; no class to compare with\n"
+                   : observed.againstProfile.isEmpty ? "; as its class expects\n" : "; " + observed.againstProfile.joined(separator: "; ") + "\n")
         }
         return text
+    }
+
+    /// A suite path without its `cases/<id>/` folder: a ladder's tiers all name their playlist media.m3u8.
+    static func inCase(_ path: String, _ caseId: String) -> String {
+        path.hasPrefix("cases/\(caseId)/") ? String(path.dropFirst("cases/\(caseId)/".count)) : path
     }
 
     /// The file name of a suite path, without Foundation's path APIs (paths come from clients).

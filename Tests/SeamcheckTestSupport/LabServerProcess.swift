@@ -36,7 +36,7 @@ public final class LabServerProcess: @unchecked Sendable {
     /// SIGTERM, then waits for the exit; returns the exit code.
     @discardableResult
     public func stop(timeout: TimeInterval = 15) -> Int32 {
-        kill(process.pid, SIGTERM)
+        if process.exitCode == nil { kill(process.pid, SIGTERM) }  // a reaped PID may be someone else's by now
         return process.wait(timeout: timeout)
     }
 
