@@ -57,11 +57,13 @@ public enum InputLocation: Hashable, Sendable, CustomStringConvertible {
         }
     }
 
-    /// The last path component, for short labels in reports.
+    /// The last path component, for short labels in reports; the whole URL when its path names no file.
     public var displayName: String {
         switch self {
-        case .file(let path): return (path as NSString).lastPathComponent
-        case .remote(let url): return url.lastPathComponent.isEmpty ? url.absoluteString : url.lastPathComponent
+        case .file(let path): return PathText.lastComponent(path)
+        case .remote(let url):
+            let name = PathText.fileName(ofInput: url.absoluteString)
+            return name.isEmpty ? url.absoluteString : name
         }
     }
 }
