@@ -101,7 +101,7 @@ enum DateRangeSpecRules {
     static func mergedDateProblems(_ media: LoadedMediaPlaylist) -> [SpecViolation] {
         var counts: [String: Int] = [:]
         for range in media.playlist.dateRanges { if let id = range.id { counts[id, default: 0] += 1 } }
-        return InterstitialSchedule.merged(media.playlist.dateRanges).compactMap { range -> SpecViolation? in
+        return media.mergedDateRanges.compactMap { range -> SpecViolation? in
             guard let id = range.id, counts[id, default: 0] > 1, let start = range.startDate, let end = range.endDate else { return nil }
             if end < start {
                 return SpecViolation(tag: range.label, playlist: media.reference, expected: "END-DATE at or after START-DATE",

@@ -73,7 +73,7 @@ enum InterstitialSpecRules {
             SpecExample("a pre-roll played once", triggers: false, playlist: P.media(P.interstitial("ad1", "X-ASSET-URI=\"\(P.ad1)\",CUE=\"PRE,ONCE\""))),
         ]) { context in
         context.mediaPlaylists.flatMap { media in
-            InterstitialSchedule.merged(media.playlist.dateRanges).compactMap { range -> SpecViolation? in
+            media.mergedDateRanges.compactMap { range -> SpecViolation? in
                 guard let cue = range.cue, cue.contains(.pre), cue.contains(.post) else { return nil }
                 return SpecViolation(tag: range.label, playlist: media.reference, expected: "PRE or POST, not both",
                                      actual: "CUE=\"\(range.attributes["CUE"]?.quotedString ?? "")\"",
@@ -96,7 +96,7 @@ enum InterstitialSpecRules {
                 "X-ASSET-URI=\"\(P.ad1)\",X-RESTRICT=\"SKIP,JUMP\",X-SNAP=\"OUT,IN\",CUE=\"ONCE\",X-TIMELINE-OCCUPIES=\"RANGE\",X-TIMELINE-STYLE=\"PRIMARY\",X-CONTENT-MAY-VARY=\"NO\""))),
         ]) { context in
         context.mediaPlaylists.flatMap { media in
-            InterstitialSchedule.merged(media.playlist.dateRanges).flatMap { range -> [SpecViolation] in
+            media.mergedDateRanges.flatMap { range -> [SpecViolation] in
                 var problems = range.typeProblems.filter { $0.attribute == "CUE" }
                 if let cue = range.cue, !cue.unknown.isEmpty {
                     problems.append(AttributeProblem(attribute: "CUE", kind: .unknownTokens(cue.unknown, allowed: EnumeratedList<CueToken>.allowed)))

@@ -55,7 +55,7 @@ public struct SpecContext: Sendable {
     /// (a later tag may add attributes), named by the first tag's line.
     public var interstitials: [(Interstitial, DateRange, LoadedMediaPlaylist)] {
         mediaPlaylists.flatMap { media in
-            InterstitialSchedule.merged(media.playlist.dateRanges).compactMap { range in range.interstitial.map { ($0, range, media) } }
+            media.mergedDateRanges.compactMap { range in range.interstitial.map { ($0, range, media) } }
         }
     }
 }

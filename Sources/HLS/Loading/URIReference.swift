@@ -18,33 +18,39 @@ public struct URIReference: Sendable, Equatable, CustomStringConvertible {
     }
 
     /// Splits without validating: `^(([^:/?#]+):)?(//([^/?#]*))?([^?#]*)(\?([^#]*))?(#(.*))?`.
+    /// The delimiters are ASCII, so the split walks UTF-8 bytes (not Characters: URIs of 64 KiB
+    /// from EXT-X-DEFINE are resolved for every interstitial).
     public init(parsing text: String) {
-        var rest = Substring(text)
+        let utf8 = text.utf8
+        var rest = utf8[...]
+        func isByte(_ b: UInt8, in set: StaticString) -> Bool {
+            set.withUTF8Buffer { $0.contains(b) }
+        }
         scheme = nil
-        if let colon = rest.firstIndex(where: { ":/?#".contains($0) }), rest[colon] == ":", colon != rest.startIndex {
-            scheme = String(rest[..<colon])
-            rest = rest[rest.index(after: colon)...]
+        if let colon = rest.firstIndex(where: { isByte($0, in: ":/?#") }), rest[colon] == UInt8(ascii: ":"), colon != rest.startIndex {
+            scheme = String(Substring(rest[..<colon]))
+            rest = rest[utf8.index(after: colon)...]
         }
         authority = nil
-        if rest.hasPrefix("//") {
+        if rest.starts(with: "//".utf8) {
             let after = rest.dropFirst(2)
-            let end = after.firstIndex(where: { "/?#".contains($0) }) ?? after.endIndex
-            authority = String(after[..<end])
+            let end = after.firstIndex(where: { isByte($0, in: "/?#") }) ?? after.endIndex
+            authority = String(Substring(after[..<end]))
             rest = after[end...]
         }
-        if let hash = rest.firstIndex(of: "#") {
-            fragment = String(rest[rest.index(after: hash)...])
+        if let hash = rest.firstIndex(of: UInt8(ascii: "#")) {
+            fragment = String(Substring(rest[utf8.index(after: hash)...]))
             rest = rest[..<hash]
         } else {
             fragment = nil
         }
-        if let mark = rest.firstIndex(of: "?") {
-            query = String(rest[rest.index(after: mark)...])
+        if let mark = rest.firstIndex(of: UInt8(ascii: "?")) {
+            query = String(Substring(rest[utf8.index(after: mark)...]))
             rest = rest[..<mark]
         } else {
             query = nil
         }
-        path = String(rest)
+        path = String(Substring(rest))
     }
 
     /// Recomposed as RFC 3986 5.3 does.
@@ -129,21 +135,21 @@ public struct URIReference: Sendable, Equatable, CustomStringConvertible {
     /// Percent-encodes what may not appear in a URI (spaces, non-ASCII), leaving `%XX` and the
     /// reserved characters alone, so that what playlists write in practice still resolves.
     public static func encodingInvalidCharacters(_ text: String) -> String {
-        var out = ""
+        guard !text.utf8.allSatisfy(isAllowed) else { return text }
+        let hex = Array("0123456789ABCDEF".utf8)
+        var out: [UInt8] = []
+        out.reserveCapacity(text.utf8.count + 16)
         for byte in text.utf8 {
-            let c = Character(Unicode.Scalar(byte))
-            if byte < 0x80, byte > 0x20, byte != 0x7F, !"\"<>\\^`{|}".contains(c) {
-                out.append(c)
+            if isAllowed(byte) {
+                out.append(byte)
             } else {
-                out += "%" + String(byte, radix: 16, uppercase: true).leftPadded(to: 2)
+                out += [UInt8(ascii: "%"), hex[Int(byte >> 4)], hex[Int(byte & 0xF)]]
             }
         }
-        return out
+        return String(decoding: out, as: UTF8.self)
     }
-}
 
-extension String {
-    fileprivate func leftPadded(to width: Int) -> String {
-        count >= width ? self : String(repeating: "0", count: width - count) + self
+    private static func isAllowed(_ byte: UInt8) -> Bool {
+        byte < 0x80 && byte > 0x20 && byte != 0x7F && !"\"<>\\^`{|}".utf8.contains(byte)
     }
 }
