@@ -96,7 +96,9 @@ public enum SpecCatalog {
 public enum SpecLinter {
     /// Findings in catalog order. The same violation in several media playlists (every rendition
     /// carries the same date ranges) is reported once, naming the first playlist and the count.
-    public static func lint(_ presentation: Presentation, rules: [SpecRule] = SpecCatalog.rules) -> [Finding] {
+    /// Absurd inputs are cut to `limits`, with a `report-truncated` finding saying what was cut.
+    public static func lint(_ presentation: Presentation, rules: [SpecRule] = SpecCatalog.rules,
+                            limits: ReportLimits = ReportLimits()) -> [Finding] {
         let context = SpecContext(presentation)
         let named = presentation.root.playlist.multivariant != nil
         var findings: [Finding] = []
@@ -122,7 +124,7 @@ public enum SpecLinter {
                                         actual: violation.actual, message: violation.message, remediation: nil))
             }
         }
-        return findings
+        return limits.apply(findings)
     }
 
     /// Loads an example's playlist and resources from memory and lints it with `rules`.
