@@ -3,7 +3,8 @@ import HLS
 
 /// The rules every EXT-X-DATERANGE follows, whatever its CLASS (rfc8216bis 4.4.5.1).
 enum DateRangeSpecRules {
-    static let all = [missingID, missingStartDate, datesInvalid, idConflict, endOnNext, missingProgramDateTime, acrossRenditions]
+    static let all = [missingID, missingStartDate, datesInvalid, idConflict, endOnNext, missingProgramDateTime, acrossRenditions,
+                      hexadecimalInvalid]
     static let source = "draft-pantos-hls-rfc8216bis 4.4.5.1; reference/interstitials.md"
     typealias P = SpecPlaylist
 

@@ -106,10 +106,25 @@ enum InterstitialSpecRules {
                 return problems.map { problem in
                     SpecViolation(tag: range.label, playlist: media.reference, expected: DateRangeSpecRules.expectedText(problem) == "a valid value" ? allowedText(problem) : DateRangeSpecRules.expectedText(problem),
                                   actual: range.attributes[problem.attribute].map { "\(problem.attribute)=\($0.text)" },
-                                  message: problem.description + "; players ignore it")
+                                  message: problem.description + "; " + whatPlayersDo(problem))
                 }
             }
         }
+    }
+
+    /// What hls.js and Media3 do with the value (reference/interstitials.md, "How players really
+    /// behave"): hls.js reads an unquoted value as if quoted; Media3 ignores X-RESTRICT and
+    /// X-TIMELINE-* whatever their spelling. Unknown tokens and values every client must ignore.
+    static func whatPlayersDo(_ problem: AttributeProblem) -> String {
+        guard case .wrongType(let expected, _) = problem.kind, expected == "quoted-string" else {
+            return "players ignore it"
+        }
+        let media3: String
+        switch problem.attribute {
+        case "X-RESTRICT", "X-TIMELINE-OCCUPIES", "X-TIMELINE-STYLE": media3 = "Media3 ignores \(problem.attribute) quoted or not"
+        default: media3 = "a player that follows the spec's grammar may ignore it"
+        }
+        return "hls.js reads the unquoted value anyway, \(media3); quote it so that every player sees the same value"
     }
 
     static func allowedText(_ problem: AttributeProblem) -> String {
