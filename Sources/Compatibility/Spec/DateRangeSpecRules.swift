@@ -101,7 +101,13 @@ enum DateRangeSpecRules {
     /// range they describe together (each single tag is checked above).
     static func mergedDateProblems(_ media: LoadedMediaPlaylist) -> [SpecViolation] {
         var counts: [String: Int] = [:]
-        for range in media.playlist.dateRanges { if let id = range.id { counts[id, default: 0] += 1 } }
+        // IDs with a tag that has DURATION and END-DATE both: that tag's own check already spoke.
+        var checkedAlone: Set<String> = []
+        for range in media.playlist.dateRanges {
+            guard let id = range.id else { continue }
+            counts[id, default: 0] += 1
+            if range.duration != nil, range.endDate != nil { checkedAlone.insert(id) }
+        }
         return media.mergedDateRanges.compactMap { range -> SpecViolation? in
             guard let id = range.id, counts[id, default: 0] > 1, let start = range.startDate, let end = range.endDate else { return nil }
             if end < start {
@@ -110,7 +116,7 @@ enum DateRangeSpecRules {
                                      message: "across the tags of ID=\"\(id)\", END-DATE is before START-DATE")
             }
             guard let duration = range.duration, duration >= 0, abs(end.timeIntervalSince(start) - duration) > 0.001,
-                  !media.playlist.dateRanges.contains(where: { $0.id == id && $0.duration != nil && $0.endDate != nil }) else { return nil }
+                  !checkedAlone.contains(id) else { return nil }
             return SpecViolation(tag: range.label, playlist: media.reference,
                                  expected: "DURATION=\(HLSNumber.format(end.timeIntervalSince(start))) (END-DATE minus START-DATE)",
                                  actual: "DURATION=\(HLSNumber.format(duration))",
