@@ -9,19 +9,32 @@ import Foundation
 public enum PathText {
     /// The last non-empty `/`-separated component: "b" for "/a///b//", "/" for "///", "" for "".
     public static func lastComponent(_ path: String) -> String {
-        let components = path.split(separator: "/", omittingEmptySubsequences: true)
-        guard let last = components.last else { return path.isEmpty ? "" : "/" }
-        return String(last)
+        let bytes = path.utf8
+        let end = endTrimmingSlashes(bytes, from: bytes.endIndex)
+        guard end > bytes.startIndex else { return path.isEmpty ? "" : "/" }
+        var begin = end
+        while begin > bytes.startIndex, bytes[bytes.index(before: begin)] != slash { begin = bytes.index(before: begin) }
+        return String(path[begin..<end])
     }
 
     /// The path without its last component: "/a" for "/a///b//", "/" for "/a", "" for "a".
     public static func deletingLastComponent(_ path: String) -> String {
-        var rest = Substring(path)
-        while rest.count > 1, rest.hasSuffix("/") { rest = rest.dropLast() }
-        guard let slash = rest.lastIndex(of: "/") else { return "" }
-        var parent = rest[..<slash]
-        while parent.hasSuffix("/") { parent = parent.dropLast() }
-        return parent.isEmpty ? "/" : String(parent)
+        let bytes = path.utf8
+        let end = endTrimmingSlashes(bytes, from: bytes.endIndex)
+        guard end > bytes.startIndex else { return path.isEmpty ? "" : "/" }
+        guard let lastSlash = bytes[..<end].lastIndex(of: slash) else { return "" }
+        let parentEnd = endTrimmingSlashes(bytes, from: lastSlash)
+        return parentEnd == bytes.startIndex ? "/" : String(path[..<parentEnd])
+    }
+
+    private static let slash = UInt8(ascii: "/")
+
+    /// Where the text before `end` stops once the slashes it ends with are left off (byte by
+    /// byte: linear however many slashes a hostile path has).
+    private static func endTrimmingSlashes(_ bytes: String.UTF8View, from end: String.Index) -> String.Index {
+        var end = end
+        while end > bytes.startIndex, bytes[bytes.index(before: end)] == slash { end = bytes.index(before: end) }
+        return end
     }
 
     /// `name` inside `directory` ("name" alone when the directory is "").

@@ -2,8 +2,9 @@
 # Hostile playlists that fuzzing found to be slow (issue 14), timed whole process on the release
 # build, best of RUNS. Run through scripts/bench.sh, or alone with SEAMCHECK=path/to/seamcheck.
 #
-#   amplification  twelve EXT-X-DEFINE doublings give a 60 KiB value, used in 20 (and 100)
-#                  X-ASSET-URIs of a ~1.7 KB playlist                        goal: lint <= 0.3 s
+#   amplification  twelve EXT-X-DEFINE doublings give a 60 KiB value, used in 20 X-ASSET-URIs
+#                  of a 3.5 KB playlist                                      goal: lint <= 0.3 s
+#                  (and in 100, and in 1,100: up to the 64 MiB substitution cap, for report size)
 #   same-id merge  100 DATERANGE tags sharing one ID, 254 attributes each    goal: lint <= 1 s
 #   renditions     two variants with the same 20,000 date ranges             goal: lint <= 1 s
 #
@@ -44,6 +45,7 @@ def renditions(ranges):
     return {"renditions.m3u8": multivariant, "v1.m3u8": media, "v2.m3u8": media}
 
 files = {"amplification-20.m3u8": amplification(20), "amplification-100.m3u8": amplification(100),
+         "amplification-1100.m3u8": amplification(1100),
          "merge-100x254.m3u8": merge(100, 254), **renditions(20000)}
 for name, lines in files.items():
     with open(os.path.join(out, name), "w") as f:
@@ -83,6 +85,7 @@ for f in amplification-20.m3u8 merge-100x254.m3u8 renditions.m3u8 v1.m3u8; do
 done
 measure "amplification, 20 uses: lint" 0.3 lint amplification-20.m3u8
 measure "amplification, 100 uses: lint" - lint amplification-100.m3u8
+measure "amplification, 1,100 uses (the 64 MiB cap): lint" - lint amplification-1100.m3u8
 measure "same-id merge, 100 x 254: lint" 1 lint merge-100x254.m3u8
 measure "same-id merge, 100 x 254: inspect" - inspect merge-100x254.m3u8
 measure "renditions, 2 x 20,000 date ranges: lint" 1 lint renditions.m3u8
