@@ -9,7 +9,7 @@ public enum InputLocation: Hashable, Sendable, CustomStringConvertible {
     case remote(URL)
 
     public init(parsing text: String, relativeTo directory: String = FileManager.default.currentDirectoryPath) throws(InputLocationError) {
-        let trimmed = text.trimmingCharacters(in: .whitespaces)
+        let trimmed = text.trimmingSpaces()
         guard !trimmed.isEmpty else { throw .empty }
         if let scheme = Self.scheme(of: trimmed) {
             switch scheme {

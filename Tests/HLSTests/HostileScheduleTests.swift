@@ -63,6 +63,12 @@ final class HostileScheduleTests: XCTestCase {
         XCTAssertEqual(summary.duration, 6)
     }
 
+    func testSpacesAreTrimmedAsFoundationTrimsWhitespacesWithoutItsCost() {
+        for text in [" \t\u{00A0}a b\u{3000} ", "a", "", "   ", "\na\n", " é\t"] {
+            XCTAssertEqual(text.trimmingSpaces(), text.trimmingCharacters(in: .whitespaces), text.debugDescription)
+        }
+    }
+
     func testPercentEncodingWorksOnBytes() {
         XCTAssertEqual(URIReference.encodingInvalidCharacters("a b\"<>é{|}%41"), "a%20b%22%3C%3E%C3%A9%7B%7C%7D%41")
         XCTAssertEqual(URIReference.encodingInvalidCharacters("https://h/p?q=1#f"), "https://h/p?q=1#f")
