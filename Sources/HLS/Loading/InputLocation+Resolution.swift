@@ -55,6 +55,6 @@ extension InputLocation {
 
     /// True when the reference is an absolute URI (has a scheme), as X-ASSET-URI must be.
     public static func isAbsoluteURI(_ reference: String) -> Bool {
-        URIReference(parsing: reference.trimmingSpaces()).isAbsolute
+        URIReference.hasScheme(Substring(reference.trimmingSpaces()).utf8)
     }
 }

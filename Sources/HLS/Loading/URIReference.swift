@@ -150,6 +150,18 @@ public struct URIReference: Sendable, Equatable, CustomStringConvertible {
     }
 
     private static func isAllowed(_ byte: UInt8) -> Bool {
-        byte < 0x80 && byte > 0x20 && byte != 0x7F && !"\"<>\\^`{|}".utf8.contains(byte)
+        switch byte {
+        case 0...0x20, 0x7F...: return false
+        case UInt8(ascii: "\""), UInt8(ascii: "<"), UInt8(ascii: ">"), UInt8(ascii: "\\"), UInt8(ascii: "^"), UInt8(ascii: "`"),
+             UInt8(ascii: "{"), UInt8(ascii: "|"), UInt8(ascii: "}"): return false
+        default: return true
+        }
+    }
+
+    /// Whether `text` starts with a scheme (RFC 3986 Appendix B's split), without splitting it.
+    static func hasScheme(_ text: Substring.UTF8View) -> Bool {
+        guard let delimiter = text.firstIndex(where: { $0 == UInt8(ascii: ":") || $0 == UInt8(ascii: "/") || $0 == UInt8(ascii: "?") || $0 == UInt8(ascii: "#") })
+        else { return false }
+        return text[delimiter] == UInt8(ascii: ":") && delimiter != text.startIndex
     }
 }

@@ -8,6 +8,7 @@ extension StringProtocol {
         func isSpace(_ scalar: Unicode.Scalar) -> Bool {
             scalar == " " || scalar == "\t" || (scalar.value >= 0x80 && scalar.properties.generalCategory == .spaceSeparator)
         }
+        guard let first = scalars.first, let last = scalars.last, isSpace(first) || isSpace(last) else { return String(self) }
         var start = scalars.startIndex, end = scalars.endIndex
         while start < end, isSpace(scalars[start]) { start = scalars.index(after: start) }
         while end > start, isSpace(scalars[scalars.index(before: end)]) { end = scalars.index(before: end) }
