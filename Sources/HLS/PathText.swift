@@ -64,7 +64,7 @@ public enum PathText {
             return lastComponent(input)
         }
         let name = lastComponent(reference.path)
-        let decoded = name.removingPercentEncoding ?? name
+        let decoded = URIReference.removingPercentEncoding(name) ?? name
         return decoded == "/" ? "" : decoded
     }
 }

@@ -17,12 +17,15 @@ final class HostileLintTests: XCTestCase {
         let findings = [finding("r1", .info, long), finding("r1", .info), finding("r2", .warning), finding("r2", .error), finding("r3", .warning)]
         let cut = limits.apply(findings)
         XCTAssertEqual(cut.count, 4)
-        XCTAssertEqual(cut[0].subject, String(repeating: "a", count: 20) + " [... 90 characters cut ...] " + String(repeating: "b", count: 10))
+        XCTAssertEqual(cut[0].subject, String(repeating: "a", count: 20) + " [... 90 bytes cut ...] " + String(repeating: "b", count: 10))
         let note = try? XCTUnwrap(cut.last)
         XCTAssertEqual(note?.rule, "report-truncated")
         XCTAssertEqual(note?.severity, .error, "as severe as the worst finding left out")
-        XCTAssertEqual(note?.message, "1 finding(s) had texts longer than 30 characters; their middles are cut; 2 finding(s) after the first 3 are left out (r2: 1, r3: 1)")
+        XCTAssertEqual(note?.message, "1 finding(s) had texts longer than 30 bytes; their middles are cut; 2 finding(s) after the first 3 are left out (r2: 1, r3: 1)")
         XCTAssertEqual(limits.apply(Array(findings[1...3])), Array(findings[1...3]), "nothing to cut, nothing added")
+        let accents = String(repeating: "é", count: 100)  // 2 bytes each: cuts fall between scalars
+        XCTAssertEqual(ReportLimits(maxTextLength: 32).shorten(accents),
+                       String(repeating: "é", count: 10) + " [... 170 bytes cut ...] " + String(repeating: "é", count: 5))
     }
 
     func testAmplifiedURIsDoNotAmplifyTheReport() async throws {
@@ -40,11 +43,11 @@ final class HostileLintTests: XCTestCase {
         let limit = ReportLimits().maxTextLength + 64
         for finding in findings {
             for text in [finding.subject, finding.expected ?? "", finding.actual ?? "", finding.message] {
-                XCTAssertLessThanOrEqual(text.count, limit, finding.rule)
+                XCTAssertLessThanOrEqual(text.utf8.count, limit, finding.rule)
             }
         }
         XCTAssertEqual(findings.last?.rule, "report-truncated")
-        XCTAssertTrue(findings.last?.message.contains("20 finding(s) had texts longer than 2048 characters") == true, findings.last?.message ?? "")
+        XCTAssertTrue(findings.last?.message.contains("20 finding(s) had texts longer than 2048 bytes") == true, findings.last?.message ?? "")
     }
 
     func testTwoRenditionsWithManyDateRangesCompareByID() async throws {

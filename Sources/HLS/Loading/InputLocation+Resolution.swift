@@ -36,7 +36,7 @@ extension InputLocation {
             guard resolved.authority == nil || resolved.authority == "" || resolved.authority == "localhost" else {
                 throw .unsupportedScheme(reference: reference, playlist: description)
             }
-            let path = resolved.path.removingPercentEncoding ?? resolved.path
+            let path = URIReference.removingPercentEncoding(resolved.path) ?? resolved.path
             return .file(path: path.isEmpty ? "/" : path)
         default:
             throw .unsupportedScheme(reference: reference, playlist: description)

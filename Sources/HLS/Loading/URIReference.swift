@@ -103,6 +103,12 @@ public struct URIReference: Sendable, Equatable, CustomStringConvertible {
 
     /// RFC 3986 5.2.4.
     static func removeDotSegments(_ path: String) -> String {
+        // Most paths have no segment that starts with ".": nothing to remove, and no walk by Characters.
+        var previous = UInt8(ascii: "/")
+        guard path.utf8.contains(where: { byte in
+            defer { previous = byte }
+            return byte == UInt8(ascii: ".") && previous == UInt8(ascii: "/")
+        }) else { return path }
         var input = Substring(path)
         var output: [Substring] = []
         while !input.isEmpty {
@@ -156,6 +162,35 @@ public struct URIReference: Sendable, Equatable, CustomStringConvertible {
              UInt8(ascii: "{"), UInt8(ascii: "|"), UInt8(ascii: "}"): return false
         default: return true
         }
+    }
+
+    /// `%XX` sequences decoded, as Foundation's `removingPercentEncoding` (nil for a `%` without
+    /// two hexadecimal digits or bytes that are not UTF-8), in one pass over the bytes.
+    public static func removingPercentEncoding(_ text: String) -> String? {
+        guard text.utf8.contains(UInt8(ascii: "%")) else { return text }
+        func hexValue(_ byte: UInt8) -> UInt8? {
+            switch byte {
+            case UInt8(ascii: "0")...UInt8(ascii: "9"): return byte - UInt8(ascii: "0")
+            case UInt8(ascii: "A")...UInt8(ascii: "F"): return byte - UInt8(ascii: "A") + 10
+            case UInt8(ascii: "a")...UInt8(ascii: "f"): return byte - UInt8(ascii: "a") + 10
+            default: return nil
+            }
+        }
+        let bytes = Array(text.utf8)
+        var out: [UInt8] = []
+        out.reserveCapacity(bytes.count)
+        var i = 0
+        while i < bytes.count {
+            if bytes[i] == UInt8(ascii: "%") {
+                guard i + 2 < bytes.count, let high = hexValue(bytes[i + 1]), let low = hexValue(bytes[i + 2]) else { return nil }
+                out.append(high << 4 | low)
+                i += 3
+            } else {
+                out.append(bytes[i])
+                i += 1
+            }
+        }
+        return String(validating: out, as: UTF8.self)
     }
 
     /// Whether `text` starts with a scheme (RFC 3986 Appendix B's split), without splitting it.
