@@ -152,8 +152,10 @@ enum DateRangeSpecRules {
             // of them, not only the first (a value added by the second tag may not change in the third).
             var known: [String: [String: (value: AttributeValue, line: Int)]] = [:]
             var found: [SpecViolation] = []
+            var counts: [String: Int] = [:]
+            for range in media.playlist.dateRanges { if let id = range.id { counts[id, default: 0] += 1 } }
             for range in media.playlist.dateRanges {
-                guard let id = range.id else { continue }
+                guard let id = range.id, counts[id, default: 0] > 1 else { continue }
                 var set = known[id] ?? [:]
                 for item in range.attributes.items {
                     if let old = set[item.name] {

@@ -19,21 +19,28 @@ extension DateRangeSpecRules {
         let playlists = context.mediaPlaylists
         guard playlists.count > 1 else { return [] }
         // Indexed by ID: with 20,000 date ranges per playlist, searching the lists per ID took seconds.
-        let merged = playlists.map { media in media.mergedDateRanges.filter { $0.id != nil } }
-        let byID = merged.map { ranges in Dictionary(ranges.map { ($0.id!, $0) }, uniquingKeysWith: { first, _ in first }) }
+        // By position, not by copy: a DateRange is a large value, and there are 20,000 per playlist.
+        let merged = playlists.map(\.mergedDateRanges)
+        let byID = merged.map { ranges in
+            var positions: [String: Int] = [:]
+            for (position, range) in ranges.enumerated() { if let id = range.id, positions[id] == nil { positions[id] = position } }
+            return positions
+        }
         var ids: [String] = []
         var seen: Set<String> = []
-        for ranges in merged { for range in ranges where seen.insert(range.id!).inserted { ids.append(range.id!) } }
+        for ranges in merged { for range in ranges { if let id = range.id, seen.insert(id).inserted { ids.append(id) } } }
         var found: [SpecViolation] = []
         for id in ids {
-            guard let referenceIndex = byID.firstIndex(where: { $0[id] != nil }), let reference = byID[referenceIndex][id] else { continue }
+            guard let referenceIndex = byID.firstIndex(where: { $0[id] != nil }), let referencePosition = byID[referenceIndex][id] else { continue }
+            let reference = merged[referenceIndex][referencePosition]
             let tag = "EXT-X-DATERANGE ID=\"\(id)\" (line \(reference.line) of \(playlists[referenceIndex].reference))"
-            for (index, ranges) in byID.enumerated() where index != referenceIndex {
-                guard let other = ranges[id] else {
+            for (index, positions) in byID.enumerated() where index != referenceIndex {
+                guard let otherPosition = positions[id] else {
                     found.append(SpecViolation(tag: tag, playlist: playlists[index].reference, expected: "present", actual: "missing",
                                                message: "EXT-X-DATERANGE ID=\"\(id)\" is missing from this media playlist; every media playlist must carry the same date ranges"))
                     continue
                 }
+                let other = merged[index][otherPosition]
                 for difference in differences(reference, other) {
                     found.append(SpecViolation(tag: tag, playlist: playlists[index].reference, expected: difference.0, actual: difference.1,
                                                message: "EXT-X-DATERANGE ID=\"\(id)\" differs here (line \(other.line)): \(difference.1) instead of \(difference.0)"))
@@ -43,7 +50,9 @@ extension DateRangeSpecRules {
         // Pods: interstitials at one START-DATE must keep their order in every playlist.
         let orders = merged.map { ranges -> [Date: [String]] in
             var pods: [Date: [String]] = [:]
-            for range in ranges where range.isInterstitial { if let d = range.startDate { pods[d, default: []].append(range.id!) } }
+            for range in ranges where range.isInterstitial {
+                if let d = range.startDate, let id = range.id { pods[d, default: []].append(id) }
+            }
             return pods
         }
         for (date, referenceOrder) in orders[0] where referenceOrder.count > 1 {
@@ -64,6 +73,7 @@ extension DateRangeSpecRules {
 
     /// Attributes whose values differ or that only one side has, as (reference, other) texts.
     static func differences(_ a: DateRange, _ b: DateRange) -> [(String, String)] {
+        guard a.attributes != b.attributes else { return [] }  // the usual case, without the dictionaries
         // By name through dictionaries: a merged tag can have thousands of attributes.
         let inA = Dictionary(a.attributes.items.map { ($0.name, $0.value) }, uniquingKeysWith: { first, _ in first })
         let inB = Dictionary(b.attributes.items.map { ($0.name, $0.value) }, uniquingKeysWith: { first, _ in first })

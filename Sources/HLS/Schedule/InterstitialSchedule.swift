@@ -166,6 +166,8 @@ public struct InterstitialSchedule: Sendable, Equatable, Codable {
     /// is typed once at the end (100 tags of one ID with 254 attributes each took seconds when
     /// every attribute was checked against the merged list and the tag re-typed after each).
     public static func merged(_ ranges: [DateRange]) -> [DateRange] {
+        var ids: Set<String> = []
+        guard ranges.contains(where: { $0.id.map { !ids.insert($0).inserted } ?? false }) else { return ranges }
         var result: [DateRange] = []
         var index: [String: Int] = [:]
         // Per merged entry that a later tag extends: its attributes so far and their names.
