@@ -1,6 +1,8 @@
 import Compatibility
 import Foundation
 import HLS
+import MediaProbe
+import Reporting
 
 // Each target takes libFuzzer's bytes and must return without trapping, hanging or running slowly
 // (libFuzzer's -timeout and the sanitizers catch those). Findings become regression tests.
@@ -58,7 +60,8 @@ public func fuzzURI(_ data: UnsafePointer<UInt8>?, _ size: Int) -> Int32 {
 
 /// The spec linter over a whole presentation: the input is split at lines `#--` into the
 /// playlist at https://primary.example/main.m3u8 and the bodies of what it leads to, served
-/// in the order they are asked for (media playlists, asset lists, asset playlists).
+/// in the order they are asked for (media playlists, asset lists, asset playlists). Then every
+/// audit report format over the scheduled assets (names and URIs from the input; media unprobed).
 @_cdecl("seamcheck_fuzz_lint")
 public func fuzzLint(_ data: UnsafePointer<UInt8>?, _ size: Int) -> Int32 {
     let bytes = Data(UnsafeBufferPointer(start: data, count: data == nil ? 0 : size))
@@ -69,13 +72,37 @@ public func fuzzLint(_ data: UnsafePointer<UInt8>?, _ size: Int) -> Int32 {
     let done = DispatchSemaphore(value: 0)
     Task {
         if let presentation = try? await loader.load(.remote(URL(string: "https://primary.example/main.m3u8")!)) {
-            _ = SpecLinter.lint(presentation)
-            if let primary = presentation.primary { _ = InterstitialSchedule(primary: primary.playlist) }
+            let findings = SpecLinter.lint(presentation)
+            if let primary = presentation.primary {
+                renderReports(InterstitialSchedule(primary: primary.playlist), primary: primary, findings: findings)
+            }
         }
         done.signal()
     }
     done.wait()
     return 0
+}
+
+/// Every audit format over the schedule's assets; every other asset without a placement, so
+/// that reports name it by its URI's file name.
+func renderReports(_ schedule: InterstitialSchedule, primary: LoadedMediaPlaylist, findings: [Finding]) {
+    func asset(_ role: String, _ uri: String, _ duration: Double?, _ placement: Placement?) -> AuditedAsset {
+        AuditedAsset(role: role, input: uri, media: MediaDescription(input: uri, container: "", duration: duration),
+                     remediation: Remediation(arguments: ["-r", "25"]), placement: placement)
+    }
+    var assets: [AuditedAsset] = []
+    for entry in schedule.entries.prefix(16) {
+        for item in entry.assets.prefix(4) {
+            let placement = assets.count % 2 == 0 ? nil : Placement(id: entry.id, line: entry.line, kind: entry.placement.rawValue,
+                                                                    offset: entry.offset, pod: entry.pod, positionInPod: entry.positionInPod,
+                                                                    duration: entry.playedDuration)
+            assets.append(asset("interstitial \(assets.count + 1)", item.uri, item.duration, placement))
+        }
+    }
+    let result = AuditResult(input: primary.location.description, deviceClasses: ["fuzz"],
+                             primary: asset("primary", primary.location.description, schedule.primaryDuration, nil),
+                             interstitials: assets, findings: Array(findings.prefix(64)))
+    for format in ReportFormat.allCases { _ = format.reporter.render(result) }
 }
 
 /// Serves the k-th part to the k-th distinct location asked for; a 404 when the parts run out.
