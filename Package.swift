@@ -6,6 +6,8 @@ let package = Package(
     platforms: [.macOS(.v13)],
     products: [
         .executable(name: "seamcheck", targets: ["seamcheck"]),
+        // For the fuzz targets in Fuzz/ (a package of its own, built with -sanitize=fuzzer).
+        .library(name: "SeamcheckModules", targets: ["HLS", "MediaProbe", "Compatibility", "Reporting"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),

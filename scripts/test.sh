@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # The README's test command: installs what is missing, starts a private D-Bus and a loopback-only
-# avahi-daemon, builds, runs every test, and stops only the services it started.
+# avahi-daemon, builds, runs every test, fuzzes each target for a few seconds (scripts/fuzz.sh), and
+# stops only the services it started.
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 
@@ -37,6 +38,12 @@ swift test --skip-build --disable-swift-testing 2>&1 | tee "$log" || status=$?
 
 # The install path: the built binary into a temporary prefix, its profiles and completions.
 scripts/install-check.sh .build/debug/seamcheck || status=1
+# A few seconds of fuzzing per target (scripts/fuzz.sh; longer runs are for people): a crash or a
+# hang fails the run.
+fuzz_status=0
+if [ "${SEAMCHECK_SKIP_FUZZ:-0}" != 1 ]; then
+  scripts/fuzz.sh --seconds "${SEAMCHECK_FUZZ_SECONDS:-5}" || fuzz_status=1
+fi
 
 # Stop what this run started now, so that the summary below is the last line printed.
 cleanup
@@ -53,8 +60,9 @@ if [ -n "$summary" ]; then
   if echo "$summary" | grep -qE '[0-9]+ tests? skipped'; then
     skipped=$(echo "$summary" | sed -E 's/.* ([0-9]+) tests? skipped.*/\1/')
   fi
+  [ "$fuzz_status" = 0 ] || echo "test: fuzzing found a problem (see above)" >&2
   echo "tests: $((total - failed - skipped)) passed, $failed failed, $skipped skipped"
-  [ "$failed" = 0 ] || status=1
+  [ "$failed" = 0 ] && [ "$fuzz_status" = 0 ] || status=1
 else
   echo "test: no XCTest summary found" >&2
   status=1

@@ -1,4 +1,5 @@
 import Foundation
+import HLS
 import Yams
 
 /// Why a device profile could not be used. Names the file, the field and the problem.
@@ -49,7 +50,7 @@ public enum ProfileLoader {
         var profiles: [DeviceProfile] = []
         var files: [String: String] = [:]
         for name in names {
-            let path = (directory as NSString).appendingPathComponent(name)
+            let path = PathText.appending(name, to: directory)
             let profile = try loadFile(path)
             if let other = files[profile.id] { throw .duplicateId(profile.id, files: [other, path]) }
             files[profile.id] = path
@@ -63,7 +64,7 @@ public enum ProfileLoader {
         do { text = try String(contentsOfFile: path, encoding: .utf8) } catch {
             throw .unreadable(file: path, reason: error.localizedDescription)
         }
-        let expectedId = ((path as NSString).lastPathComponent as NSString).deletingPathExtension
+        let expectedId = PathText.deletingExtension(PathText.lastComponent(path))
         return try parse(text, file: path, expectedId: expectedId)
     }
 

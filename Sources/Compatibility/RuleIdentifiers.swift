@@ -23,8 +23,8 @@ public enum RuleIdentifiers {
         "skip-control-label-invalid", "interstitial-not-vod", "interstitial-duration-mismatch",
         "daterange-inconsistent-across-renditions",
         // Seamcheck's additions to INTERFACE.md's group: the parser's own diagnostics as findings,
-        // interstitials a VOD timeline never reaches.
-        "playlist-syntax", "interstitial-outside-timeline",
+        // interstitials a VOD timeline never reaches, SCTE35 and client values that are not hexadecimal.
+        "playlist-syntax", "interstitial-outside-timeline", "daterange-hexadecimal-invalid",
     ]
     public static let all = Set(transition + capability + declared + spec)
 }

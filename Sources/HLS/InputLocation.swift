@@ -9,7 +9,7 @@ public enum InputLocation: Hashable, Sendable, CustomStringConvertible {
     case remote(URL)
 
     public init(parsing text: String, relativeTo directory: String = FileManager.default.currentDirectoryPath) throws(InputLocationError) {
-        let trimmed = text.trimmingCharacters(in: .whitespaces)
+        let trimmed = text.trimmingSpaces()
         guard !trimmed.isEmpty else { throw .empty }
         if let scheme = Self.scheme(of: trimmed) {
             switch scheme {
@@ -57,11 +57,13 @@ public enum InputLocation: Hashable, Sendable, CustomStringConvertible {
         }
     }
 
-    /// The last path component, for short labels in reports.
+    /// The last path component, for short labels in reports; the whole URL when its path names no file.
     public var displayName: String {
         switch self {
-        case .file(let path): return (path as NSString).lastPathComponent
-        case .remote(let url): return url.lastPathComponent.isEmpty ? url.absoluteString : url.lastPathComponent
+        case .file(let path): return PathText.lastComponent(path)
+        case .remote(let url):
+            let name = PathText.fileName(ofInput: url.absoluteString)
+            return name.isEmpty ? url.absoluteString : name
         }
     }
 }

@@ -113,7 +113,7 @@ public actor ProbeSession {
         case .file(let p): path = p
         case .remote(let url): path = url.path
         }
-        return ["m3u8", "m3u"].contains((path as NSString).pathExtension.lowercased())
+        return ["m3u8", "m3u"].contains(PathText.fileExtension(PathText.lastComponent(path)).lowercased())
     }
 
     private func loadMediaPlaylist(_ location: InputLocation) async throws(ProbeError) -> (media: MediaPlaylist, location: InputLocation) {

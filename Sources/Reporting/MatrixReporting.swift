@@ -91,8 +91,8 @@ extension CellStatus {
 
 /// "ad.mp4" for "/media/ads/ad.mp4" or "http://host/x/ad.mp4".
 func shortName(_ input: String) -> String {
-    if let url = URL(string: input), url.scheme != nil, !url.lastPathComponent.isEmpty { return url.lastPathComponent }
-    return (input as NSString).lastPathComponent
+    let name = PathText.fileName(ofInput: input)
+    return name.isEmpty ? input : name
 }
 
 func formatSeconds(_ seconds: Double) -> String {

@@ -50,7 +50,7 @@ public enum MediaText {
 
     /// A short name for grids: the DATERANGE ID in playlist audits, else the file name.
     public static func shortName(_ asset: AuditedAsset) -> String {
-        asset.placement?.id ?? (asset.input as NSString).lastPathComponent
+        asset.placement?.id ?? PathText.fileName(ofInput: asset.input)
     }
 
     /// What is known of an asset's media, one line each: per selection in playlist audits, the

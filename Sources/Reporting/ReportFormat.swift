@@ -1,5 +1,6 @@
 import Compatibility
 import Foundation
+import HLS
 
 /// Output formats of `seamcheck audit`; the raw values are the `--format` names.
 public enum ReportFormat: String, CaseIterable, Sendable {
@@ -45,15 +46,10 @@ func worstSeverity(for asset: AuditedAsset, deviceClass: String, in result: Audi
 /// with "./": it can neither leave the directory nor pass for an ffmpeg option.
 func remediationCommand(for asset: AuditedAsset) -> String? {
     guard let remediation = asset.remediation else { return nil }
-    let fileName: String
-    if let url = URL(string: asset.input), let scheme = url.scheme, ["http", "https", "file"].contains(scheme.lowercased()) {
-        fileName = url.lastPathComponent
-    } else {
-        fileName = (asset.input as NSString).lastPathComponent
-    }
-    let ext = (fileName as NSString).pathExtension.lowercased()
+    let fileName = PathText.fileName(ofInput: asset.input)
+    let ext = PathText.fileExtension(fileName).lowercased()
     let keepsContainer = ["mp4", "m4v", "mov", "mkv", "ts"].contains(ext)
-    let stem = safeFileStem(asset.placement?.id ?? (fileName as NSString).deletingPathExtension)
+    let stem = safeFileStem(asset.placement?.id ?? PathText.deletingExtension(fileName))
     let output = "./" + stem + "-matched." + (keepsContainer ? ext : "mp4")
     return "ffmpeg -i \(shellQuoted(asset.input)) \(remediation.rendered) \(shellQuoted(output))"
 }

@@ -1,6 +1,7 @@
 import ArgumentParser
 import Compatibility
 import Foundation
+import HLS
 import MediaProbe
 import Matrix
 import Reporting
@@ -127,7 +128,7 @@ struct MatrixRunCommand: AsyncParsableCommand {
         let report = try Self.report(store: store, runId: runId)
         let folder = output ?? "Reports/\(runId)"
         for format in MatrixReportFormat.fileFormats {
-            try Output.write(format.reporter.render(report), to: (folder as NSString).appendingPathComponent(format.fileName!))
+            try Output.write(format.reporter.render(report), to: PathText.appending(format.fileName!, to: folder))
         }
         let chosen = format ?? (Terminal.stdoutIsTerminal ? .table : .json)
         try Output.write(chosen.reporter.render(report), to: nil)

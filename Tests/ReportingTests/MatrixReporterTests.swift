@@ -53,6 +53,21 @@ final class MatrixReporterTests: XCTestCase {
         return MatrixReport(run: record, changes: nil)
     }
 
+    /// Case inputs with repeated slashes (Foundation's path API traps on them, issue 14) render in every format.
+    func testEveryFormatRendersInputsWithRepeatedSlashes() {
+        var report = Self.report()
+        for index in report.run.cases.indices {
+            report.run.cases[index].primary = "http://host/a///b//"
+            report.run.cases[index].interstitials = ["/a///b//"]
+            for asset in report.run.cases[index].assets.indices { report.run.cases[index].assets[asset].input = "file:///a///b//" }
+        }
+        for format in MatrixReportFormat.allCases {
+            XCTAssertFalse(format.reporter.render(report).isEmpty, "\(format)")
+        }
+        XCTAssertEqual(shortName("http://host/a///b//"), "b")
+        XCTAssertEqual(shortName("http://host/"), "http://host/")
+    }
+
     func testJUnitHasASuitePerClassAndMapsStatuses() throws {
         let xml = MatrixJUnitReporter().render(Self.report())
         let parsed = try JUnitDocument(xml)

@@ -83,6 +83,30 @@ final class ReporterTests: XCTestCase {
                        "ffmpeg -i http://127.0.0.1:8/ads/ad%2025/index.m3u8 -r 25 -c:a copy ./_-x-matched.mp4")
     }
 
+    /// Fuzzing found `audit --format markdown` (and html) dying with SIGILL on an X-ASSET-URI of
+    /// `http://host/a///b//`: Foundation's path API traps on it (issue 14). Every format renders it.
+    func testEveryFormatRendersInputsWithRepeatedSlashes() {
+        let inputs = ["http://host/a///b//", "/a///b//", "file:///a///b//", "http://host/", "///", ""]
+        for input in inputs {
+            var result = sampleResult()
+            for index in result.interstitials.indices {
+                result.interstitials[index].input = input
+                result.interstitials[index].media.input = input
+                result.interstitials[index].remediation = Remediation(arguments: ["-r", "25"])
+            }
+            for format in ReportFormat.allCases {
+                XCTAssertFalse(format.reporter.render(result).isEmpty, "\(format) of \(input)")
+            }
+            let asset = result.interstitials[0]
+            if input.hasSuffix("/a///b//") { XCTAssertEqual(MediaText.shortName(asset), "b") }
+            XCTAssertNotNil(remediationCommand(for: asset))
+        }
+        var asset = sampleResult().interstitials[0]
+        asset.input = "http://host/a///b.mp4//"
+        asset.remediation = Remediation(arguments: ["-r", "25"])
+        XCTAssertEqual(remediationCommand(for: asset), "ffmpeg -i http://host/a///b.mp4// -r 25 -c:a copy ./b-matched.mp4")
+    }
+
     func testTableShowsGridAndSummaryWithoutColorCodes() {
         let table = TableReporter(color: false).render(sampleResult())
         XCTAssertFalse(table.contains("\u{1B}["))

@@ -3,7 +3,8 @@ import HLS
 
 /// The rules every EXT-X-DATERANGE follows, whatever its CLASS (rfc8216bis 4.4.5.1).
 enum DateRangeSpecRules {
-    static let all = [missingID, missingStartDate, datesInvalid, idConflict, endOnNext, missingProgramDateTime, acrossRenditions]
+    static let all = [missingID, missingStartDate, datesInvalid, idConflict, endOnNext, missingProgramDateTime, acrossRenditions,
+                      hexadecimalInvalid]
     static let source = "draft-pantos-hls-rfc8216bis 4.4.5.1; reference/interstitials.md"
     typealias P = SpecPlaylist
 
@@ -100,8 +101,14 @@ enum DateRangeSpecRules {
     /// range they describe together (each single tag is checked above).
     static func mergedDateProblems(_ media: LoadedMediaPlaylist) -> [SpecViolation] {
         var counts: [String: Int] = [:]
-        for range in media.playlist.dateRanges { if let id = range.id { counts[id, default: 0] += 1 } }
-        return InterstitialSchedule.merged(media.playlist.dateRanges).compactMap { range -> SpecViolation? in
+        // IDs with a tag that has DURATION and END-DATE both: that tag's own check already spoke.
+        var checkedAlone: Set<String> = []
+        for range in media.playlist.dateRanges {
+            guard let id = range.id else { continue }
+            counts[id, default: 0] += 1
+            if range.duration != nil, range.endDate != nil { checkedAlone.insert(id) }
+        }
+        return media.mergedDateRanges.compactMap { range -> SpecViolation? in
             guard let id = range.id, counts[id, default: 0] > 1, let start = range.startDate, let end = range.endDate else { return nil }
             if end < start {
                 return SpecViolation(tag: range.label, line: range.line, playlist: media.reference, expected: "END-DATE at or after START-DATE",
@@ -109,7 +116,7 @@ enum DateRangeSpecRules {
                                      message: "across the tags of ID=\"\(id)\", END-DATE is before START-DATE")
             }
             guard let duration = range.duration, duration >= 0, abs(end.timeIntervalSince(start) - duration) > 0.001,
-                  !media.playlist.dateRanges.contains(where: { $0.id == id && $0.duration != nil && $0.endDate != nil }) else { return nil }
+                  !checkedAlone.contains(id) else { return nil }
             return SpecViolation(tag: range.label, line: range.line, playlist: media.reference,
                                  expected: "DURATION=\(HLSNumber.format(end.timeIntervalSince(start))) (END-DATE minus START-DATE)",
                                  actual: "DURATION=\(HLSNumber.format(duration))",
@@ -145,8 +152,10 @@ enum DateRangeSpecRules {
             // of them, not only the first (a value added by the second tag may not change in the third).
             var known: [String: [String: (value: AttributeValue, line: Int)]] = [:]
             var found: [SpecViolation] = []
+            var counts: [String: Int] = [:]
+            for range in media.playlist.dateRanges { if let id = range.id { counts[id, default: 0] += 1 } }
             for range in media.playlist.dateRanges {
-                guard let id = range.id else { continue }
+                guard let id = range.id, counts[id, default: 0] > 1 else { continue }
                 var set = known[id] ?? [:]
                 for item in range.attributes.items {
                     if let old = set[item.name] {

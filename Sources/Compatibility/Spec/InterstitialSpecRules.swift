@@ -73,7 +73,7 @@ enum InterstitialSpecRules {
             SpecExample("a pre-roll played once", triggers: false, playlist: P.media(P.interstitial("ad1", "X-ASSET-URI=\"\(P.ad1)\",CUE=\"PRE,ONCE\""))),
         ]) { context in
         context.mediaPlaylists.flatMap { media in
-            InterstitialSchedule.merged(media.playlist.dateRanges).compactMap { range -> SpecViolation? in
+            media.mergedDateRanges.compactMap { range -> SpecViolation? in
                 guard let cue = range.cue, cue.contains(.pre), cue.contains(.post) else { return nil }
                 return SpecViolation(tag: range.label, line: range.line, playlist: media.reference, expected: "PRE or POST, not both",
                                      actual: "CUE=\"\(range.attributes["CUE"]?.quotedString ?? "")\"",
@@ -96,7 +96,7 @@ enum InterstitialSpecRules {
                 "X-ASSET-URI=\"\(P.ad1)\",X-RESTRICT=\"SKIP,JUMP\",X-SNAP=\"OUT,IN\",CUE=\"ONCE\",X-TIMELINE-OCCUPIES=\"RANGE\",X-TIMELINE-STYLE=\"PRIMARY\",X-CONTENT-MAY-VARY=\"NO\""))),
         ]) { context in
         context.mediaPlaylists.flatMap { media in
-            InterstitialSchedule.merged(media.playlist.dateRanges).flatMap { range -> [SpecViolation] in
+            media.mergedDateRanges.flatMap { range -> [SpecViolation] in
                 var problems = range.typeProblems.filter { $0.attribute == "CUE" }
                 if let cue = range.cue, !cue.unknown.isEmpty {
                     problems.append(AttributeProblem(attribute: "CUE", kind: .unknownTokens(cue.unknown, allowed: EnumeratedList<CueToken>.allowed)))
@@ -106,10 +106,25 @@ enum InterstitialSpecRules {
                 return problems.map { problem in
                     SpecViolation(tag: range.label, line: range.line, playlist: media.reference, expected: DateRangeSpecRules.expectedText(problem) == "a valid value" ? allowedText(problem) : DateRangeSpecRules.expectedText(problem),
                                   actual: range.attributes[problem.attribute].map { "\(problem.attribute)=\($0.text)" },
-                                  message: problem.description + "; players ignore it")
+                                  message: problem.description + "; " + whatPlayersDo(problem))
                 }
             }
         }
+    }
+
+    /// What hls.js and Media3 do with the value (reference/interstitials.md, "How players really
+    /// behave"): hls.js reads an unquoted value as if quoted; Media3 ignores X-RESTRICT and
+    /// X-TIMELINE-* whatever their spelling. Unknown tokens and values every client must ignore.
+    static func whatPlayersDo(_ problem: AttributeProblem) -> String {
+        guard case .wrongType(let expected, _) = problem.kind, expected == "quoted-string" else {
+            return "players ignore it"
+        }
+        let media3: String
+        switch problem.attribute {
+        case "X-RESTRICT", "X-TIMELINE-OCCUPIES", "X-TIMELINE-STYLE": media3 = "Media3 ignores \(problem.attribute) quoted or not"
+        default: media3 = "a player that follows the spec's grammar may ignore it"
+        }
+        return "hls.js reads the unquoted value anyway, \(media3); quote it so that every player sees the same value"
     }
 
     static func allowedText(_ problem: AttributeProblem) -> String {

@@ -18,20 +18,29 @@ extension DateRangeSpecRules {
         ]) { context in
         let playlists = context.mediaPlaylists
         guard playlists.count > 1 else { return [] }
-        let merged = playlists.map { media in InterstitialSchedule.merged(media.playlist.dateRanges).filter { $0.id != nil } }
+        // Indexed by ID: with 20,000 date ranges per playlist, searching the lists per ID took seconds.
+        // By position, not by copy: a DateRange is a large value, and there are 20,000 per playlist.
+        let merged = playlists.map(\.mergedDateRanges)
+        let byID = merged.map { ranges in
+            var positions: [String: Int] = [:]
+            for (position, range) in ranges.enumerated() { if let id = range.id, positions[id] == nil { positions[id] = position } }
+            return positions
+        }
         var ids: [String] = []
-        for ranges in merged { for range in ranges where !ids.contains(range.id!) { ids.append(range.id!) } }
+        var seen: Set<String> = []
+        for ranges in merged { for range in ranges { if let id = range.id, seen.insert(id).inserted { ids.append(id) } } }
         var found: [SpecViolation] = []
         for id in ids {
-            guard let referenceIndex = merged.firstIndex(where: { $0.contains { $0.id == id } }),
-                  let reference = merged[referenceIndex].first(where: { $0.id == id }) else { continue }
+            guard let referenceIndex = byID.firstIndex(where: { $0[id] != nil }), let referencePosition = byID[referenceIndex][id] else { continue }
+            let reference = merged[referenceIndex][referencePosition]
             let tag = "EXT-X-DATERANGE ID=\"\(id)\" (line \(reference.line) of \(playlists[referenceIndex].reference))"
-            for (index, ranges) in merged.enumerated() where index != referenceIndex {
-                guard let other = ranges.first(where: { $0.id == id }) else {
+            for (index, positions) in byID.enumerated() where index != referenceIndex {
+                guard let otherPosition = positions[id] else {
                     found.append(SpecViolation(tag: tag, playlist: playlists[index].reference, expected: "present", actual: "missing",
                                                message: "EXT-X-DATERANGE ID=\"\(id)\" is missing from this media playlist; every media playlist must carry the same date ranges"))
                     continue
                 }
+                let other = merged[index][otherPosition]
                 for difference in differences(reference, other) {
                     found.append(SpecViolation(tag: tag, line: other.line, playlist: playlists[index].reference, expected: difference.0, actual: difference.1,
                                                message: "EXT-X-DATERANGE ID=\"\(id)\" differs here (line \(other.line)): \(difference.1) instead of \(difference.0)"))
@@ -41,13 +50,17 @@ extension DateRangeSpecRules {
         // Pods: interstitials at one START-DATE must keep their order in every playlist.
         let orders = merged.map { ranges -> [Date: [String]] in
             var pods: [Date: [String]] = [:]
-            for range in ranges where range.isInterstitial { if let d = range.startDate { pods[d, default: []].append(range.id!) } }
+            for range in ranges where range.isInterstitial {
+                if let d = range.startDate, let id = range.id { pods[d, default: []].append(id) }
+            }
             return pods
         }
         for (date, referenceOrder) in orders[0] where referenceOrder.count > 1 {
+            let inReference = Set(referenceOrder)
             for index in 1..<orders.count {
-                let order = (orders[index][date] ?? []).filter(referenceOrder.contains)
-                let expected = referenceOrder.filter(order.contains)
+                let order = (orders[index][date] ?? []).filter(inReference.contains)
+                let inOrder = Set(order)
+                let expected = referenceOrder.filter(inOrder.contains)
                 guard order != expected else { continue }
                 found.append(SpecViolation(tag: "interstitials at START-DATE \(HLSDate.format(date))", playlist: playlists[index].reference,
                                            expected: expected.joined(separator: ", ") + " (as in \(playlists[0].reference))",
@@ -60,15 +73,19 @@ extension DateRangeSpecRules {
 
     /// Attributes whose values differ or that only one side has, as (reference, other) texts.
     static func differences(_ a: DateRange, _ b: DateRange) -> [(String, String)] {
+        guard a.attributes != b.attributes else { return [] }  // the usual case, without the dictionaries
+        // By name through dictionaries: a merged tag can have thousands of attributes.
+        let inA = Dictionary(a.attributes.items.map { ($0.name, $0.value) }, uniquingKeysWith: { first, _ in first })
+        let inB = Dictionary(b.attributes.items.map { ($0.name, $0.value) }, uniquingKeysWith: { first, _ in first })
         var result: [(String, String)] = []
         for item in a.attributes.items {
-            guard let other = b.attributes[item.name] else {
+            guard let other = inB[item.name] else {
                 result.append(("\(item.name)=\(item.value.text)", "no \(item.name)"))
                 continue
             }
             if !sameValue(item.name, item.value, other) { result.append(("\(item.name)=\(item.value.text)", "\(item.name)=\(other.text)")) }
         }
-        for item in b.attributes.items where a.attributes[item.name] == nil {
+        for item in b.attributes.items where inA[item.name] == nil {
             result.append(("no \(item.name)", "\(item.name)=\(item.value.text)"))
         }
         return result

@@ -58,7 +58,7 @@ public struct SpecContext: Sendable {
     /// (a later tag may add attributes), named by the first tag's line.
     public var interstitials: [(Interstitial, DateRange, LoadedMediaPlaylist)] {
         mediaPlaylists.flatMap { media in
-            InterstitialSchedule.merged(media.playlist.dateRanges).compactMap { range in range.interstitial.map { ($0, range, media) } }
+            media.mergedDateRanges.compactMap { range in range.interstitial.map { ($0, range, media) } }
         }
     }
 }
@@ -99,7 +99,9 @@ public enum SpecCatalog {
 public enum SpecLinter {
     /// Findings in catalog order. The same violation in several media playlists (every rendition
     /// carries the same date ranges) is reported once, naming the first playlist and the count.
-    public static func lint(_ presentation: Presentation, rules: [SpecRule] = SpecCatalog.rules) -> [Finding] {
+    /// Absurd inputs are cut to `limits`, with a `report-truncated` finding saying what was cut.
+    public static func lint(_ presentation: Presentation, rules: [SpecRule] = SpecCatalog.rules,
+                            limits: ReportLimits = ReportLimits()) -> [Finding] {
         let context = SpecContext(presentation)
         let named = presentation.root.playlist.multivariant != nil
         var findings: [Finding] = []
@@ -127,7 +129,7 @@ public enum SpecLinter {
                                         location: location))
             }
         }
-        return findings
+        return limits.apply(findings)
     }
 
     /// The path or URL of the playlist a violation names by its reference; the root playlist

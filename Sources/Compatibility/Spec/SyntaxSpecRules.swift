@@ -49,6 +49,8 @@ enum SyntaxSpecRules {
 enum TimelineSpecRules {
     static let all = [outsideTimeline]
     typealias P = SpecPlaylist
+    /// Below the millisecond that dates are written in.
+    static let tolerance = 0.0001
 
     static let outsideTimeline = SpecRule(
         SpecRule.describe("interstitial-outside-timeline", "Interstitial off the VOD timeline", severity: .warning,
@@ -61,6 +63,8 @@ enum TimelineSpecRules {
                 P.interstitial("ad1", "X-ASSET-URI=\"\(P.ad1)\"", start: "2020-01-02T21:56:20.000Z"))),
             SpecExample("resumes 100 s before the start", triggers: true, playlist: P.media(
                 P.interstitial("ad1", "X-ASSET-URI=\"\(P.ad1)\",X-RESUME-OFFSET=-104"))),
+            SpecExample("START-DATE 1 ms after the end", triggers: true, playlist: P.media(
+                P.interstitial("ad1", "X-ASSET-URI=\"\(P.ad1)\"", start: "2020-01-02T21:56:10.001Z"))),
             SpecExample("the spec's ad1 example, 4 s in", triggers: false, playlist: P.media(P.interstitial())),
             SpecExample("at the very end of the playlist", triggers: false, playlist: P.media(
                 P.interstitial("ad1", "X-ASSET-URI=\"\(P.ad1)\"", start: "2020-01-02T21:56:10.000Z"))),
@@ -71,14 +75,16 @@ enum TimelineSpecRules {
             return schedule.entries.compactMap { entry -> SpecViolation? in
                 guard entry.placement == .midRoll, let offset = entry.offset else { return nil }
                 let tag = "EXT-X-DATERANGE" + (entry.id.map { " ID=\"\($0)\"" } ?? "") + " (line \(entry.line))"
-                if offset < -0.001 || offset > end + 0.001 {
+                // Dates are written to the millisecond: 1 ms outside is outside (Media3 drops such an
+                // interstitial). The tolerance only absorbs floating-point error.
+                if offset < -tolerance || offset > end + tolerance {
                     let where_ = offset < 0 ? "\(HLSNumber.format(-offset)) s before the first segment"
                                             : "\(HLSNumber.format(offset - end)) s after the end"
                     return SpecViolation(tag: tag, line: entry.line, playlist: media.reference, expected: "0 to \(HLSNumber.format(end)) s",
                                          actual: "\(HLSNumber.format(offset)) s",
-                                         message: "the interstitial's START-DATE lies \(where_) of this VOD playlist: players never reach it")
+                                         message: "the interstitial's START-DATE lies \(where_) of this VOD playlist: players never reach it (Media3 drops it)")
                 }
-                if let resumesAt = entry.resumesAt, resumesAt < -0.001 {
+                if let resumesAt = entry.resumesAt, resumesAt < -tolerance {
                     return SpecViolation(tag: tag, line: entry.line, playlist: media.reference, expected: "a resume point at or after 0 s",
                                          actual: "\(HLSNumber.format(resumesAt)) s",
                                          message: "X-RESUME-OFFSET takes playback back to \(HLSNumber.format(resumesAt)) s, before the start of the primary")

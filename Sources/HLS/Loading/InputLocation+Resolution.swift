@@ -18,7 +18,7 @@ extension InputLocation {
     /// scheme, is refused, so that no remote playlist can make the auditor read its own disk.
     /// A local playlist may reference local files and http(s) URLs.
     public func resolving(_ reference: String) throws(LoadError) -> InputLocation {
-        let trimmed = reference.trimmingCharacters(in: .whitespaces)
+        let trimmed = reference.trimmingSpaces()
         guard !trimmed.isEmpty else { throw .invalidReference(reference: reference, playlist: description) }
         let ref = URIReference(parsing: URIReference.encodingInvalidCharacters(trimmed))
         let resolved = ref.resolved(against: URIReference(parsing: uriText))
@@ -36,7 +36,7 @@ extension InputLocation {
             guard resolved.authority == nil || resolved.authority == "" || resolved.authority == "localhost" else {
                 throw .unsupportedScheme(reference: reference, playlist: description)
             }
-            let path = resolved.path.removingPercentEncoding ?? resolved.path
+            let path = URIReference.removingPercentEncoding(resolved.path) ?? resolved.path
             return .file(path: path.isEmpty ? "/" : path)
         default:
             throw .unsupportedScheme(reference: reference, playlist: description)
@@ -55,6 +55,6 @@ extension InputLocation {
 
     /// True when the reference is an absolute URI (has a scheme), as X-ASSET-URI must be.
     public static func isAbsoluteURI(_ reference: String) -> Bool {
-        URIReference(parsing: reference.trimmingCharacters(in: .whitespaces)).isAbsolute
+        URIReference.hasScheme(Substring(reference.trimmingSpaces()).utf8)
     }
 }

@@ -5,14 +5,20 @@ public struct LoadedMediaPlaylist: Sendable {
     public var location: InputLocation
     /// The URI as the multivariant playlist writes it; the input itself for a media playlist input.
     public var reference: String
-    public var playlist: MediaPlaylist
+    public var playlist: MediaPlaylist {
+        didSet { mergedDateRanges = InterstitialSchedule.merged(playlist.dateRanges) }
+    }
     public var diagnostics: [PlaylistDiagnostic]
+    /// The date ranges with tags of one ID merged (`InterstitialSchedule.merged`), once per load
+    /// rather than once per rule.
+    public private(set) var mergedDateRanges: [DateRange]
 
     public init(location: InputLocation, reference: String, playlist: MediaPlaylist, diagnostics: [PlaylistDiagnostic]) {
         self.location = location
         self.reference = reference
         self.playlist = playlist
         self.diagnostics = diagnostics
+        mergedDateRanges = InterstitialSchedule.merged(playlist.dateRanges)
     }
 }
 
@@ -70,6 +76,9 @@ public struct Presentation: Sendable {
     /// Keyed by the resolved location's description.
     public var assetLists: [String: AssetListOutcome]
     public var assets: [String: AssetPlaylistOutcome]
+    /// The references the loader resolved (asset lists, asset URIs), so that rules asking again
+    /// do not resolve a 64 KiB URI once per rule and tag.
+    public var resolutions = ReferenceResolutions()
 
     public init(input: InputLocation, location: InputLocation, root: ParsedPlaylist, mediaPlaylists: [LoadedMediaPlaylist],
                 mediaFailures: [MediaPlaylistFailure] = [], assetLists: [String: AssetListOutcome] = [:],
@@ -89,19 +98,46 @@ public struct Presentation: Sendable {
     /// The asset list an interstitial of `media` names, or nil when it names none or it was not fetched.
     public func assetList(for interstitial: Interstitial, in media: LoadedMediaPlaylist) -> AssetListOutcome? {
         guard let reference = interstitial.assetList else { return nil }
-        do throws(LoadError) {
-            return assetLists[try media.location.resolving(reference).description]
-        } catch {
-            return .failed(error)
+        switch resolutions.resolve(reference, from: media.location) {
+        case .success(let location): return assetLists[location.description]
+        case .failure(let error): return .failed(error)
         }
     }
 
     /// The outcome of loading an asset URI (absolute, as X-ASSET-URI and ASSETS[].URI must be).
     public func asset(_ uri: String, from base: InputLocation) -> AssetPlaylistOutcome? {
-        do throws(LoadError) {
-            return assets[try base.resolving(uri).description]
-        } catch {
-            return .failed(error)
+        switch resolutions.resolve(uri, from: base) {
+        case .success(let location): return assets[location.description]
+        case .failure(let error): return .failed(error)
         }
+    }
+}
+
+/// References resolved against a base, each distinct pair once per load.
+public struct ReferenceResolutions: Sendable {
+    struct Key: Hashable, Sendable {
+        var base: InputLocation
+        var reference: String
+    }
+
+    private var results: [Key: Result<InputLocation, LoadError>] = [:]
+
+    public init() {}
+
+    public var count: Int { results.count }
+
+    /// The remembered result, else `base.resolving(reference)` (not remembered: the value is not mutated).
+    public func resolve(_ reference: String, from base: InputLocation) -> Result<InputLocation, LoadError> {
+        if let known = results[Key(base: base, reference: reference)] { return known }
+        do throws(LoadError) { return .success(try base.resolving(reference)) } catch { return .failure(error) }
+    }
+
+    /// Resolves and remembers.
+    public mutating func remember(_ reference: String, from base: InputLocation) -> Result<InputLocation, LoadError> {
+        let key = Key(base: base, reference: reference)
+        if let known = results[key] { return known }
+        let result = resolve(reference, from: base)
+        results[key] = result
+        return result
     }
 }

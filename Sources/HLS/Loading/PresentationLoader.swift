@@ -100,7 +100,7 @@ public struct PresentationLoader: Sendable {
         for media in presentation.mediaPlaylists {
             for range in media.playlist.dateRanges where range.isInterstitial {
                 guard let reference = range.interstitial?.assetList,
-                      let location = try? media.location.resolving(reference),
+                      case .success(let location) = presentation.resolutions.remember(reference, from: media.location),
                       seen.insert(location.description).inserted else { continue }
                 targets.append(location)
             }
@@ -124,7 +124,8 @@ public struct PresentationLoader: Sendable {
         var targets: [InputLocation] = []
         var seen: Set<String> = []
         func add(_ uri: String, _ base: InputLocation) {
-            guard InputLocation.isAbsoluteURI(uri), let location = try? base.resolving(uri),
+            let resolved = presentation.resolutions.remember(uri, from: base)
+            guard InputLocation.isAbsoluteURI(uri), case .success(let location) = resolved,
                   seen.insert(location.description).inserted else { return }
             targets.append(location)
         }

@@ -18,33 +18,39 @@ public struct URIReference: Sendable, Equatable, CustomStringConvertible {
     }
 
     /// Splits without validating: `^(([^:/?#]+):)?(//([^/?#]*))?([^?#]*)(\?([^#]*))?(#(.*))?`.
+    /// The delimiters are ASCII, so the split walks UTF-8 bytes (not Characters: URIs of 64 KiB
+    /// from EXT-X-DEFINE are resolved for every interstitial).
     public init(parsing text: String) {
-        var rest = Substring(text)
+        let utf8 = text.utf8
+        var rest = utf8[...]
+        func isByte(_ b: UInt8, in set: StaticString) -> Bool {
+            set.withUTF8Buffer { $0.contains(b) }
+        }
         scheme = nil
-        if let colon = rest.firstIndex(where: { ":/?#".contains($0) }), rest[colon] == ":", colon != rest.startIndex {
-            scheme = String(rest[..<colon])
-            rest = rest[rest.index(after: colon)...]
+        if let colon = rest.firstIndex(where: { isByte($0, in: ":/?#") }), rest[colon] == UInt8(ascii: ":"), colon != rest.startIndex {
+            scheme = String(Substring(rest[..<colon]))
+            rest = rest[utf8.index(after: colon)...]
         }
         authority = nil
-        if rest.hasPrefix("//") {
+        if rest.starts(with: "//".utf8) {
             let after = rest.dropFirst(2)
-            let end = after.firstIndex(where: { "/?#".contains($0) }) ?? after.endIndex
-            authority = String(after[..<end])
+            let end = after.firstIndex(where: { isByte($0, in: "/?#") }) ?? after.endIndex
+            authority = String(Substring(after[..<end]))
             rest = after[end...]
         }
-        if let hash = rest.firstIndex(of: "#") {
-            fragment = String(rest[rest.index(after: hash)...])
+        if let hash = rest.firstIndex(of: UInt8(ascii: "#")) {
+            fragment = String(Substring(rest[utf8.index(after: hash)...]))
             rest = rest[..<hash]
         } else {
             fragment = nil
         }
-        if let mark = rest.firstIndex(of: "?") {
-            query = String(rest[rest.index(after: mark)...])
+        if let mark = rest.firstIndex(of: UInt8(ascii: "?")) {
+            query = String(Substring(rest[utf8.index(after: mark)...]))
             rest = rest[..<mark]
         } else {
             query = nil
         }
-        path = String(rest)
+        path = String(Substring(rest))
     }
 
     /// Recomposed as RFC 3986 5.3 does.
@@ -97,6 +103,12 @@ public struct URIReference: Sendable, Equatable, CustomStringConvertible {
 
     /// RFC 3986 5.2.4.
     static func removeDotSegments(_ path: String) -> String {
+        // Most paths have no segment that starts with ".": nothing to remove, and no walk by Characters.
+        var previous = UInt8(ascii: "/")
+        guard path.utf8.contains(where: { byte in
+            defer { previous = byte }
+            return byte == UInt8(ascii: ".") && previous == UInt8(ascii: "/")
+        }) else { return path }
         var input = Substring(path)
         var output: [Substring] = []
         while !input.isEmpty {
@@ -129,21 +141,62 @@ public struct URIReference: Sendable, Equatable, CustomStringConvertible {
     /// Percent-encodes what may not appear in a URI (spaces, non-ASCII), leaving `%XX` and the
     /// reserved characters alone, so that what playlists write in practice still resolves.
     public static func encodingInvalidCharacters(_ text: String) -> String {
-        var out = ""
+        guard !text.utf8.allSatisfy(isAllowed) else { return text }
+        let hex = Array("0123456789ABCDEF".utf8)
+        var out: [UInt8] = []
+        out.reserveCapacity(text.utf8.count + 16)
         for byte in text.utf8 {
-            let c = Character(Unicode.Scalar(byte))
-            if byte < 0x80, byte > 0x20, byte != 0x7F, !"\"<>\\^`{|}".contains(c) {
-                out.append(c)
+            if isAllowed(byte) {
+                out.append(byte)
             } else {
-                out += "%" + String(byte, radix: 16, uppercase: true).leftPadded(to: 2)
+                out += [UInt8(ascii: "%"), hex[Int(byte >> 4)], hex[Int(byte & 0xF)]]
             }
         }
-        return out
+        return String(decoding: out, as: UTF8.self)
     }
-}
 
-extension String {
-    fileprivate func leftPadded(to width: Int) -> String {
-        count >= width ? self : String(repeating: "0", count: width - count) + self
+    private static func isAllowed(_ byte: UInt8) -> Bool {
+        switch byte {
+        case 0...0x20, 0x7F...: return false
+        case UInt8(ascii: "\""), UInt8(ascii: "<"), UInt8(ascii: ">"), UInt8(ascii: "\\"), UInt8(ascii: "^"), UInt8(ascii: "`"),
+             UInt8(ascii: "{"), UInt8(ascii: "|"), UInt8(ascii: "}"): return false
+        default: return true
+        }
+    }
+
+    /// `%XX` sequences decoded, as Foundation's `removingPercentEncoding` (nil for a `%` without
+    /// two hexadecimal digits or bytes that are not UTF-8), in one pass over the bytes.
+    public static func removingPercentEncoding(_ text: String) -> String? {
+        guard text.utf8.contains(UInt8(ascii: "%")) else { return text }
+        func hexValue(_ byte: UInt8) -> UInt8? {
+            switch byte {
+            case UInt8(ascii: "0")...UInt8(ascii: "9"): return byte - UInt8(ascii: "0")
+            case UInt8(ascii: "A")...UInt8(ascii: "F"): return byte - UInt8(ascii: "A") + 10
+            case UInt8(ascii: "a")...UInt8(ascii: "f"): return byte - UInt8(ascii: "a") + 10
+            default: return nil
+            }
+        }
+        let bytes = Array(text.utf8)
+        var out: [UInt8] = []
+        out.reserveCapacity(bytes.count)
+        var i = 0
+        while i < bytes.count {
+            if bytes[i] == UInt8(ascii: "%") {
+                guard i + 2 < bytes.count, let high = hexValue(bytes[i + 1]), let low = hexValue(bytes[i + 2]) else { return nil }
+                out.append(high << 4 | low)
+                i += 3
+            } else {
+                out.append(bytes[i])
+                i += 1
+            }
+        }
+        return String(validating: out, as: UTF8.self)
+    }
+
+    /// Whether `text` starts with a scheme (RFC 3986 Appendix B's split), without splitting it.
+    static func hasScheme(_ text: Substring.UTF8View) -> Bool {
+        guard let delimiter = text.firstIndex(where: { $0 == UInt8(ascii: ":") || $0 == UInt8(ascii: "/") || $0 == UInt8(ascii: "?") || $0 == UInt8(ascii: "#") })
+        else { return false }
+        return text[delimiter] == UInt8(ascii: ":") && delimiter != text.startIndex
     }
 }

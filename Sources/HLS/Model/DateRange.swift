@@ -179,7 +179,7 @@ where Token.RawValue == String {
         repeated = []
         var seen: Set<String> = []
         for part in text.split(separator: ",", omittingEmptySubsequences: false) {
-            let token = part.trimmingCharacters(in: .whitespaces)
+            let token = part.trimmingSpaces()
             if !seen.insert(token).inserted { repeated.append(token); continue }
             if let known = Token(rawValue: token) { tokens.append(known) } else { unknown.append(token) }
         }

@@ -33,7 +33,7 @@ extension ParserState {
     }
 
     static func commaList(_ text: String) -> [String] {
-        text.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
+        text.split(separator: ",").map { $0.trimmingSpaces() }.filter { !$0.isEmpty }
     }
 
     mutating func int(_ list: AttributeList, _ key: String, _ tag: String, _ line: Int, required: Bool = false) -> Int? {

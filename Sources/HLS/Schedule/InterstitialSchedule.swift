@@ -161,18 +161,29 @@ public struct InterstitialSchedule: Sendable, Equatable, Codable {
 
     /// Tags with the same ID describe one date range (a live playlist adds attributes over
     /// reloads): the first tag's values win, later tags add what it lacked.
+    ///
+    /// Linear in the number of attributes: each ID's names are kept in a set and each merged tag
+    /// is typed once at the end (100 tags of one ID with 254 attributes each took seconds when
+    /// every attribute was checked against the merged list and the tag re-typed after each).
     public static func merged(_ ranges: [DateRange]) -> [DateRange] {
+        var ids: Set<String> = []
+        guard ranges.contains(where: { $0.id.map { !ids.insert($0).inserted } ?? false }) else { return ranges }
         var result: [DateRange] = []
         var index: [String: Int] = [:]
+        // Per merged entry that a later tag extends: its attributes so far and their names.
+        var extended: [Int: (items: [Attribute], names: Set<String>)] = [:]
         for range in ranges {
             guard let id = range.id, let at = index[id] else {
                 if let id = range.id { index[id] = result.count }
                 result.append(range)
                 continue
             }
-            var items = result[at].attributes.items
-            for item in range.attributes.items where !items.contains(where: { $0.name == item.name }) { items.append(item) }
-            result[at] = DateRange(attributes: AttributeList(items), line: result[at].line)
+            var merging = extended.removeValue(forKey: at) ?? (result[at].attributes.items, Set(result[at].attributes.items.map(\.name)))
+            for item in range.attributes.items where merging.names.insert(item.name).inserted { merging.items.append(item) }
+            extended[at] = merging
+        }
+        for (at, merging) in extended where merging.items.count != result[at].attributes.items.count {
+            result[at] = DateRange(attributes: AttributeList(merging.items), line: result[at].line)
         }
         return result
     }

@@ -1,4 +1,5 @@
 import Foundation
+import HLS
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
@@ -117,7 +118,7 @@ enum Output {
         let url = URL(fileURLWithPath: path)
         let directory = url.deletingLastPathComponent().path
         if let code = makeDirectories(directory) { throw failed(code) }
-        var template = Array((directory as NSString).appendingPathComponent(".\(url.lastPathComponent).XXXXXX").utf8CString)
+        var template = Array(PathText.appending(".\(url.lastPathComponent).XXXXXX", to: directory).utf8CString)
         let fd = mkstemp(&template)
         guard fd >= 0 else { throw failed(errno) }
         let temporary = template.withUnsafeBufferPointer { String(cString: $0.baseAddress!) }
@@ -148,7 +149,7 @@ enum Output {
         var info = stat()
         if stat(path, &info) == 0 { return info.st_mode & S_IFMT == S_IFDIR ? nil : ENOTDIR }
         guard errno == ENOENT else { return errno }
-        let parent = (path as NSString).deletingLastPathComponent
+        let parent = PathText.deletingLastComponent(path)
         if !parent.isEmpty, parent != path, let code = makeDirectories(parent) { return code }
         if mkdir(path, 0o777) == 0 || errno == EEXIST { return nil }
         return errno
