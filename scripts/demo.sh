@@ -5,7 +5,11 @@
 #     Reports/demo.md and Reports/demo.html;
 #  2. generates an HLS primary that schedules four interstitials (EXT-X-DATERANGE), serves it on
 #     127.0.0.1 with the test HTTP server, audits the playlist URL per device class and writes
-#     Reports/demo-playlist.{json,md,html}.
+#     Reports/demo-playlist.{json,md,html};
+#  3. the receiver lab on loopback: generates the small lab suite, serves it with `lab serve`, lets
+#     two stand-in receivers (Tests/Server/lab_receiver.py, from 127.0.0.41 and .42, pinned in an
+#     inventory) play three cases, records verdicts, and writes Reports/demo-lab.{md,html}
+#     (predicted versus observed) and the calibration it proposes.
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 
@@ -66,3 +70,46 @@ for format in json markdown html; do
 done
 echo >&2
 echo "demo: reports written: Reports/demo-playlist.json Reports/demo-playlist.md Reports/demo-playlist.html" >&2
+
+echo >&2
+echo "demo: the receiver lab (small suite, two stand-in receivers on loopback)" >&2
+lab=.build/demo-lab
+mkdir -p "$lab"
+"$bin" lab streams --scale small --output "$lab/suite" >&2
+cat > "$lab/inventory.yaml" <<'YAML'
+receivers:
+  - name: Demo Low-end TV
+    deviceClass: smart-tv-low-end
+    addresses: ["127.0.0.41"]
+  - name: Demo Apple TV
+    deviceClass: apple-tv-4k
+    addresses: ["127.0.0.42"]
+YAML
+rm -f "$lab/lab.sqlite" "$lab/lab.sqlite-wal" "$lab/lab.sqlite-shm"
+"$bin" lab serve --streams "$lab/suite" --bind 127.0.0.1 --port 0 --db "$lab/lab.sqlite" --inventory "$lab/inventory.yaml" \
+  --no-browse --log-level warning 2> "$lab/serve.log" &
+lab_pid=$!
+trap 'kill "$server_pid" "$lab_pid" 2>/dev/null || true; rm -f "$server_log"' EXIT
+for _ in $(seq 1 100); do grep -q "lab: serving" "$lab/serve.log" && break; sleep 0.05; done
+lab_url=$(grep -o 'http://127.0.0.1:[0-9]*' "$lab/serve.log" | head -1)
+echo "demo: lab page at $lab_url/ (open it in a browser while the demo runs)" >&2
+# Exit 1 from a stand-in means it could not play all of a case: the low-end TV skips the HEVC ad.
+for c in control video-codec-hevc capability-ladder; do
+  python3 Tests/Server/lab_receiver.py "$lab_url/cases/$c/master.m3u8" --source 127.0.0.41 \
+    --video-codecs h264 --ranges SDR --audio-codecs aac --max-channels 2 >/dev/null || true
+  python3 Tests/Server/lab_receiver.py "$lab_url/cases/$c/master.m3u8" --source 127.0.0.42 \
+    --video-codecs h264,hevc --ranges SDR,HDR10,HLG --audio-codecs aac,ac3,eac3 --max-channels 6 >/dev/null || true
+done
+kill -TERM "$lab_pid"; wait "$lab_pid" || true
+db=(--db "$lab/lab.sqlite")
+"$bin" lab record "${db[@]}" --receiver "Demo Low-end TV" --case control --verdict seamless >&2
+"$bin" lab record "${db[@]}" --receiver "Demo Low-end TV" --case video-codec-hevc --verdict skipped --note "HEVC ad not fetched" >&2
+"$bin" lab record "${db[@]}" --receiver "Demo Apple TV" --case control --verdict seamless >&2
+"$bin" lab record "${db[@]}" --receiver "Demo Apple TV" --case video-codec-hevc --verdict glitch --seconds 0.4 >&2
+"$bin" lab sessions "${db[@]}" --format table
+"$bin" lab report "${db[@]}" --format table
+"$bin" lab report "${db[@]}" --format markdown --output Reports/demo-lab.md
+"$bin" lab report "${db[@]}" --format html --output Reports/demo-lab.html
+"$bin" profiles calibrate "${db[@]}" --min-observations 1 --format table
+echo >&2
+echo "demo: lab reports written: Reports/demo-lab.md Reports/demo-lab.html" >&2
