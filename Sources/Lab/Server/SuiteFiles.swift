@@ -13,6 +13,9 @@ struct SuiteFileProvider: FileProvider {
 
     let root: String
     private let files: LocalFileSystem
+    private let io = FileIO(threadPool: .singleton)
+    /// Reads of 1 MiB (Hummingbird reads 128 KiB): a segment costs a few thread-pool hops, not dozens.
+    static let chunkLength = 1 << 20
 
     init(root: String, logger: Logger) {
         self.root = root
@@ -28,11 +31,11 @@ struct SuiteFileProvider: FileProvider {
     }
 
     func loadFile(id: String, context: some RequestContext) async throws -> ResponseBody {
-        try await files.loadFile(id: id, context: context)
+        try await io.loadFile(path: id, context: context, chunkLength: Self.chunkLength)
     }
 
     func loadFile(id: String, range: ClosedRange<Int>, context: some RequestContext) async throws -> ResponseBody {
-        try await files.loadFile(id: id, range: range, context: context)
+        try await io.loadFile(path: id, range: range, context: context, chunkLength: Self.chunkLength)
     }
 }
 
@@ -94,6 +97,7 @@ struct TemplateMiddleware<Context: RequestContext>: RouterMiddleware {
     let root: String
     let placeholder: String
     let fallbackHost: String
+    let cache = TemplateCache()
     /// Larger files are not templates: FileMiddleware serves them as they are.
     static var maxTemplateBytes: Int { 16 << 20 }
 
@@ -103,13 +107,10 @@ struct TemplateMiddleware<Context: RequestContext>: RouterMiddleware {
               !decoded.contains(".."),
               decoded.hasSuffix(".m3u8") || decoded.hasSuffix(".json"),
               let file = SuiteFiles.confined(decoded, root: root),
-              let attributes = try? FileManager.default.attributesOfItem(atPath: file),
-              (attributes[.type] as? FileAttributeType) == .typeRegular,
-              let size = attributes[.size] as? Int, size <= Self.maxTemplateBytes,
-              let data = FileManager.default.contents(atPath: file)
+              let pieces = cache.pieces(of: file, placeholder: placeholder, limit: Self.maxTemplateBytes)
         else { return try await next(request, context) }
         let origin = SuiteFiles.origin(host: request.head.authority, fallback: fallbackHost)
-        let text = String(decoding: data, as: UTF8.self).replacingOccurrences(of: placeholder, with: origin)
+        let text = pieces.joined(separator: origin)
         var headers = HTTPFields()
         headers[.contentType] = SuiteFiles.mediaType(of: decoded) ?? "application/octet-stream"
         headers[.cacheControl] = "no-cache"
@@ -180,5 +181,33 @@ enum ByteRange: Equatable {
             last = min(requested, size - 1)
         }
         return first < size ? .range(first: first, last: last) : .unsatisfiable
+    }
+}
+
+/// Playlists split around the origin placeholder, kept while the file's size and modification
+/// time stay the same (a suite regenerated under a running server is read again).
+final class TemplateCache: @unchecked Sendable {
+    private struct Entry {
+        var size: Int
+        var modified: timespec
+        var pieces: [String]
+    }
+
+    private let lock = NSLock()
+    private var entries: [String: Entry] = [:]
+
+    /// The text of the regular file at `path` split at `placeholder`, or nil when it is not a
+    /// regular file or is larger than `limit` bytes.
+    func pieces(of path: String, placeholder: String, limit: Int) -> [String]? {
+        var info = stat()
+        guard stat(path, &info) == 0, (info.st_mode & S_IFMT) == S_IFREG, Int(info.st_size) <= limit else { return nil }
+        if let entry = lock.withLock({ entries[path] }), entry.size == Int(info.st_size),
+           entry.modified.tv_sec == info.st_mtim.tv_sec, entry.modified.tv_nsec == info.st_mtim.tv_nsec {
+            return entry.pieces
+        }
+        guard let data = FileManager.default.contents(atPath: path) else { return nil }
+        let pieces = String(decoding: data, as: UTF8.self).components(separatedBy: placeholder)
+        lock.withLock { entries[path] = Entry(size: Int(info.st_size), modified: info.st_mtim, pieces: pieces) }
+        return pieces
     }
 }
