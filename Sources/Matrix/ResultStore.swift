@@ -74,23 +74,11 @@ public final class ResultStore: Sendable {
     /// Opens (and migrates) the database at `path`; with `create` false a missing file is an error.
     public init(path: String, create: Bool = true) throws(StoreError) {
         self.path = path
-        if !FileManager.default.fileExists(atPath: path) {
-            guard create else { throw .missing(path: path) }
-            let directory = URL(fileURLWithPath: path).deletingLastPathComponent()
-            do { try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true) } catch {
-                throw .cannotOpen(path: path, reason: (error as NSError).localizedDescription)
+        do { pool = try ResultsDatabase.open(path, create: create, migrator: Self.migrator) } catch {
+            switch error {
+            case .missing: throw .missing(path: path)
+            case .cannotOpen(let reason): throw .cannotOpen(path: path, reason: reason)
             }
-        }
-        var configuration = Configuration()
-        configuration.busyMode = .timeout(10)
-        configuration.prepareDatabase { db in
-            try db.execute(sql: "PRAGMA synchronous = NORMAL")
-        }
-        do {
-            pool = try DatabasePool(path: path, configuration: configuration)
-            try Self.migrator.migrate(pool)
-        } catch {
-            throw .cannotOpen(path: path, reason: Self.reason(error))
         }
     }
 
@@ -205,10 +193,7 @@ public final class ResultStore: Sendable {
         }
     }
 
-    static func reason(_ error: Error) -> String {
-        if let error = error as? DatabaseError { return error.message ?? error.description }
-        return String(describing: error)
-    }
+    static func reason(_ error: Error) -> String { ResultsDatabase.reason(error) }
 }
 
 /// Records each finished case of a run in the store.

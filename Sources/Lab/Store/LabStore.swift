@@ -1,5 +1,6 @@
 import Foundation
 import GRDB
+import Matrix
 
 /// Why the lab's tables in the results database could not be used. Names the file and what to do.
 public enum LabStoreError: Error, Sendable, Equatable, CustomStringConvertible {
@@ -19,7 +20,7 @@ public enum LabStoreError: Error, Sendable, Equatable, CustomStringConvertible {
     }
 }
 
-/// The lab's tables in the results database the matrix also uses (SQLite through GRDB, WAL):
+/// The lab's tables in the results database the matrix also uses (opened by `ResultsDatabase`):
 /// the serve runs with their suite manifest, every request the server answered, the receivers
 /// client addresses map to, and the operators' verdicts. Their migrations are named `lab-*`, apart
 /// from the matrix's, so either side opens a database the other created.
@@ -30,23 +31,11 @@ public final class LabStore: Sendable {
     /// Opens (and migrates) the database at `path`; with `create` false a missing file is an error.
     public init(path: String, create: Bool = true) throws(LabStoreError) {
         self.path = path
-        if !FileManager.default.fileExists(atPath: path) {
-            guard create else { throw .missing(path: path) }
-            let directory = URL(fileURLWithPath: path).deletingLastPathComponent().path
-            do { try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true) } catch {
-                throw .cannotOpen(path: path, reason: "\(error.localizedDescription)")
+        do { pool = try ResultsDatabase.open(path, create: create, migrator: Self.migrator) } catch {
+            switch error {
+            case .missing: throw .missing(path: path)
+            case .cannotOpen(let reason): throw .cannotOpen(path: path, reason: reason)
             }
-        }
-        var configuration = Configuration()
-        configuration.busyMode = .timeout(10)
-        configuration.prepareDatabase { db in
-            try db.execute(sql: "PRAGMA synchronous = NORMAL")
-        }
-        do {
-            pool = try DatabasePool(path: path, configuration: configuration)
-            try Self.migrator.migrate(pool)
-        } catch {
-            throw .cannotOpen(path: path, reason: Self.reason(error))
         }
     }
 
@@ -102,8 +91,5 @@ public final class LabStore: Sendable {
         }
     }
 
-    static func reason(_ error: any Error) -> String {
-        if let error = error as? DatabaseError { return error.message ?? "\(error.resultCode)" }
-        return "\(error)"
-    }
+    static func reason(_ error: any Error) -> String { ResultsDatabase.reason(error) }
 }
