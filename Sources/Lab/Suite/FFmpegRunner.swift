@@ -113,8 +113,8 @@ struct FFmpegRunner: Sendable {
     static func run(_ executable: String, _ arguments: [String], in directory: String? = nil) async -> Result {
         let outPath = NSTemporaryDirectory() + "seamcheck-lab-\(UUID().uuidString).out"
         let errPath = outPath.replacingOccurrences(of: ".out", with: ".err")
-        FileManager.default.createFile(atPath: outPath, contents: nil)
-        FileManager.default.createFile(atPath: errPath, contents: nil)
+        _ = FileManager.default.createFile(atPath: outPath, contents: nil)
+        _ = FileManager.default.createFile(atPath: errPath, contents: nil)
         defer {
             try? FileManager.default.removeItem(atPath: outPath)
             try? FileManager.default.removeItem(atPath: errPath)
