@@ -99,7 +99,8 @@ final class PartialFailureTests: XCTestCase {
                       "the 25 fps ad is still found against the variant the class failed over to")
         // The speaker selects the lowest bandwidth, which loads: no failover for it.
         XCTAssertFalse(all.contains { $0["rule"] as? String == "media-not-probed" && $0["deviceClass"] as? String == "speaker-audio-only" })
-        let selections = ((document["primary"] as? [String: Any])?["selections"] as? [[String: Any]]) ?? []
+        let primary = (document["assets"] as? [[String: Any]])?.first { $0["role"] as? String == "primary" }
+        let selections = (primary?["selections"] as? [[String: Any]]) ?? []
         XCTAssertEqual(selections.map { $0["rendition"] as? String }, [server.url("/files/primary/index.m3u8")])
     }
 
@@ -144,7 +145,7 @@ final class PartialFailureTests: XCTestCase {
         XCTAssertEqual(document["playlists"] as? [String], [folder.appendingPathComponent("index.m3u8").path])
         XCTAssertEqual(try server.log().count, 0, "--offline fetches nothing")
 
-        let inspect = try SeamcheckBinary.run(["inspect", folder.appendingPathComponent("offline.m3u8").path, "--offline"])
+        let inspect = try SeamcheckBinary.run(["inspect", folder.appendingPathComponent("offline.m3u8").path, "--offline", "--format", "table"])
         XCTAssertEqual(inspect.status, 0, inspect.stderr)
         XCTAssertTrue(inspect.stdout.contains("Not checked (--offline)"), inspect.stdout)
         let remote = try SeamcheckBinary.run(["lint", server.url(path), "--offline"])

@@ -96,6 +96,11 @@ public struct PresentationLoader: Sendable {
                 return .failure(error)
             }
         }
+        defer {
+            // In the order the multivariant playlist writes them, whichever step failed.
+            let order = Dictionary(references.enumerated().map { ($0.element.0, $0.offset) }) { first, _ in first }
+            presentation.mediaFailures.sort { (order[$0.reference] ?? .max) < (order[$1.reference] ?? .max) }
+        }
         for (target, result) in zip(targets, results) {
             switch result {
             case .success(let loaded): presentation.mediaPlaylists.append(loaded)
