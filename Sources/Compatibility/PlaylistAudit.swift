@@ -54,44 +54,7 @@ public struct PlaylistAuditor: Sendable {
         var findings = specFindings(presentation)
         var declared = DeclaredFindings()
 
-        // The primary: what each class plays of it. A class whose selected rendition cannot be
-        // read plays nothing; only when no class can read the primary is the audit unusable.
-        var primaryPicks: [String: RenditionPick] = [:]
-        var primaryFailure: ProbeError?
-        for profile in profiles {
-            switch await RenditionPicker.pick(presentation.root, at: presentation.location, for: profile.plays, session: session) {
-            case .picked(let pick):
-                primaryPicks[profile.id] = pick
-                declared.add(pick, subject: "primary (\(pick.rendition))")
-            case .noPlayable(let reason):
-                if let finding = Self.noPlayable(profile, subject: "primary (\(input))", message: "no variant of the primary is playable: \(reason)") {
-                    findings.append(finding)
-                }
-            case .failed(let error):
-                if Task.isCancelled { throw .probe(.cancelled(input.description)) }
-                primaryFailure = primaryFailure ?? error
-                if let finding = Self.noPlayable(profile, subject: "primary (\(input))",
-                                                 message: "the variant this class selects cannot be read: \(error.description)") {
-                    findings.append(finding)
-                }
-            }
-        }
-        if primaryPicks.isEmpty, let primaryFailure { throw .probe(primaryFailure) }
-        let primarySelections = RenditionPick.grouped(primaryPicks, order: profiles.map(\.id))
-        guard let firstPrimary = primarySelections.first else {
-            return AuditResult(input: input.description, deviceClasses: profiles.map(\.id),
-                               primary: AuditedAsset(role: "primary", input: input.description,
-                                                     media: MediaDescription(input: input.description, container: "", duration: nil),
-                                                     problem: "no device class can play the primary"),
-                               interstitials: [], findings: Self.graded(findings + declared.findings, by: profiles))
-        }
-        for profile in profiles {
-            guard let pick = primaryPicks[profile.id] else { continue }
-            findings += auditor.capabilityFindings(pick.media, subject: "primary (\(pick.rendition))", profile: profile)
-        }
-        let primary = AuditedAsset(role: "primary", input: input.description, media: firstPrimary.media, selections: primarySelections)
-
-        // The interstitials, in schedule order; each asset of an asset list is one interstitial.
+        // Plan, then fetch and probe everything the plan needs in parallel; evaluation below reads the caches.
         let schedule = InterstitialSchedule(primary: timeline.playlist, assetList: { interstitial in
             if case .loaded(let list, _, _)? = presentation.assetList(for: interstitial, in: timeline) { return list }
             return nil
@@ -99,25 +62,55 @@ public struct PlaylistAuditor: Sendable {
             if case .loaded(let summary)? = presentation.asset(uri, from: timeline.location) { return summary.duration }
             return nil
         })
-        var interstitials: [AuditedAsset] = []
+        let plan = AuditPlan(schedule: schedule, presentation: presentation, timeline: timeline)
         var assetPlaylists = AssetPlaylists(loader: loader, presentation: presentation)
-        for entry in schedule.entries {
-            let base = Self.assetBase(entry, presentation: presentation, timeline: timeline)
-            for asset in entry.assets {
+        await plan.prefetch(presentation: presentation, profiles: profiles, playlists: &assetPlaylists, session: session,
+                            width: loader.options.concurrency)
+        if Task.isCancelled { throw .probe(.cancelled(input.description)) }
+
+        // The primary: what each class plays of it. A class whose selection cannot be read fails
+        // over to the next variant it would select; one that can read none is not audited (and
+        // says so), the other classes' results stand.
+        var primaryPicks: [String: RenditionPick] = [:]
+        var primaryProblem: String?
+        for profile in profiles {
+            let subject = "primary (\(input))"
+            switch await RenditionPicker.pick(presentation.root, at: presentation.location, for: profile.plays, session: session) {
+            case .picked(let pick):
+                primaryPicks[profile.id] = pick
+                declared.add(pick, subject: "primary (\(pick.rendition))")
+                if let finding = AuditFindings.failover(pick, label: "primary", subject: subject, profile: profile) { findings.append(finding) }
+            case .noPlayable(let reason):
+                if let finding = Self.noPlayable(profile, subject: subject, message: "no variant of the primary is playable: \(reason)") {
+                    findings.append(finding)
+                }
+            case .failed(let error, let skipped):
                 if Task.isCancelled { throw .probe(.cancelled(input.description)) }
-                let role = "interstitial \(interstitials.count + 1)"
-                let placement = Placement(id: entry.id, line: entry.line, kind: entry.placement.rawValue, offset: entry.offset,
-                                          pod: entry.pod, positionInPod: entry.positionInPod, duration: asset.duration)
-                // A fetch the loader already failed is reported by the spec rule asset-unreachable;
-                // the audit does not report it a second time.
-                var knownFailure: String?
-                if case .failed(let error)? = presentation.asset(asset.uri, from: base) { knownFailure = error.description }
-                let (audited, found) = try await auditAsset(asset.uri, base: base, role: role, placement: placement, profiles: profiles,
-                                                        primaryPicks: primaryPicks, session: session, knownFailure: knownFailure,
-                                                        playlists: &assetPlaylists, declared: &declared)
-                interstitials.append(audited)
-                findings += found
+                primaryProblem = primaryProblem ?? "not probed: \(AuditFindings.reason(error))"
+                if let finding = AuditFindings.notProbed(error, skipped: skipped, label: "primary", subject: subject, profile: profile) {
+                    findings.append(finding)
+                }
             }
+        }
+        let primarySelections = RenditionPick.grouped(primaryPicks, order: profiles.map(\.id))
+        for profile in profiles {
+            guard let pick = primaryPicks[profile.id] else { continue }
+            findings += auditor.capabilityFindings(pick.media, subject: "primary (\(pick.rendition))", profile: profile)
+        }
+        let primary = AuditedAsset(role: "primary", input: input.description,
+                                   media: primarySelections.first?.media ?? MediaDescription(input: input.description, container: "", duration: nil),
+                                   selections: primarySelections,
+                                   problem: primarySelections.isEmpty ? (primaryProblem ?? "no device class can play the primary") : nil)
+
+        // Evaluate the interstitials in plan (schedule) order; each asset of an asset list is one interstitial.
+        var interstitials: [AuditedAsset] = []
+        for asset in plan.assets {
+            if Task.isCancelled { throw .probe(.cancelled(input.description)) }
+            let (audited, found) = try await auditAsset(asset.uri, base: asset.base, role: asset.role, placement: asset.placement,
+                                                        profiles: profiles, primaryPicks: primaryPicks, session: session,
+                                                        knownFailure: asset.knownFailure, playlists: &assetPlaylists, declared: &declared)
+            interstitials.append(audited)
+            findings += found
         }
         return AuditResult(input: input.description, deviceClasses: profiles.map(\.id), primary: primary,
                            interstitials: interstitials, findings: Self.graded(findings + declared.findings, by: profiles))
@@ -172,8 +165,12 @@ public struct PlaylistAuditor: Sendable {
                 picks[profile.id] = pick
                 let subject = "\(role) (\(pick.rendition))"
                 declared.add(pick, subject: subject)
+                if let finding = AuditFindings.failover(pick, label: label, subject: subject, profile: profile) { findings.append(finding) }
                 findings += auditor.capabilityFindings(pick.media, subject: subject, profile: profile)
-                guard let primary = primaryPicks[profile.id] else { continue }
+                guard let primary = primaryPicks[profile.id] else {
+                    if let finding = AuditFindings.primaryNotProbed(label: label, subject: subject, profile: profile) { findings.append(finding) }
+                    continue
+                }
                 let (found, fixes) = auditor.transitionFindings(primary: primary.media, interstitial: pick.media,
                                                                 subject: subject, profile: profile)
                 findings += found
@@ -183,23 +180,28 @@ public struct PlaylistAuditor: Sendable {
                                                  message: "\(label): no variant is playable, receivers of this class skip it: \(reason)") {
                     findings.append(finding)
                 }
-            case .failed(let error):
-                // This class's rendition cannot be read: its receivers skip the interstitial.
-                // The other classes' results stand.
+            case .failed(let error, let skipped):
+                // Nothing this class would select can be read. A playlist that does not load: its
+                // receivers skip the interstitial. Media that cannot be probed (encrypted, refused):
+                // not audited. The other classes' results stand.
                 if Task.isCancelled { throw .probe(.cancelled(uri)) }
-                guard let rule = SpecCatalog.rule("asset-unreachable")?.description,
-                      let severity = profile.severity(for: rule) else { continue }
-                findings.append(Finding(rule: rule.id, severity: severity, deviceClass: profile.id, subject: "\(role) (\(location))",
-                                        expected: "a readable rendition", actual: error.description,
-                                        message: "\(label): the rendition this class selects cannot be read, so its receivers skip it: \(error.description)",
-                                        remediation: nil))
+                let subject = "\(role) (\(location))"
+                if AuditFindings.isPlaylistFailure(error), let rule = SpecCatalog.rule("asset-unreachable")?.description,
+                   let severity = profile.severity(for: rule) {
+                    findings.append(Finding(rule: rule.id, severity: severity, deviceClass: profile.id, subject: subject,
+                                            expected: "a readable rendition", actual: error.description,
+                                            message: "\(label): no rendition this class selects can be read, so its receivers skip it: \(error.description)",
+                                            remediation: nil))
+                } else if let finding = AuditFindings.notProbed(error, skipped: skipped, label: label, subject: subject, profile: profile) {
+                    findings.append(finding)
+                }
             }
         }
         let selections = RenditionPick.grouped(picks, order: profiles.map(\.id))
         let media = selections.first?.media ?? MediaDescription(input: location.description, container: "", duration: nil)
         let asset = AuditedAsset(role: role, input: location.description, media: media,
                                  remediation: Remediation.mergedOrNil(remediations), selections: selections, placement: placement,
-                                 problem: selections.isEmpty ? "no device class audited can play it" : nil)
+                                 problem: selections.isEmpty ? "not audited: no device class audited could probe or play it" : nil)
         return (asset, findings)
     }
 
@@ -249,6 +251,35 @@ struct AssetPlaylists {
     init(loader: PresentationLoader, presentation: Presentation) {
         self.loader = loader
         self.presentation = presentation
+    }
+
+    /// What is known of `location` without fetching: loaded here, or by the loader.
+    func known(_ location: InputLocation) -> Result<(ParsedPlaylist, FetchedResource), LoadError>? {
+        let key = location.description
+        if let known = loaded[key] { return known }
+        switch presentation.assets[key] {
+        case .loaded(let summary)? where summary.root != nil:
+            return .success((summary.root!, FetchedResource(location: summary.location, data: Data(), contentType: nil, elapsed: summary.elapsed)))
+        case .failed(let error)? where error.subject == key:
+            return .failure(error)
+        default:
+            return nil
+        }
+    }
+
+    /// Loads, `width` at a time, every location not known yet.
+    mutating func prefetch(_ locations: [InputLocation], width: Int) async {
+        var missing: [InputLocation] = []
+        var seen: Set<String> = []
+        for location in locations where known(location) == nil && seen.insert(location.description).inserted { missing.append(location) }
+        let loader = self.loader
+        let results = await PresentationLoader.map(missing, width: width) { location -> Result<(ParsedPlaylist, FetchedResource), LoadError> in
+            do throws(LoadError) { return .success(try await loader.loadPlaylist(location, limits: loader.assetPlaylistLimits)) } catch {
+                return .failure(error)
+            }
+        }
+        guard !Task.isCancelled else { return }
+        for (location, result) in zip(missing, results) { loaded[location.description] = result }
     }
 
     mutating func load(_ location: InputLocation) async throws(LoadError) -> (ParsedPlaylist, FetchedResource) {

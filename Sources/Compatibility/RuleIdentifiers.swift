@@ -25,6 +25,10 @@ public enum RuleIdentifiers {
         // Seamcheck's additions to INTERFACE.md's group: the parser's own diagnostics as findings,
         // interstitials a VOD timeline never reaches, SCTE35 and client values that are not hexadecimal.
         "playlist-syntax", "interstitial-outside-timeline", "daterange-hexadecimal-invalid",
+        // A media playlist below the input that cannot be loaded (a finding, not the end of the run).
+        "media-playlist-unreachable",
     ]
-    public static let all = Set(transition + capability + declared + spec)
+    /// Playlist audits: media that no rule could look at (unreachable, encrypted, refused), never counted as seamless.
+    public static let audit = ["media-not-probed"]
+    public static let all = Set(transition + capability + declared + spec + audit)
 }

@@ -22,7 +22,11 @@ public struct HTMLReporter: AuditReporter {
             for deviceClass in result.deviceClasses {
                 let severity = worstSeverity(for: asset, deviceClass: deviceClass, in: result)
                 let label = severity.map { $0 == .error ? "fail" : $0 == .warning ? "warn" : "info" } ?? "pass"
-                h.append("<td class=\"\(label)\">\(label)</td>")
+                if notAudited(asset, deviceClass: deviceClass, in: result) {
+                    h.append("<td class=\"warn\">not audited</td>")
+                } else {
+                    h.append("<td class=\"\(label)\">\(label)</td>")
+                }
             }
             h.append("</tr>")
         }

@@ -22,7 +22,9 @@ public struct MarkdownReporter: AuditReporter {
         md.append("| interstitial | " + result.deviceClasses.joined(separator: " | ") + " |")
         md.append("|---|" + result.deviceClasses.map { _ in "---" }.joined(separator: "|") + "|")
         for asset in result.interstitials {
-            let cells = result.deviceClasses.map { cell(worstSeverity(for: asset, deviceClass: $0, in: result)) }
+            let cells = result.deviceClasses.map {
+                notAudited(asset, deviceClass: $0, in: result) ? "not audited" : cell(worstSeverity(for: asset, deviceClass: $0, in: result))
+            }
             md.append("| \(escape(asset.role)): `\(escape(MediaText.shortName(asset)))` | " + cells.joined(separator: " | ") + " |")
         }
         for asset in result.interstitials {

@@ -34,6 +34,14 @@ func findings(for asset: AuditedAsset, in result: AuditResult) -> [Finding] {
 }
 
 /// The highest severity per device class for one interstitial; nil where nothing fired.
+/// Whether a class's cell of a playlist audit was not audited (what it plays of the asset or of
+/// the primary could not be probed): shown as "not audited", never as a pass.
+func notAudited(_ asset: AuditedAsset, deviceClass: String, in result: AuditResult) -> Bool {
+    let plays = { (a: AuditedAsset) in a.selections.contains { $0.deviceClasses.contains(deviceClass) } }
+    guard !plays(asset) || !plays(result.primary) else { return false }
+    return findings(for: asset, in: result).contains { $0.rule == "media-not-probed" && $0.deviceClass == deviceClass }
+}
+
 func worstSeverity(for asset: AuditedAsset, deviceClass: String, in result: AuditResult) -> Severity? {
     findings(for: asset, in: result).filter { $0.deviceClass == deviceClass }.map(\.severity).max()
 }

@@ -31,7 +31,8 @@ public struct TableReporter: AuditReporter {
                 out.append("  " + paint("no findings: the switch is seamless on every device class audited", .green))
                 continue
             }
-            out.append(contentsOf: grid(found, classes: result.deviceClasses).map { "  " + $0 })
+            let skipped = Set(result.deviceClasses.filter { notAudited(asset, deviceClass: $0, in: result) })
+            out.append(contentsOf: grid(found, classes: result.deviceClasses, notAudited: skipped).map { "  " + $0 })
             var seenMessages: Set<String> = []
             for finding in found where seenMessages.insert(finding.rule + finding.message).inserted {
                 out.append(line("  - \(finding.rule): \(finding.message)" + (finding.accepted.map { " (accepted: \($0))" } ?? "")))
@@ -55,18 +56,19 @@ public struct TableReporter: AuditReporter {
     }
 
     /// Rows: rules that fired; columns: device classes; cells: the severity, "-" where it did not fire.
-    private func grid(_ found: [Finding], classes: [String]) -> [String] {
+    private func grid(_ found: [Finding], classes: [String], notAudited: Set<String> = []) -> [String] {
         var rules: [String] = []
         for finding in found where !rules.contains(finding.rule) { rules.append(finding.rule) }
         let ruleWidth = max(4, rules.map { line($0).count }.max() ?? 0)
-        let widths = classes.map { max(line($0).count, 7) }
+        let widths = classes.map { max(line($0).count, notAudited.contains($0) ? 11 : 7) }
         var lines = [pad("rule", ruleWidth) + "  " + zip(classes, widths).map { pad(line($0), $1) }.joined(separator: "  ")]
         for rule in rules {
             var cells: [String] = []
             for (deviceClass, width) in zip(classes, widths) {
                 // A finding without a class (an unreachable asset, a wrong CODECS) applies to every class.
                 let severity = found.first { $0.rule == rule && ($0.deviceClass == deviceClass || $0.deviceClass == nil) }?.severity
-                cells.append(paint(pad(severity?.label ?? "-", width), severity.map(tone) ?? .dim))
+                let text = rule == "media-not-probed" && notAudited.contains(deviceClass) ? "not audited" : severity?.label ?? "-"
+                cells.append(paint(pad(text, width), severity.map(tone) ?? .dim))
             }
             lines.append(pad(line(rule), ruleWidth) + "  " + cells.joined(separator: "  "))
         }

@@ -43,6 +43,9 @@ struct AuditCommand: AsyncParsableCommand {
     @Flag(name: .customLong("write-accepted"), help: "Add every open finding to the project file's accepted list (a start: give each a reason).")
     var writeAccepted = false
 
+    @Option(help: "Interstitial asset playlists and renditions fetched and probed at once (default 16); the report's order does not depend on it.")
+    var jobs: Int = 16
+
     @OptionGroup var profilesDir: ProfilesDirOption
     @OptionGroup var timeout: TimeoutOption
     @OptionGroup var config: ConfigOption
@@ -54,6 +57,7 @@ struct AuditCommand: AsyncParsableCommand {
             }
             return
         }
+        guard jobs >= 1 else { throw ValidationError("--jobs must be at least 1") }
         guard primary != nil else { throw ValidationError("give a primary PLAYLIST, or media with --primary INPUT --interstitial INPUT") }
         guard !interstitial.isEmpty else { throw ValidationError("give at least one --interstitial INPUT") }
     }
@@ -66,7 +70,7 @@ struct AuditCommand: AsyncParsableCommand {
         var deviceProfiles = try ProfileLocator.load(explicitDirectory: profilesDir.path, selecting: selected)
         if let rules = project?.rules { deviceProfiles = deviceProfiles.map(rules.apply) }
         let seconds = timeout.resolved(project)
-        let session = ProbeSession(options: ProbeOptions(timeout: seconds))
+        let session = ProbeSession(options: ProbeOptions(timeout: seconds), maxConcurrent: jobs)
         var result: AuditResult
         if let playlist {
             result = try await auditPlaylist(playlist, profiles: deviceProfiles, session: session, seconds: seconds)
@@ -90,7 +94,9 @@ struct AuditCommand: AsyncParsableCommand {
                                seconds: Double) async throws(CLIFailure) -> AuditResult {
         let location = try ProbeRunner.locations([text])[0]
         do {
-            let loader = PresentationLoader(options: PlaylistInput.loaderOptions(timeout: seconds, fetchAssets: true))
+            var options = PlaylistInput.loaderOptions(timeout: seconds, fetchAssets: true)
+            options.concurrency = jobs
+            let loader = PresentationLoader(options: options)
             return try await PlaylistAuditor(loader: loader).audit(location, profiles: profiles, session: session)
         } catch {
             throw CLIFailure.input(error.description)

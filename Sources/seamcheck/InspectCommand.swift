@@ -18,6 +18,9 @@ struct InspectCommand: AsyncParsableCommand {
     @Option(help: "table (default on a terminal) or json.")
     var format: ListFormat?
 
+    @Flag(help: "Read the local playlist and its local children only; fetch nothing, and list what was not checked.")
+    var offline = false
+
     @OptionGroup var timeout: TimeoutOption
 
     @Option(name: .customLong("bench-parse"), help: .hidden)
@@ -25,8 +28,9 @@ struct InspectCommand: AsyncParsableCommand {
 
     func run() async throws {
         if let iterations = benchParse { return try ParseBenchmark.run(playlist, iterations: iterations) }
-        let presentation = try await PlaylistInput.load(playlist, timeout: timeout.timeout, fetchAssets: false)
-        let document = InspectDocument(input: playlist, presentation: presentation)
+        let presentation = try await PlaylistInput.load(playlist, timeout: timeout.timeout, fetchAssets: false, offline: offline)
+        var document = InspectDocument(input: playlist, presentation: presentation)
+        document.notChecked = PlaylistInput.notChecked(presentation, offline: offline)
         switch ListFormat.resolve(format) {
         case .json: try Output.write(try PlaylistInput.json(document), to: nil)
         case .table: try Output.write(InspectTable.render(document), to: nil)
@@ -98,6 +102,10 @@ struct InspectDocument: Encodable {
     var iFrameStreams: [IFrameStream]
     var sessionData: [SessionData]
     var mediaPlaylists: [MediaSummary]
+    /// Media playlists that could not be loaded: the model above is shown without them.
+    var unreachable: [UnreachablePlaylist]
+    /// `--offline`: what was not fetched.
+    var notChecked: [String] = []
     /// The media playlist the date ranges and the schedule come from.
     var primary: String?
     var dateRanges: [DateRangeSummary]
@@ -121,6 +129,8 @@ struct InspectDocument: Encodable {
                                 playlistType: p.playlistType?.rawValue, endList: p.endList, iFramesOnly: p.iFramesOnly,
                                 partCount: p.partCount, startDate: p.startDate, dateRangeCount: p.dateRanges.count)
         }
+        unreachable = presentation.mediaFailures.filter { if case .offline = $0.error { return false } else { return true } }
+            .map(UnreachablePlaylist.init)
         primary = presentation.primary?.reference
         dateRanges = (presentation.primary?.playlist.dateRanges ?? []).map(DateRangeSummary.init)
         schedule = presentation.primary.map { media in
@@ -172,6 +182,11 @@ enum InspectTable {
             out.append("  \(m.uri): \(m.segmentCount) segment(s), \(clock(m.duration)), target \(m.targetDuration.map(String.init) ?? "?") s, \(type)"
                 + (m.dateRangeCount > 0 ? ", \(m.dateRangeCount) date range(s)" : ""))
         }
+        if !d.unreachable.isEmpty {
+            out.append("")
+            out.append("Not loaded (\(d.unreachable.count)): shown above without them")
+            out += d.unreachable.map { "  \($0.text)" + ($0.status == nil ? "" : ": \($0.reason)") }
+        }
         if !d.dateRanges.isEmpty {
             out.append("")
             out.append("Date ranges in \(d.primary ?? "the playlist") (\(d.dateRanges.count))")
@@ -185,6 +200,11 @@ enum InspectTable {
         if let schedule = d.schedule, !schedule.entries.isEmpty {
             out.append("")
             out += timeline(schedule)
+        }
+        if !d.notChecked.isEmpty {
+            out.append("")
+            out.append("Not checked (--offline)")
+            out += d.notChecked.map { "  \($0)" }
         }
         if !d.diagnostics.isEmpty {
             out.append("")
@@ -200,7 +220,7 @@ enum InspectTable {
         var out = ["Interstitial schedule (primary timeline: \(start)\(clock(schedule.primaryDuration)))"]
         for (index, pod) in schedule.pods.enumerated() {
             let entries = schedule.entries.filter { $0.pod == index }
-            let at = pod.offset.map(clock) ?? "unplaced"
+            let at = pod.offset.map(clock) ?? (pod.placement == .postRoll ? "pending until the stream ends" : "unplaced")
             let what = "\(pod.placement.rawValue)" + (entries.count > 1 ? " pod of \(entries.count)" : "")
             out.append("  \(at)  \(what)" + (pod.startDate.map { "  (START-DATE \(HLSDate.format($0)))" } ?? ""))
             for (n, e) in entries.enumerated() {
@@ -222,7 +242,9 @@ enum InspectTable {
                     out.append("       asset \(asset.uri)" + (asset.duration.map { "  \(clockShort($0))" } ?? ""))
                 }
             }
-            if let resume = pod.resumesAt {
+            if pod.placement == .postRoll {
+                out.append("  playback ends")
+            } else if let resume = pod.resumesAt {
                 out.append("  \(clock(resume))  primary resumes")
             }
         }

@@ -33,13 +33,16 @@ struct LintCommand: AsyncParsableCommand {
     @Flag(name: .customLong("write-accepted"), help: "Add every open finding to the project file's accepted list (a start: give each a reason).")
     var writeAccepted = false
 
+    @Flag(help: "Read the local playlist and its local children only; fetch nothing, and list what was not checked.")
+    var offline = false
+
     @OptionGroup var timeout: TimeoutOption
     @OptionGroup var config: ConfigOption
 
     func run() async throws {
         // Spec findings have no device class: only the project file's every-class rule settings apply.
         let project = try ProjectFile.load(config, knownProfiles: try? ProfileLocator.load(explicitDirectory: nil, selecting: []).map(\.id))
-        let presentation = try await PlaylistInput.load(playlist, timeout: timeout.resolved(project), fetchAssets: true)
+        let presentation = try await PlaylistInput.load(playlist, timeout: timeout.resolved(project), fetchAssets: true, offline: offline)
         var findings = SpecLinter.lint(presentation)
         if let project {
             if !project.rules.everyClass.isEmpty { findings = PlaylistAuditor.graded(findings, by: [project.rules.classless]) }
@@ -48,7 +51,8 @@ struct LintCommand: AsyncParsableCommand {
             ProjectFile.noteUnused(accepted.unused)
         }
         if writeAccepted { findings = try ProjectFile.writeAccepted(findings, option: config) }
-        let document = LintDocument(input: playlist, presentation: presentation, findings: findings)
+        var document = LintDocument(input: playlist, presentation: presentation, findings: findings)
+        document.notChecked = PlaylistInput.notChecked(presentation, offline: offline)
         switch format ?? (Terminal.stdoutIsTerminal && output == nil ? .table : .json) {
         case .json: try Output.write(try PlaylistInput.json(document), to: output)
         case .table: try Output.write(LintTable.render(document), to: output)
@@ -75,6 +79,10 @@ struct LintDocument: Encodable {
     var summary: FindingSummary
     /// The media playlists checked.
     var playlists: [String]
+    /// The media playlists that could not be loaded (each is also a media-playlist-unreachable finding).
+    var unreachable: [UnreachablePlaylist]
+    /// `--offline`: what was not fetched, so not checked.
+    var notChecked: [String] = []
     /// Grammar problems found while parsing, as the parser gives them (they are also findings of
     /// the `playlist-syntax` rule).
     var diagnostics: [PlaylistInput.Diagnostic]
@@ -84,6 +92,8 @@ struct LintDocument: Encodable {
         self.findings = findings
         summary = FindingSummary(findings)
         playlists = presentation.mediaPlaylists.map(\.location.description)
+        unreachable = presentation.mediaFailures.filter { if case .offline = $0.error { return false } else { return true } }
+            .map(UnreachablePlaylist.init)
         diagnostics = PlaylistInput.diagnostics(presentation)
     }
 }
@@ -91,7 +101,8 @@ struct LintDocument: Encodable {
 /// Lines of IDs, URIs and messages from the playlists: their control characters are made visible.
 enum LintTable {
     static func render(_ document: LintDocument) -> String {
-        var lines = ["\(document.input): \(document.playlists.count) media playlist(s) checked"]
+        var lines = ["\(document.input): \(document.playlists.count) media playlist(s) checked"
+                     + (document.unreachable.isEmpty ? "" : ", \(document.unreachable.count) could not be loaded")]
         for finding in document.findings {
             lines.append("")
             lines.append("\(finding.severity.rawValue.padding(toLength: 8, withPad: " ", startingAt: 0))\(finding.rule)  \(finding.subject)")
@@ -100,6 +111,11 @@ enum LintTable {
             if let expected = finding.expected, let actual = finding.actual {
                 lines.append("        expected \(expected); found \(actual)")
             }
+        }
+        if !document.notChecked.isEmpty {
+            lines.append("")
+            lines.append("Not checked (--offline):")
+            lines += document.notChecked.map { "  \($0)" }
         }
         if !document.diagnostics.isEmpty {
             lines.append("")
@@ -116,21 +132,39 @@ enum LintTable {
 
 /// Loading a PLAYLIST argument for lint and inspect, with every failure mapped to exit code 2.
 enum PlaylistInput {
-    static func load(_ text: String, timeout: Double, fetchAssets: Bool) async throws(CLIFailure) -> Presentation {
+    static func load(_ text: String, timeout: Double, fetchAssets: Bool, offline: Bool = false) async throws(CLIFailure) -> Presentation {
         let location: InputLocation
         do { location = try InputLocation(parsing: text) } catch { throw CLIFailure(error) }
+        if offline, case .remote = location {
+            throw CLIFailure.input("\(text): --offline reads a local playlist; give a path (or drop --offline)")
+        }
+        var options = loaderOptions(timeout: timeout, fetchAssets: fetchAssets && !offline)
+        if offline { options.fetchAssetLists = false }
+        let loader = offline ? PresentationLoader(fetcher: OfflineFetcher(), options: options) : PresentationLoader(options: options)
         let presentation: Presentation
         do throws(LoadError) {
-            presentation = try await PresentationLoader(options: loaderOptions(timeout: timeout, fetchAssets: fetchAssets)).load(location)
+            presentation = try await loader.load(location)
         } catch {
             throw CLIFailure.input(error.description)
         }
-        guard presentation.mediaFailures.isEmpty else {
-            throw CLIFailure.input(presentation.mediaFailures.map {
-                "media playlist \($0.reference) of \(presentation.location): \($0.error)"
-            }.joined(separator: "\n"))
-        }
+        // A media playlist that does not load is a finding (media-playlist-unreachable) and a
+        // line of inspect, not the end of the run: only the input itself is exit 2.
         return presentation
+    }
+
+    /// `--offline`: what was not fetched, so not checked: remote media playlists, and every
+    /// interstitial's asset list and assets.
+    static func notChecked(_ presentation: Presentation, offline: Bool) -> [String] {
+        guard offline else { return [] }
+        var lines = presentation.mediaFailures.compactMap { failure -> String? in
+            guard case .offline = failure.error else { return nil }
+            return "\(failure.role.rawValue) \(failure.location ?? failure.reference): not fetched"
+        }
+        let interstitials = Set(presentation.mediaPlaylists.flatMap { $0.playlist.dateRanges.filter(\.isInterstitial).compactMap(\.id) })
+        if !interstitials.isEmpty {
+            lines.append("asset lists and assets of \(interstitials.count) interstitial(s): not fetched (reachability, VOD, durations not checked)")
+        }
+        return lines
     }
 
     /// `--timeout` is every transfer's total time; the wait for response headers stays at most 10 s.
@@ -138,7 +172,8 @@ enum PlaylistInput {
         var options = PresentationLoader.Options()
         options.playlistLimits.totalTimeout = timeout
         options.playlistLimits.connectTimeout = min(10, timeout)
-        options.assetLimits.totalTimeout = timeout
+        // Interstitials keep the players' fixed 10 s (lower with a lower --timeout): an ad slower than that is skipped.
+        options.assetLimits.totalTimeout = min(PresentationLoader.Options().assetLimits.totalTimeout, timeout)
         options.assetLimits.connectTimeout = min(10, timeout)
         options.fetchAssets = fetchAssets
         return options
@@ -171,4 +206,23 @@ enum PlaylistInput {
             throw CLIFailure(message: "cannot encode the JSON document: \(error)", exitCode: CLIFailure.usage)
         }
     }
+}
+
+/// A media playlist of the input that could not be loaded, as lint and inspect show it.
+struct UnreachablePlaylist: Encodable {
+    var uri: String
+    var kind: String
+    var url: String?
+    var status: Int?
+    var reason: String
+
+    init(_ failure: MediaPlaylistFailure) {
+        uri = failure.reference
+        kind = failure.role.rawValue
+        url = failure.location
+        status = failure.status
+        reason = failure.error.description
+    }
+
+    var text: String { "\(uri): NOT LOADED (\(status.map { "HTTP \($0)" } ?? reason))" }
 }

@@ -19,6 +19,9 @@ Serves files from a directory with byte-range support, plus routes that misbehav
   /__log                      JSON list of the requests served so far: path, range, status, bytes
   /__reset                    clears the log
 
+With --delay SECONDS, every request waits that long before it is answered (a CDN far away; the
+interstitial benchmark's 50 ms a request).
+
 With --substitute TEXT, every TEXT in a served .m3u8 or .json body becomes this server's
 http://127.0.0.1:PORT/files (as the lab server does with the suite's {LAB_ORIGIN}); Range is
 not honoured on those files.
@@ -44,6 +47,7 @@ class Handler(BaseHTTPRequestHandler):
     protocol_version = "HTTP/1.1"
     root = "."
     substitute = None
+    delay = 0.0
 
     def log_message(self, fmt, *args):  # keep test output clean
         pass
@@ -60,6 +64,8 @@ class Handler(BaseHTTPRequestHandler):
 
     def handle_request(self, head):
         path = self.path.split("?", 1)[0]
+        if self.delay > 0 and not path.startswith("/__"):
+            time.sleep(self.delay)
         try:
             if path == "/__log":
                 with LOG_LOCK:
@@ -278,9 +284,11 @@ def main():
     parser.add_argument("--port", type=int, default=0)
     parser.add_argument("--lifetime", type=float, default=1800)
     parser.add_argument("--substitute", default=None)
+    parser.add_argument("--delay", type=float, default=0.0)
     args = parser.parse_args()
     Handler.root = args.root
     Handler.substitute = args.substitute
+    Handler.delay = args.delay
     server = ThreadingHTTPServer(("127.0.0.1", args.port), Handler)
     server.daemon_threads = True
     print(f"PORT {server.server_address[1]}", flush=True)

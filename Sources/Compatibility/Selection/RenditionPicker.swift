@@ -8,6 +8,8 @@ struct RenditionPick: Sendable {
     var declared: DeclaredMedia?
     var line: Int?
     var media: MediaDescription
+    /// Preferred renditions that failed before this one was probed (failover), in order.
+    var skipped: [SkippedRendition] = []
 
     /// Classes that pick the same renditions share one selection, in profile order.
     static func grouped(_ picks: [String: RenditionPick], order: [String]) -> [RenditionSelection] {
@@ -25,10 +27,18 @@ struct RenditionPick: Sendable {
     }
 }
 
+/// A rendition a class would have selected but that could not be probed; its player failed over.
+struct SkippedRendition: Sendable {
+    var rendition: String
+    var line: Int?
+    var error: ProbeError
+}
+
 enum PickOutcome: Sendable {
     case picked(RenditionPick)
     case noPlayable(String)
-    case failed(ProbeError)
+    /// Nothing the class would select could be probed: `skipped` lists each try, in order.
+    case failed(ProbeError, skipped: [SkippedRendition] = [])
 }
 
 /// Selects and probes what a class plays of a playlist (multivariant, or a single media playlist).
@@ -44,26 +54,39 @@ enum RenditionPicker {
                 return .failed(error)
             }
         case .multivariant(let multivariant):
-            let choice: RenditionChoice
-            switch VariantSelector.select(from: multivariant, for: plays) {
-            case .selected(let selected): choice = selected
-            case .noPlayableVariant(let reason): return .noPlayable(reason)
+            let choices: [RenditionChoice]
+            switch VariantSelector.ranked(from: multivariant, for: plays) {
+            case .success(let ranked): choices = ranked
+            case .failure(let rejection): return .noPlayable(rejection.text)
             }
-            do {
-                let variant = try resolve(choice.variantURI, against: location)
-                var media = try await session.describeRendition(variant)
-                var audioText: String?
-                if let audioURI = choice.audioURI {
-                    let audio = try resolve(audioURI, against: location)
-                    media.audio = try await session.describeRendition(audio).audio
-                    audioText = audio.description
+            // As players do: the selection first, then the next variant the class would select.
+            var skipped: [SkippedRendition] = []
+            for choice in choices {
+                do {
+                    var pick = try await probe(choice, at: location, session: session)
+                    pick.skipped = skipped
+                    return .picked(pick)
+                } catch {
+                    if case .cancelled = error { return .failed(error) }
+                    let rendition = (try? location.resolving(choice.variantURI))?.description ?? choice.variantURI
+                    skipped.append(SkippedRendition(rendition: rendition, line: choice.line, error: error))
                 }
-                return .picked(RenditionPick(rendition: variant.description, audioRendition: audioText, declared: choice.declared,
-                                             line: choice.line, media: media))
-            } catch {
-                return .failed(error)
             }
+            return .failed(skipped.first?.error ?? .cancelled(location.description), skipped: skipped)
         }
+    }
+
+    private static func probe(_ choice: RenditionChoice, at location: InputLocation, session: ProbeSession) async throws(ProbeError) -> RenditionPick {
+        let variant = try resolve(choice.variantURI, against: location)
+        var media = try await session.describeRendition(variant)
+        var audioText: String?
+        if let audioURI = choice.audioURI {
+            let audio = try resolve(audioURI, against: location)
+            media.audio = try await session.describeRendition(audio).audio
+            audioText = audio.description
+        }
+        return RenditionPick(rendition: variant.description, audioRendition: audioText, declared: choice.declared,
+                             line: choice.line, media: media)
     }
 
     private static func resolve(_ reference: String, against base: InputLocation) throws(ProbeError) -> InputLocation {

@@ -45,30 +45,41 @@ public enum SelectionOutcome: Sendable, Equatable {
 /// Audio-only classes ignore video and take the lowest-bandwidth variant with playable audio.
 public enum VariantSelector {
     public static func select(from playlist: MultivariantPlaylist, for plays: Capabilities) -> SelectionOutcome {
-        var candidates: [(choice: RenditionChoice, rank: Int)] = []
+        switch ranked(from: playlist, for: plays) {
+        case .success(let choices): return .selected(choices[0])
+        case .failure(let rejection): return .noPlayableVariant(reason: rejection.text)
+        }
+    }
+
+    /// Every variant the class plays, in the order its player would try them: the selection
+    /// first, then the next one it fails over to when that one cannot be loaded. Never empty on success.
+    public static func ranked(from playlist: MultivariantPlaylist, for plays: Capabilities) -> Result<[RenditionChoice], Rejection> {
+        var candidates: [(choice: RenditionChoice, rank: Int, order: Int)] = []
         var rejections: [String] = []
         for variant in playlist.variants {
             switch evaluate(variant, in: playlist, plays: plays) {
-            case .success(let candidate): candidates.append(candidate)
+            case .success(let candidate): candidates.append((candidate.choice, candidate.rank, candidates.count))
             case .failure(let reason): rejections.append("line \(variant.line) (\(variant.uri)): \(reason.text)")
             }
         }
-        let best: (choice: RenditionChoice, rank: Int)?
-        if plays.video {
-            best = candidates.max { a, b in
-                (a.rank, a.choice.bandwidth ?? 0) < (b.rank, b.choice.bandwidth ?? 0)
+        guard !candidates.isEmpty else {
+            return .failure(Rejection(text: playlist.variants.isEmpty ? "the playlist has no variants" : rejections.joined(separator: "; ")))
+        }
+        // Video: best dynamic range, then highest bandwidth; audio-only: lowest bandwidth. Ties keep the written order.
+        let sorted = candidates.sorted { a, b in
+            if plays.video {
+                if (a.rank, a.choice.bandwidth ?? 0) != (b.rank, b.choice.bandwidth ?? 0) {
+                    return (a.rank, a.choice.bandwidth ?? 0) > (b.rank, b.choice.bandwidth ?? 0)
+                }
+            } else if (a.choice.bandwidth ?? .max) != (b.choice.bandwidth ?? .max) {
+                return (a.choice.bandwidth ?? .max) < (b.choice.bandwidth ?? .max)
             }
-        } else {
-            best = candidates.min { a, b in (a.choice.bandwidth ?? .max) < (b.choice.bandwidth ?? .max) }
+            return a.order < b.order
         }
-        guard let best else {
-            let reason = playlist.variants.isEmpty ? "the playlist has no variants" : rejections.joined(separator: "; ")
-            return .noPlayableVariant(reason: reason)
-        }
-        return .selected(best.choice)
+        return .success(sorted.map(\.choice))
     }
 
-    struct Rejection: Error { var text: String }
+    public struct Rejection: Error, Sendable { public var text: String }
 
     private static func evaluate(_ variant: Variant, in playlist: MultivariantPlaylist,
                                  plays: Capabilities) -> Result<(choice: RenditionChoice, rank: Int), Rejection> {

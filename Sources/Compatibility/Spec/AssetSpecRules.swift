@@ -56,8 +56,9 @@ enum AssetSpecRules {
             var found: [SpecViolation] = []
             func check(_ what: String, _ failure: LoadError?, elapsed: Double?, url: String) {
                 if let failure {
+                    let text = AssetSpecRules.described(failure)
                     found.append(SpecViolation(tag: range.label, line: range.line, playlist: media.reference, expected: "\(what) loads",
-                                               actual: failure.description, message: "\(what) cannot be loaded: \(failure); the client skips the interstitial"))
+                                               actual: text, message: "\(what) cannot be loaded: \(text); the client skips the interstitial"))
                 } else if let elapsed, elapsed > slowAnswer {
                     found.append(SpecViolation(tag: range.label, line: range.line, playlist: media.reference, expected: "\(what) answers within \(Int(slowAnswer)) s",
                                                actual: "\(HLSNumber.format(elapsed)) s",
@@ -85,6 +86,17 @@ enum AssetSpecRules {
                 }
             }
             return found
+        }
+    }
+
+    /// A failure's text; a time limit is the players' fixed one, which --timeout does not raise.
+    static func described(_ failure: LoadError) -> String {
+        switch failure {
+        case .noResponse(let url, let seconds), .timedOut(let url, let seconds):
+            return "\(url): no answer within \(HLSNumber.format(seconds)) s, the fixed limit for interstitials (players skip an ad "
+                + "that takes longer; --timeout does not change it): make the ad server answer faster"
+        default:
+            return failure.description
         }
     }
 

@@ -13,6 +13,9 @@ extension DateRangeSpecRules {
                         resources: RenditionExamples.resources(
                             video: P.media(P.interstitial("ad1"), P.interstitial("ad2", "X-ASSET-URI=\"https://ads.example/ad2.m3u8\"")),
                             audio: P.media(P.interstitial("ad2", "X-ASSET-URI=\"https://ads.example/ad2.m3u8\""), P.interstitial("ad1")))),
+            SpecExample("live: ad1 has left the audio window (MEDIA-SEQUENCE 10 vs 9)", triggers: false, playlist: RenditionExamples.multivariant,
+                        resources: RenditionExamples.resources(video: RenditionExamples.live(sequence: 9, P.interstitial("ad1", "DURATION=1,X-ASSET-URI=\"\(P.ad1)\"")),
+                                                               audio: RenditionExamples.live(sequence: 10))),
             SpecExample("same date ranges everywhere", triggers: false, playlist: RenditionExamples.multivariant,
                         resources: RenditionExamples.resources(video: P.media(P.interstitial()), audio: P.media(P.interstitial()))),
         ]) { context in
@@ -36,6 +39,9 @@ extension DateRangeSpecRules {
             let tag = "EXT-X-DATERANGE ID=\"\(id)\" (line \(reference.line) of \(playlists[referenceIndex].reference))"
             for (index, positions) in byID.enumerated() where index != referenceIndex {
                 guard let otherPosition = positions[id] else {
+                    // Live windows slide: a date range that left (or has not reached) this
+                    // playlist's window is allowed to be absent (RFC 8216bis 6.2.1).
+                    if !Self.inWindow(reference, of: playlists[index].playlist) { continue }
                     found.append(SpecViolation(tag: tag, playlist: playlists[index].reference, expected: "present", actual: "missing",
                                                message: "EXT-X-DATERANGE ID=\"\(id)\" is missing from this media playlist; every media playlist must carry the same date ranges"))
                     continue
@@ -71,6 +77,15 @@ extension DateRangeSpecRules {
         return found
     }
 
+    /// Whether a date range's dates map to segments of `playlist`: always for VOD, within the
+    /// segments' PROGRAM-DATE-TIME window for live.
+    static func inWindow(_ range: DateRange, of playlist: MediaPlaylist) -> Bool {
+        guard !playlist.isVOD, let start = playlist.startDate, let date = range.startDate else { return true }
+        let end = start.addingTimeInterval(playlist.totalDuration)
+        let rangeEnd = range.duration.map { date.addingTimeInterval($0) } ?? date
+        return rangeEnd >= start && date <= end
+    }
+
     /// Attributes whose values differ or that only one side has, as (reference, other) texts.
     static func differences(_ a: DateRange, _ b: DateRange) -> [(String, String)] {
         guard a.attributes != b.attributes else { return [] }  // the usual case, without the dictionaries
@@ -101,6 +116,15 @@ enum RenditionExamples {
         video.m3u8
 
         """
+
+    /// A live window of five 6 s segments starting at MEDIA-SEQUENCE `sequence` (21:55:40 for 9, one segment later for 10).
+    static func live(sequence: Int, _ tags: String...) -> String {
+        var lines = ["#EXTM3U", "#EXT-X-TARGETDURATION:6", "#EXT-X-MEDIA-SEQUENCE:\(sequence)",
+                     "#EXT-X-PROGRAM-DATE-TIME:" + HLSDate.format(Date(timeIntervalSince1970: 1_578_002_140 + Double(sequence - 9) * 6))]
+        lines += tags
+        for i in 0..<5 { lines += ["#EXTINF:6,", "main\(sequence + i).ts"] }
+        return lines.joined(separator: "\n") + "\n"
+    }
 
     static func resources(video: String, audio: String) -> [String: String] {
         ["https://primary.example/video.m3u8": video, "https://primary.example/audio.m3u8": audio,

@@ -30,13 +30,16 @@ public enum LoadError: Error, Equatable, Sendable, CustomStringConvertible {
     case notAPlaylist(String, PlaylistParseError)
     /// The server said it is sending media (Content-Type video/..., audio/...), not a playlist.
     case mediaInsteadOfPlaylist(String, contentType: String)
+    /// Not fetched: the run is offline (`--offline`), so remote resources are not checked.
+    case offline(String)
 
     /// The URL or path the error is about.
     public var subject: String {
         switch self {
         case .fileNotFound(let s), .notARegularFile(let s), .unreadable(let s, _), .tooLarge(let s, _), .httpStatus(let s, _),
              .redirectLoop(let s), .tooManyRedirects(let s, _), .redirectToUnsupportedScheme(let s, _), .noResponse(let s, _),
-             .timedOut(let s, _), .connectionFailed(let s, _), .hostUnreachable(let s, _), .httpUnavailable(let s, _), .cancelled(let s), .badRedirect(let s, _), .notAPlaylist(let s, _), .mediaInsteadOfPlaylist(let s, _):
+             .timedOut(let s, _), .connectionFailed(let s, _), .hostUnreachable(let s, _), .httpUnavailable(let s, _), .cancelled(let s), .badRedirect(let s, _), .notAPlaylist(let s, _), .mediaInsteadOfPlaylist(let s, _),
+             .offline(let s):
             return s
         case .localReferenceFromRemote(let r, _), .unsupportedScheme(let r, _), .invalidReference(let r, _):
             return r
@@ -59,6 +62,7 @@ public enum LoadError: Error, Equatable, Sendable, CustomStringConvertible {
         case .badRedirect(let url, let location):
             return "\(url): redirected to '\(location)', which is not a URL; fix the server's redirects"
         case .cancelled(let url): return "\(url): cancelled before it was loaded"
+        case .offline(let url): return "\(url): not fetched (--offline); not checked"
         case .noResponse(let url, let seconds):
             return "\(url): no response within \(Self.seconds(seconds)); the server is down or too slow (raise --timeout to wait longer)"
         case .timedOut(let url, let seconds):

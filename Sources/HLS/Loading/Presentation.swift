@@ -58,10 +58,32 @@ public struct AssetPlaylistSummary: Sendable, Equatable {
     public var isVOD: Bool { liveMediaPlaylists.isEmpty }
 }
 
-/// A media playlist of the multivariant playlist that could not be loaded.
-public struct MediaPlaylistFailure: Sendable {
+/// A media playlist of the multivariant playlist that could not be loaded: a finding
+/// (`media-playlist-unreachable`), never the end of the run.
+public struct MediaPlaylistFailure: Sendable, Equatable {
+    public enum Role: String, Sendable, Codable {
+        case variant, rendition
+    }
+
+    /// The URI as the multivariant playlist writes it.
     public var reference: String
     public var error: LoadError
+    public var role: Role
+    /// The resolved URL; nil when the reference could not be resolved (or was refused).
+    public var location: String?
+
+    public init(reference: String, error: LoadError, role: Role = .variant, location: String? = nil) {
+        self.reference = reference
+        self.error = error
+        self.role = role
+        self.location = location
+    }
+
+    /// The HTTP status when the server answered one.
+    public var status: Int? {
+        if case .httpStatus(_, let code) = error { return code }
+        return nil
+    }
 }
 
 /// Everything loaded from one input: the playlist, its media playlists, and what its

@@ -56,7 +56,7 @@ public struct PresentationLoader: Sendable {
                                                                playlist: media, diagnostics: root.diagnostics)]
         case .multivariant(let multivariant):
             if options.loadMediaPlaylists {
-                try await loadMediaPlaylists(of: multivariant, variables: root.variables, into: &presentation)
+                await loadMediaPlaylists(of: multivariant, variables: root.variables, into: &presentation)
             }
         }
         if options.fetchAssetLists { await fetchAssetLists(into: &presentation) }
@@ -66,14 +66,24 @@ public struct PresentationLoader: Sendable {
 
     /// Variant and rendition playlists, each distinct location once, in the order written.
     private func loadMediaPlaylists(of multivariant: MultivariantPlaylist, variables: [String: String],
-                                    into presentation: inout Presentation) async throws(LoadError) {
-        let references = multivariant.variants.map(\.uri) + multivariant.renditions.compactMap(\.uri)
+                                    into presentation: inout Presentation) async {
+        let references = multivariant.variants.map { ($0.uri, MediaPlaylistFailure.Role.variant) }
+            + multivariant.renditions.compactMap { rendition in rendition.uri.map { ($0, MediaPlaylistFailure.Role.rendition) } }
         var targets: [(String, InputLocation)] = []
         var seen: Set<String> = []
-        for reference in references {
-            let location = try presentation.location.resolving(reference)
-            if seen.insert(location.description).inserted { targets.append((reference, location)) }
+        for (reference, role) in references {
+            // A reference that cannot be followed (a file: URI in a remote playlist) is a failure
+            // of that media playlist, not of the input.
+            switch presentation.resolutions.remember(reference, from: presentation.location) {
+            case .success(let location):
+                if seen.insert(location.description).inserted { targets.append((reference, location)) }
+            case .failure(let error):
+                if seen.insert("\u{1}" + reference).inserted {
+                    presentation.mediaFailures.append(MediaPlaylistFailure(reference: reference, error: error, role: role))
+                }
+            }
         }
+        let roles = Dictionary(references.map { ($0.0, $0.1) }) { first, _ in first }
         let results = await Self.map(targets, width: options.concurrency) { target -> Result<LoadedMediaPlaylist, LoadError> in
             do throws(LoadError) {
                 let (parsed, resource) = try await loadPlaylist(target.1, importing: variables)
@@ -86,10 +96,17 @@ public struct PresentationLoader: Sendable {
                 return .failure(error)
             }
         }
+        defer {
+            // In the order the multivariant playlist writes them, whichever step failed.
+            let order = Dictionary(references.enumerated().map { ($0.element.0, $0.offset) }) { first, _ in first }
+            presentation.mediaFailures.sort { (order[$0.reference] ?? .max) < (order[$1.reference] ?? .max) }
+        }
         for (target, result) in zip(targets, results) {
             switch result {
             case .success(let loaded): presentation.mediaPlaylists.append(loaded)
-            case .failure(let error): presentation.mediaFailures.append(MediaPlaylistFailure(reference: target.0, error: error))
+            case .failure(let error):
+                presentation.mediaFailures.append(MediaPlaylistFailure(reference: target.0, error: error, role: roles[target.0] ?? .variant,
+                                                                       location: target.1.description))
             }
         }
     }
@@ -181,7 +198,7 @@ public struct PresentationLoader: Sendable {
     }
 
     /// `transform` over `items` with at most `width` running at once; results in input order.
-    static func map<T: Sendable, R: Sendable>(_ items: [T], width: Int, _ transform: @escaping @Sendable (T) async -> R) async -> [R] {
+    public static func map<T: Sendable, R: Sendable>(_ items: [T], width: Int, _ transform: @escaping @Sendable (T) async -> R) async -> [R] {
         await withTaskGroup(of: (Int, R).self) { group in
             var results = [R?](repeating: nil, count: items.count)
             var next = 0
@@ -200,6 +217,19 @@ public struct PresentationLoader: Sendable {
             }
             return results.map { $0! }
         }
+    }
+}
+
+/// Reads local files only: every remote request fails at once with `.offline` (`--offline`:
+/// check a playlist before its CDN or ad server is live).
+public struct OfflineFetcher: ResourceFetching {
+    let base: any ResourceFetching
+
+    public init(_ base: any ResourceFetching = ResourceFetcher()) { self.base = base }
+
+    public func fetch(_ location: InputLocation, limits: FetchLimits) async throws(LoadError) -> FetchedResource {
+        guard case .file = location else { throw .offline(location.description) }
+        return try await base.fetch(location, limits: limits)
     }
 }
 

@@ -90,8 +90,9 @@ public struct InterstitialSchedule: Sendable, Equatable, Codable {
         func offset(_ placement: Placement, _ date: Date?) -> Double? {
             switch placement {
             case .preRoll: return 0
-            case .postRoll: return duration
-            case .midRoll: return date.flatMap { dates?.offset(of: $0) }
+            // A live post-roll plays when the stream ends, which is not known yet.
+            case .postRoll: return primary.isVOD ? duration : nil
+            case .midRoll: return date.flatMap { dates?.offset(of: $0) }.map(Self.millisecond)
             }
         }
         // Each pod's offset once, then sorted by placement, offset (or date), first-tag order.
@@ -115,14 +116,17 @@ public struct InterstitialSchedule: Sendable, Equatable, Codable {
                                        assetList: assetList(item), assetDuration: assetDuration)
                 entry.offset = podOffset
                 if let c = cumulative, let r = entry.resumeOffset { cumulative = c + r } else { cumulative = nil }
-                entry.resumesAt = podOffset.flatMap { o in cumulative.map { o + $0 } }
-                if group.0 == .midRoll, let o = podOffset {
+                // After a post-roll, playback ends: there is nothing to resume.
+                entry.resumesAt = group.0 == .postRoll ? nil : podOffset.flatMap { o in cumulative.map { Self.millisecond(o + $0) } }
+                // Only within the playlist's segments: a live date range before (or after) the window has no boundary to miss.
+                if group.0 == .midRoll, let o = podOffset, o >= -0.001, o <= duration + 0.001 {
                     entry.onSegmentBoundary = Self.isBoundary(o, in: boundaries)
                 }
                 entries.append(entry)
             }
             pods.append(Pod(placement: group.0, offset: podOffset, startDate: group.1, ids: group.2.map(\.id),
-                            resumeOffset: cumulative, resumesAt: podOffset.flatMap { o in cumulative.map { o + $0 } }))
+                            resumeOffset: cumulative.map(Self.millisecond),
+                            resumesAt: group.0 == .postRoll ? nil : podOffset.flatMap { o in cumulative.map { Self.millisecond(o + $0) } }))
         }
     }
 
@@ -146,6 +150,12 @@ public struct InterstitialSchedule: Sendable, Equatable, Codable {
                 ? AssetList.SkipControl(offset: item.skipControlOffset, duration: item.skipControlDuration, labelID: item.skipControlLabelID)
                 : nil),
             onSegmentBoundary: nil)
+    }
+
+    /// Seconds rounded to the millisecond: offsets come from date arithmetic (8.007999897 for 8.008).
+    public static func millisecond(_ seconds: Double) -> Double {
+        guard seconds.isFinite, abs(seconds) < 1e12 else { return seconds }
+        return (seconds * 1000).rounded() / 1000
     }
 
     /// Whether `offset` is within 1 ms of one of the sorted `boundaries` (binary search: a

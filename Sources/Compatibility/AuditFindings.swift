@@ -1,0 +1,50 @@
+import HLS
+import MediaProbe
+
+/// The findings a playlist audit makes about what it could not look at: never silence, never "seamless".
+enum AuditFindings {
+    /// The class's preferred renditions failed and its players fail over to `pick`, which was audited instead.
+    static func failover(_ pick: RenditionPick, label: String, subject: String, profile: DeviceProfile) -> Finding? {
+        guard let first = pick.skipped.first, let severity = profile.severity(for: PlaylistRules.mediaNotProbed) else { return nil }
+        let tried = pick.skipped.map { "\($0.rendition) (\(reason($0.error)))" }.joined(separator: "; ")
+        return Finding(rule: PlaylistRules.mediaNotProbed.id, severity: severity, deviceClass: profile.id, subject: subject,
+                       expected: "\(first.rendition) probed", actual: tried,
+                       message: "\(label): the variant this class selects cannot be read (\(tried)); its players fail over to \(pick.rendition), which was audited instead",
+                       remediation: nil)
+    }
+
+    /// Nothing the class would select could be probed.
+    static func notProbed(_ error: ProbeError, skipped: [SkippedRendition], label: String, subject: String,
+                          profile: DeviceProfile) -> Finding? {
+        guard let severity = profile.severity(for: PlaylistRules.mediaNotProbed) else { return nil }
+        let tried = skipped.isEmpty ? reason(error) : skipped.map { "\($0.rendition) (\(reason($0.error)))" }.joined(separator: "; ")
+        return Finding(rule: PlaylistRules.mediaNotProbed.id, severity: severity, deviceClass: profile.id, subject: subject,
+                       expected: "a rendition this class selects, probed", actual: tried,
+                       message: "\(label): not audited for this class: no rendition it would select could be probed (\(tried))",
+                       remediation: nil)
+    }
+
+    /// The interstitial was probed but the primary this class plays was not: no transition was compared.
+    static func primaryNotProbed(label: String, subject: String, profile: DeviceProfile) -> Finding? {
+        guard let severity = profile.severity(for: PlaylistRules.mediaNotProbed) else { return nil }
+        return Finding(rule: PlaylistRules.mediaNotProbed.id, severity: severity, deviceClass: profile.id, subject: subject,
+                       expected: "the primary this class plays, probed", actual: "not probed",
+                       message: "\(label): transition not audited for this class: the primary rendition it plays could not be probed",
+                       remediation: nil)
+    }
+
+    /// What went wrong, short: an HTTP status, an encryption method, else the error's text.
+    static func reason(_ error: ProbeError) -> String {
+        switch error {
+        case .playlist(.httpStatus(_, let code)): return "HTTP \(code)"
+        case .encryptedRendition(_, let method): return "encrypted (\(method))"
+        default: return error.description
+        }
+    }
+
+    /// Whether the error is the rendition's playlist not loading (asset-unreachable), rather than its media.
+    static func isPlaylistFailure(_ error: ProbeError) -> Bool {
+        if case .playlist = error { return true }
+        return false
+    }
+}

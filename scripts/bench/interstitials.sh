@@ -1,0 +1,93 @@
+#!/usr/bin/env bash
+# Interstitial audit latency (issue 12): a VOD primary scheduling 1, 8 and 32 distinct
+# interstitials (each its own asset playlist, init section and segment), served by the loopback
+# test server with 50 ms added to every request (a CDN far away). `seamcheck audit` is timed
+# for each count with every device profile; then ffprobe's per-file way (one process per
+# rendition, one after another) for the 32 ads gives the peer ratio.
+# Goal: 32 interstitials in at most 1.5 s; audit time nearly flat from 1 to 32 ads.
+# Runs alone (SEAMCHECK=path/to/seamcheck, else a release build) or from scripts/bench.sh.
+set -euo pipefail
+cd "$(dirname "${BASH_SOURCE[0]}")/../.."
+
+SEAMCHECK_BIN="${SEAMCHECK_BIN:-${SEAMCHECK:-}}"
+if [ -z "$SEAMCHECK_BIN" ]; then
+  swift build -c release --scratch-path .build-release --product seamcheck >&2
+  SEAMCHECK_BIN="$(swift build -c release --scratch-path .build-release --show-bin-path)/seamcheck"
+fi
+DELAY="${BENCH_DELAY:-0.05}"
+work="${BENCH_DIR:-.build/bench}/interstitials"
+mkdir -p "$work/www"
+
+# One primary (6 x 1 s fMP4 segments) and one 2 s ad, generated once; the ad copied to 32 folders.
+if [ ! -s "$work/www/ad-32/index.m3u8" ]; then
+  echo "interstitials-bench: generating the primary and the ads" >&2
+  gen() { # name seconds
+    mkdir -p "$work/www/$1"
+    ffmpeg -nostdin -v error -y -f lavfi -i "testsrc2=size=320x180:rate=30000/1001:duration=$2" \
+      -f lavfi -i "sine=sample_rate=48000:duration=$2" -c:v libx264 -preset ultrafast -g 30 -c:a aac \
+      -f hls -hls_time 1 -hls_playlist_type vod -hls_segment_type fmp4 \
+      -hls_fmp4_init_filename init.mp4 -hls_segment_filename "$work/www/$1/seg%d.m4s" "$work/www/$1/index.m3u8"
+  }
+  gen primary 6
+  gen ad 2
+  for n in $(seq 1 32); do rm -rf "$work/www/ad-$n"; cp -r "$work/www/ad" "$work/www/ad-$n"; done
+fi
+
+# primary-N.m3u8: the primary's segments with N interstitials, at 0.1 s steps (START-DATE), each its own ad.
+write_primary() { # count
+  python3 - "$work/www" "$1" <<'PY'
+import sys
+from datetime import datetime, timedelta, timezone
+root, count = sys.argv[1], int(sys.argv[2])
+lines = open(f"{root}/primary/index.m3u8").read().splitlines()
+start = datetime(2026, 1, 1, tzinfo=timezone.utc)
+tags = ["#EXT-X-PROGRAM-DATE-TIME:2026-01-01T00:00:00.000Z"]
+for n in range(1, count + 1):
+    at = (start + timedelta(seconds=1 + (n - 1) * 0.1)).isoformat(timespec="milliseconds").replace("+00:00", "Z")
+    tags.append(f'#EXT-X-DATERANGE:ID="ad{n}",CLASS="com.apple.hls.interstitial",START-DATE="{at}",'
+                f'DURATION=2,X-ASSET-URI="{{ORIGIN}}/ad-{n}/index.m3u8",X-RESUME-OFFSET=0')
+first = next(i for i, l in enumerate(lines) if l.startswith("#EXTINF"))
+lines[first:first] = tags
+lines = [("primary/" + l if l and not l.startswith("#") else l.replace('URI="init.mp4"', 'URI="primary/init.mp4"')) for l in lines]
+open(f"{root}/primary-{count}.m3u8", "w").write("\n".join(lines) + "\n")
+PY
+}
+for count in 1 8 32; do write_primary "$count"; done
+
+server_log=$(mktemp)
+python3 Tests/Server/test_http_server.py --root "$work/www" --lifetime 600 --substitute '{ORIGIN}' --delay "$DELAY" >"$server_log" 2>/dev/null &
+server_pid=$!
+trap 'kill "$server_pid" 2>/dev/null || true; rm -f "$server_log"' EXIT
+for _ in $(seq 1 100); do grep -q '^PORT ' "$server_log" && break; sleep 0.05; done
+port=$(awk '/^PORT /{print $2}' "$server_log")
+base="http://127.0.0.1:$port/files"
+
+now() { date +%s.%N; }
+best() { # command...: best of 3 wall-clock seconds
+  local b=999999 t0 t1
+  for _ in 1 2 3; do
+    t0=$(now); "$@" >/dev/null 2>&1 || true; t1=$(now)
+    b=$(python3 -c "print(min($b, $t1 - $t0))")
+  done
+  echo "$b"
+}
+
+"$SEAMCHECK_BIN" audit "$base/primary-1.m3u8" --format json >/dev/null 2>&1 || true  # warm up
+declare -A audit_time
+for count in 1 8 32; do
+  audit_time[$count]=$(best "$SEAMCHECK_BIN" audit "$base/primary-$count.m3u8" --format json)
+done
+ffprobe_loop() {
+  ffprobe -v error -show_streams -of json "$base/primary/index.m3u8"
+  for n in $(seq 1 32); do ffprobe -v error -show_streams -of json "$base/ad-$n/index.m3u8"; done
+}
+ff=$(best ffprobe_loop)
+
+python3 - "$DELAY" "${audit_time[1]}" "${audit_time[8]}" "${audit_time[32]}" "$ff" <<'PY'
+import sys
+delay, one, eight, thirty_two, ff = map(float, sys.argv[1:])
+print(f"interstitial audit at {delay * 1000:.0f} ms a request (every profile): "
+      f"1 ad {one:.2f} s, 8 ads {eight:.2f} s, 32 ads {thirty_two:.2f} s (goal <= 1.5 s); "
+      f"32/1 = {thirty_two / one:.1f}x")
+print(f"ffprobe, one process per rendition (primary + 32 ads): {ff:.2f} s; ratio {ff / thirty_two:.1f}x")
+PY
