@@ -289,6 +289,9 @@ def main():
     Handler.root = args.root
     Handler.substitute = args.substitute
     Handler.delay = args.delay
+    # socketserver's listen backlog is 5: a client opening more connections at once has the rest of
+    # its SYNs dropped and retried a second later, which looks like a slow client, not a slow server.
+    ThreadingHTTPServer.request_queue_size = 128
     server = ThreadingHTTPServer(("127.0.0.1", args.port), Handler)
     server.daemon_threads = True
     print(f"PORT {server.server_address[1]}", flush=True)
