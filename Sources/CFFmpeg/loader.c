@@ -14,7 +14,8 @@
     X(avutil, av_channel_layout_describe) X(avutil, av_dict_free) X(avutil, av_dict_get)        \
     X(avutil, av_dict_set) X(avutil, av_free) X(avutil, av_freep) X(avutil, av_malloc)          \
     X(avutil, av_get_pix_fmt_name) X(avutil, av_pix_fmt_desc_get) X(avutil, av_strerror)        \
-    X(avutil, av_log_set_callback)                                                              \
+    X(avutil, av_log_set_callback) X(avutil, av_aes_alloc) X(avutil, av_aes_init)               \
+    X(avutil, av_aes_crypt)                                                                     \
     X(avcodec, av_get_bits_per_sample) X(avcodec, avcodec_descriptor_get)                       \
     X(avcodec, avcodec_get_name) X(avcodec, avcodec_profile_name)                               \
     X(avformat, av_guess_frame_rate) X(avformat, av_guess_sample_aspect_ratio)                  \
@@ -75,6 +76,16 @@ const char *sc_av_get_pix_fmt_name(enum AVPixelFormat pix_fmt) { SC_READY(NULL);
 const AVPixFmtDescriptor *sc_av_pix_fmt_desc_get(enum AVPixelFormat pix_fmt) { SC_READY(NULL); return api.av_pix_fmt_desc_get(pix_fmt); }
 int sc_av_strerror(int errnum, char *errbuf, size_t errbuf_size) { SC_READY(SC_ENOSYS); return api.av_strerror(errnum, errbuf, errbuf_size); }
 void sc_av_log_set_callback(void (*callback)(void *, int, const char *, va_list)) { SC_READY_VOID; api.av_log_set_callback(callback); }
+
+int sc_av_aes_cbc_decrypt(const uint8_t key[16], uint8_t iv[16], uint8_t *dst, const uint8_t *src, int count) {
+    SC_READY(SC_ENOSYS);
+    struct AVAES *aes = api.av_aes_alloc();
+    if (!aes) return AVERROR(ENOMEM);
+    int status = api.av_aes_init(aes, key, 128, 1);
+    if (status == 0) api.av_aes_crypt(aes, dst, src, count, iv, 1);
+    api.av_free(aes);
+    return status;
+}
 
 int sc_av_get_bits_per_sample(enum AVCodecID codec_id) { SC_READY(0); return api.av_get_bits_per_sample(codec_id); }
 const AVCodecDescriptor *sc_avcodec_descriptor_get(enum AVCodecID id) { SC_READY(NULL); return api.avcodec_descriptor_get(id); }

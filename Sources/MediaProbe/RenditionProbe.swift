@@ -19,7 +19,8 @@ extension MediaProber {
         let started = Date()
         let label = location.description
         guard let first = playlist.segments.first(where: { !$0.gap }) else { throw .emptyPlaylist(label) }
-        if let key = first.key, key.method != "NONE" { throw .encryptedRendition(label, method: key.method) }
+        let aes = first.key.flatMap { $0.method == "AES-128" ? $0 : nil }
+        if let key = first.key, key.method != "NONE", aes == nil { throw .encryptedRendition(label, method: key.method) }
         let interrupt = InterruptState(deadline: Date().addingTimeInterval(options.timeout), cancellation: cancellation)
         var reader = SegmentReader(timeout: options.timeout, maxBytes: Self.maxSegmentBytes)
         var bytes = Data()
@@ -29,7 +30,19 @@ extension MediaProber {
             }
             // The limit is for both together: the segment gets what the init section left.
             reader.maxBytes = Self.maxSegmentBytes - bytes.count
-            bytes.append(try read(first.uri, range: first.byteRange, from: location, reader, interrupt))
+            let segment = try read(first.uri, range: first.byteRange, from: location, reader, interrupt)
+            if let aes {
+                // Fetched like the segment (a remote playlist's key over http(s) only), at most 1 KiB.
+                guard let uri = aes.uri else { throw .openFailed(label, reason: "EXT-X-KEY METHOD=AES-128 has no URI") }
+                var keyReader = reader
+                keyReader.maxBytes = 1024
+                let key = try read(uri, range: nil, from: location, keyReader, interrupt)
+                let sequence = playlist.mediaSequence + (playlist.segments.firstIndex { !$0.gap } ?? 0)
+                bytes.append(try SegmentDecryption.decrypt(segment, key: key,
+                                                           iv: SegmentDecryption.iv(aes, mediaSequence: sequence, label: label), label: label))
+            } else {
+                bytes.append(segment)
+            }
         }
         var media = try probe(bytes: bytes, label: label, cancellation: cancellation)
         media.duration = playlist.totalDuration

@@ -76,11 +76,12 @@ final class RenditionProbeTests: XCTestCase {
     }
 
     func testEncryptedAndEmptyAndMultivariantPlaylistsSayWhat() async throws {
-        try write("enc.m3u8", "#EXTM3U\n#EXT-X-TARGETDURATION:1\n#EXT-X-KEY:METHOD=AES-128,URI=\"k.key\"\n#EXTINF:1,\nfmp4/seg0.m4s\n#EXT-X-ENDLIST\n")
+        // AES-128 is decrypted (EncryptedRenditionTests); sample encryption is not.
+        try write("enc.m3u8", "#EXTM3U\n#EXT-X-TARGETDURATION:1\n#EXT-X-KEY:METHOD=SAMPLE-AES,URI=\"skd://k\",KEYFORMAT=\"com.apple.streamingkeydelivery\"\n#EXTINF:1,\nfmp4/seg0.m4s\n#EXT-X-ENDLIST\n")
         try write("empty.m3u8", "#EXTM3U\n#EXT-X-TARGETDURATION:1\n#EXT-X-ENDLIST\n")
         try write("main.m3u8", "#EXTM3U\n#EXT-X-STREAM-INF:BANDWIDTH=100000\nfmp4/index.m3u8\n")
         let base = root.path
-        await assertError(base + "/enc.m3u8", .encryptedRendition(base + "/enc.m3u8", method: "AES-128"))
+        await assertError(base + "/enc.m3u8", .encryptedRendition(base + "/enc.m3u8", method: "SAMPLE-AES"))
         await assertError(base + "/empty.m3u8", .emptyPlaylist(base + "/empty.m3u8"))
         await assertError(base + "/main.m3u8", .multivariantPlaylist(base + "/main.m3u8", variants: ["fmp4/index.m3u8"]))
     }

@@ -4,6 +4,7 @@
 #include <libavformat/avformat.h>
 #include <libavcodec/avcodec.h>
 #include <libavutil/avutil.h>
+#include <libavutil/aes.h>
 #include <libavutil/channel_layout.h>
 #include <libavutil/dict.h>
 #include <libavutil/dovi_meta.h>
@@ -35,6 +36,9 @@ const char *sc_av_get_pix_fmt_name(enum AVPixelFormat pix_fmt);
 const AVPixFmtDescriptor *sc_av_pix_fmt_desc_get(enum AVPixelFormat pix_fmt);
 int sc_av_strerror(int errnum, char *errbuf, size_t errbuf_size);
 void sc_av_log_set_callback(void (*callback)(void *, int, const char *, va_list));
+/* AES-128-CBC decryption of HLS segments (METHOD=AES-128): 0 on success, a negative AVERROR else.
+   `count` is in 16-byte blocks; `iv` is updated as CBC goes. */
+int sc_av_aes_cbc_decrypt(const uint8_t key[16], uint8_t iv[16], uint8_t *dst, const uint8_t *src, int count);
 
 /* libavcodec */
 int sc_av_get_bits_per_sample(enum AVCodecID codec_id);

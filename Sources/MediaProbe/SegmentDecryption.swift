@@ -1,0 +1,64 @@
+import CFFmpeg
+import Foundation
+import HLS
+
+/// HLS METHOD=AES-128 (RFC 8216 5.2): the whole segment is AES-128-CBC with PKCS#7 padding; the IV
+/// is the key tag's IV, or else the segment's media sequence number as a 128-bit big-endian
+/// integer. Decrypted with libavutil's AES (FFmpeg is loaded already). The key itself never goes
+/// into a message.
+enum SegmentDecryption {
+    static let keyLength = 16
+
+    /// The IV for the segment with `mediaSequence`.
+    static func iv(_ key: EncryptionKey, mediaSequence: Int, label: String) throws(ProbeError) -> [UInt8] {
+        guard let text = key.iv else {
+            var iv = [UInt8](repeating: 0, count: 16)
+            var number = UInt64(max(0, mediaSequence))
+            for index in stride(from: 15, through: 8, by: -1) {
+                iv[index] = UInt8(number & 0xFF)
+                number >>= 8
+            }
+            return iv
+        }
+        var hex = Substring(text)
+        if hex.hasPrefix("0x") || hex.hasPrefix("0X") { hex = hex.dropFirst(2) }
+        guard hex.count == 32, hex.allSatisfy(\.isHexDigit) else {
+            throw .openFailed(label, reason: "EXT-X-KEY IV=\(text) is not 32 hexadecimal digits (RFC 8216 4.3.2.4)")
+        }
+        var bytes: [UInt8] = []
+        var index = hex.startIndex
+        while index < hex.endIndex {
+            let next = hex.index(index, offsetBy: 2)
+            bytes.append(UInt8(hex[index..<next], radix: 16)!)
+            index = next
+        }
+        return bytes
+    }
+
+    /// The clear bytes of `data`, or why it cannot be decrypted with this key.
+    static func decrypt(_ data: Data, key: Data, iv: [UInt8], label: String) throws(ProbeError) -> Data {
+        guard key.count == keyLength else {
+            throw .openFailed(label, reason: "the AES-128 key is \(key.count) bytes, not 16: check the key URI serves the raw key")
+        }
+        guard !data.isEmpty, data.count % 16 == 0 else {
+            throw .openFailed(label, reason: "an AES-128 segment of \(data.count) bytes is not whole 16-byte blocks (truncated, or not encrypted)")
+        }
+        var clear = Data(count: data.count)
+        var vector = iv
+        let status = clear.withUnsafeMutableBytes { out in
+            data.withUnsafeBytes { input in
+                key.withUnsafeBytes { keyBytes in
+                    sc_av_aes_cbc_decrypt(keyBytes.bindMemory(to: UInt8.self).baseAddress, &vector,
+                                          out.bindMemory(to: UInt8.self).baseAddress, input.bindMemory(to: UInt8.self).baseAddress,
+                                          Int32(data.count / 16))
+                }
+            }
+        }
+        guard status == 0 else { throw .openFailed(label, reason: "AES-128 decryption failed (\(status))") }
+        // PKCS#7: the last byte says how many bytes of padding there are, each with that value.
+        guard let pad = clear.last, (1...16).contains(pad), clear.suffix(Int(pad)).allSatisfy({ $0 == pad }) else {
+            throw .openFailed(label, reason: "AES-128 decryption gave no valid padding: the key or the IV is not this segment's")
+        }
+        return clear.dropLast(Int(pad))
+    }
+}
