@@ -165,7 +165,7 @@ public struct PlaylistAuditor: Sendable {
         }
         var findings: [Finding] = []
         var picks: [String: RenditionPick] = [:]
-        var remediations: [Remediation] = []
+        var perClass: [(deviceClass: String, remediations: [Remediation])] = []
         for profile in profiles {
             switch await RenditionPicker.pick(root, at: resource.location, for: profile.plays, session: session) {
             case .picked(let pick):
@@ -177,7 +177,7 @@ public struct PlaylistAuditor: Sendable {
                 let (found, fixes) = auditor.transitionFindings(primary: primary.media, interstitial: pick.media,
                                                                 subject: subject, profile: profile)
                 findings += found
-                remediations += fixes
+                perClass.append((profile.id, fixes))
             case .noPlayable(let reason):
                 if let finding = Self.noPlayable(profile, subject: "\(role) (\(location))",
                                                  message: "\(label): no variant is playable, receivers of this class skip it: \(reason)") {
@@ -198,7 +198,7 @@ public struct PlaylistAuditor: Sendable {
         let selections = RenditionPick.grouped(picks, order: profiles.map(\.id))
         let media = selections.first?.media ?? MediaDescription(input: location.description, container: "", duration: nil)
         let asset = AuditedAsset(role: role, input: location.description, media: media,
-                                 remediation: Remediation.mergedOrNil(remediations), selections: selections, placement: placement,
+                                 remediations: Remediation.grouped(perClass), selections: selections, placement: placement,
                                  problem: selections.isEmpty ? "no device class audited can play it" : nil)
         return (asset, findings)
     }

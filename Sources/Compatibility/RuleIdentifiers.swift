@@ -7,10 +7,11 @@ public enum RuleIdentifiers {
         "video-codec-mismatch", "frame-rate-mismatch", "aspect-ratio-mismatch", "dynamic-range-mismatch",
         "audio-codec-mismatch", "sample-rate-mismatch", "audio-bit-depth-mismatch", "channel-layout-mismatch",
         "track-set-mismatch", "av-start-misaligned", "rendition-language-mismatch",
+        "frame-rate-multiple", "scan-type-mismatch",
     ]
     public static let capability = [
         "unsupported-video-codec", "unsupported-dynamic-range", "unsupported-audio-codec", "unsupported-channel-count",
-        "resolution-exceeds-device", "frame-rate-exceeds-device", "no-playable-variant",
+        "resolution-exceeds-device", "frame-rate-exceeds-device", "no-playable-variant", "interlaced-video",
     ]
     public static let declared = [
         "declared-codecs-mismatch", "declared-resolution-mismatch", "declared-frame-rate-mismatch",

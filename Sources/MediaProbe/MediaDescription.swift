@@ -77,11 +77,14 @@ public struct VideoTrack: Codable, Sendable, Equatable {
     public var dolbyVision: DolbyVisionConfiguration?
     /// Seconds on the container's timeline.
     public var startTime: Double?
+    /// Scan type as ffprobe's `field_order`: "progressive", "tt", "bb", "tb", "bt"; null when the
+    /// stream does not say.
+    public var fieldOrder: String?
 
     public init(index: Int = 0, codec: String, codecTag: String? = nil, profile: String? = nil, level: Int? = nil,
                 width: Int, height: Int, frameRate: Rational?, sampleAspectRatio: Ratio = Ratio(1, 1),
                 bitDepth: Int? = 8, pixelFormat: String? = "yuv420p", dynamicRange: DynamicRange = .sdr,
-                dolbyVision: DolbyVisionConfiguration? = nil, startTime: Double? = 0) {
+                dolbyVision: DolbyVisionConfiguration? = nil, startTime: Double? = 0, fieldOrder: String? = nil) {
         self.index = index
         self.codec = codec
         self.codecTag = codecTag
@@ -98,6 +101,13 @@ public struct VideoTrack: Codable, Sendable, Equatable {
         self.dynamicRange = dynamicRange
         self.dolbyVision = dolbyVision
         self.startTime = startTime
+        self.fieldOrder = fieldOrder
+    }
+
+    /// True when the stream is coded as interlaced fields (any field order but progressive).
+    public var isInterlaced: Bool {
+        guard let fieldOrder else { return false }
+        return fieldOrder != "progressive"
     }
 }
 
@@ -149,7 +159,7 @@ public struct SubtitleTrack: Codable, Sendable, Equatable {
 extension VideoTrack {
     enum CodingKeys: String, CodingKey {
         case index, codec, codecTag, profile, level, width, height, frameRate, frameRateExact,
-             sampleAspectRatio, displayAspectRatio, bitDepth, pixelFormat, dynamicRange, dolbyVision, startTime
+             sampleAspectRatio, displayAspectRatio, bitDepth, pixelFormat, dynamicRange, dolbyVision, startTime, fieldOrder
     }
 
     public func encode(to encoder: Encoder) throws {
@@ -170,6 +180,7 @@ extension VideoTrack {
         try c.encode(dynamicRange, forKey: .dynamicRange)
         try c.encode(dolbyVision, forKey: .dolbyVision)
         try c.encode(startTime, forKey: .startTime)
+        try c.encode(fieldOrder, forKey: .fieldOrder)
     }
 }
 

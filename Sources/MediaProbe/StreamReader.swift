@@ -56,7 +56,8 @@ enum StreamReader {
             pixelFormat: p.format >= 0 ? optionalString(sc_av_get_pix_fmt_name(pixelFormat)) : nil,
             dynamicRange: dynamicRange(transfer: p.color_trc, dolbyVision: dovi != nil),
             dolbyVision: dovi,
-            startTime: startTime(stream))
+            startTime: startTime(stream),
+            fieldOrder: fieldOrder(p.field_order))
     }
 
     private static func audio(_ stream: UnsafeMutablePointer<AVStream>, par: UnsafeMutablePointer<AVCodecParameters>,
@@ -98,6 +99,18 @@ enum StreamReader {
         let real = stream.pointee.r_frame_rate
         if real.num > 0 && real.den > 0 { return Rational(Int(real.num), Int(real.den)) }
         return nil
+    }
+
+    /// ffprobe's names for AVFieldOrder; nil for AV_FIELD_UNKNOWN.
+    static func fieldOrder(_ order: AVFieldOrder) -> String? {
+        switch order {
+        case AV_FIELD_PROGRESSIVE: return "progressive"
+        case AV_FIELD_TT: return "tt"
+        case AV_FIELD_BB: return "bb"
+        case AV_FIELD_TB: return "tb"
+        case AV_FIELD_BT: return "bt"
+        default: return nil
+        }
     }
 
     static func dynamicRange(transfer: AVColorTransferCharacteristic, dolbyVision: Bool) -> DynamicRange {

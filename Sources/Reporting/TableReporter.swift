@@ -36,8 +36,8 @@ public struct TableReporter: AuditReporter {
             for finding in found where seenMessages.insert(finding.rule + finding.message).inserted {
                 out.append(line("  - \(finding.rule): \(finding.message)"))
             }
-            if let command = remediationCommand(for: asset) {
-                out.append(line("  fix: \(command)"))
+            for command in remediationCommands(for: asset, in: result) {
+                out.append(line("  \(command.label): \(command.text)"))
             }
         }
         let attributed = Set(([result.primary] + result.interstitials).flatMap { result.findings(for: $0) }.map(\.self))
