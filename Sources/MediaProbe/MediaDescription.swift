@@ -80,11 +80,14 @@ public struct VideoTrack: Codable, Sendable, Equatable {
     /// Scan type as ffprobe's `field_order`: "progressive", "tt", "bb", "tb", "bt"; null when the
     /// stream does not say.
     public var fieldOrder: String?
+    /// HEVC tier from the hvcC record: "Main" or "High"; null for other codecs or without one.
+    public var tier: String?
 
     public init(index: Int = 0, codec: String, codecTag: String? = nil, profile: String? = nil, level: Int? = nil,
                 width: Int, height: Int, frameRate: Rational?, sampleAspectRatio: Ratio = Ratio(1, 1),
                 bitDepth: Int? = 8, pixelFormat: String? = "yuv420p", dynamicRange: DynamicRange = .sdr,
-                dolbyVision: DolbyVisionConfiguration? = nil, startTime: Double? = 0, fieldOrder: String? = nil) {
+                dolbyVision: DolbyVisionConfiguration? = nil, startTime: Double? = 0, fieldOrder: String? = nil,
+                tier: String? = nil) {
         self.index = index
         self.codec = codec
         self.codecTag = codecTag
@@ -102,6 +105,7 @@ public struct VideoTrack: Codable, Sendable, Equatable {
         self.dolbyVision = dolbyVision
         self.startTime = startTime
         self.fieldOrder = fieldOrder
+        self.tier = tier
     }
 
     /// True when the stream is coded as interlaced fields (any field order but progressive).
@@ -159,7 +163,7 @@ public struct SubtitleTrack: Codable, Sendable, Equatable {
 extension VideoTrack {
     enum CodingKeys: String, CodingKey {
         case index, codec, codecTag, profile, level, width, height, frameRate, frameRateExact,
-             sampleAspectRatio, displayAspectRatio, bitDepth, pixelFormat, dynamicRange, dolbyVision, startTime, fieldOrder
+             sampleAspectRatio, displayAspectRatio, bitDepth, pixelFormat, dynamicRange, dolbyVision, startTime, fieldOrder, tier
     }
 
     public func encode(to encoder: Encoder) throws {
@@ -181,6 +185,7 @@ extension VideoTrack {
         try c.encode(dolbyVision, forKey: .dolbyVision)
         try c.encode(startTime, forKey: .startTime)
         try c.encode(fieldOrder, forKey: .fieldOrder)
+        try c.encode(tier, forKey: .tier)
     }
 }
 

@@ -57,7 +57,8 @@ enum StreamReader {
             dynamicRange: dynamicRange(transfer: p.color_trc, dolbyVision: dovi != nil),
             dolbyVision: dovi,
             startTime: startTime(stream),
-            fieldOrder: fieldOrder(p.field_order))
+            fieldOrder: fieldOrder(p.field_order),
+            tier: hevcTier(p))
     }
 
     private static func audio(_ stream: UnsafeMutablePointer<AVStream>, par: UnsafeMutablePointer<AVCodecParameters>,
@@ -99,6 +100,13 @@ enum StreamReader {
         let real = stream.pointee.r_frame_rate
         if real.num > 0 && real.den > 0 { return Rational(Int(real.num), Int(real.den)) }
         return nil
+    }
+
+    /// general_tier_flag of an hvcC record (configurationVersion 1, then profile space, tier,
+    /// profile); nil for Annex B extradata (MPEG-TS) and other codecs.
+    private static func hevcTier(_ p: AVCodecParameters) -> String? {
+        guard p.codec_id == AV_CODEC_ID_HEVC, p.extradata_size >= 2, let data = p.extradata, data[0] == 1 else { return nil }
+        return data[1] & 0x20 != 0 ? "High" : "Main"
     }
 
     /// ffprobe's names for AVFieldOrder; nil for AV_FIELD_UNKNOWN.
