@@ -113,7 +113,8 @@ public struct PlaylistAuditor: Sendable {
                 var knownFailure: String?
                 if case .failed(let error)? = presentation.asset(asset.uri, from: base) { knownFailure = error.description }
                 let (audited, found) = try await auditAsset(asset.uri, base: base, role: role, placement: placement, profiles: profiles,
-                                                        primaryPicks: primaryPicks, session: session, knownFailure: knownFailure,
+                                                        primaryPicks: primaryPicks, primaryRoot: presentation.root,
+                                                        session: session, knownFailure: knownFailure,
                                                         playlists: &assetPlaylists, declared: &declared)
                 interstitials.append(audited)
                 findings += found
@@ -121,6 +122,20 @@ public struct PlaylistAuditor: Sendable {
         }
         return AuditResult(input: input.description, deviceClasses: profiles.map(\.id), primary: primary,
                            interstitials: interstitials, findings: Self.graded(findings + declared.findings, by: profiles))
+    }
+
+    /// ladder-mismatch per video class, when primary and interstitial are both multivariant.
+    static func ladderFindings(_ primary: ParsedPlaylist, _ interstitial: ParsedPlaylist, subject: String,
+                               profiles: [DeviceProfile]) -> [Finding] {
+        guard case .multivariant(let primaryLadder) = primary.playlist, case .multivariant(let adLadder) = interstitial.playlist
+        else { return [] }
+        return profiles.compactMap { profile in
+            guard profile.plays.video, let severity = profile.severity(for: LadderRule.description),
+                  let mismatch = LadderRule.evaluate(primary: LadderRule.tiers(primaryLadder, for: profile.plays),
+                                                     interstitial: LadderRule.tiers(adLadder, for: profile.plays)) else { return nil }
+            return Finding(rule: LadderRule.description.id, severity: severity, deviceClass: profile.id, subject: subject,
+                           expected: mismatch.expected, actual: mismatch.actual, message: mismatch.message, remediation: nil)
+        }
     }
 
     /// Applies the profiles to findings that have no device class (spec and declared rules): a
@@ -143,7 +158,7 @@ public struct PlaylistAuditor: Sendable {
     }
 
     private func auditAsset(_ uri: String, base: InputLocation, role: String, placement: Placement, profiles: [DeviceProfile],
-                            primaryPicks: [String: RenditionPick], session: ProbeSession, knownFailure: String?,
+                            primaryPicks: [String: RenditionPick], primaryRoot: ParsedPlaylist, session: ProbeSession, knownFailure: String?,
                             playlists: inout AssetPlaylists, declared: inout DeclaredFindings) async throws(PlaylistAuditError) -> (AuditedAsset, [Finding]) {
         let label = placement.id.map { "\(role) \"\($0)\"" } ?? role
         func unreachable(_ reason: String) -> (AuditedAsset, [Finding]) {
@@ -163,7 +178,7 @@ public struct PlaylistAuditor: Sendable {
             if Task.isCancelled { throw .probe(.cancelled(uri)) }
             return unreachable(error.description)
         }
-        var findings: [Finding] = []
+        var findings = Self.ladderFindings(primaryRoot, root, subject: "\(role) (\(location))", profiles: profiles)
         var picks: [String: RenditionPick] = [:]
         var perClass: [(deviceClass: String, remediations: [Remediation])] = []
         for profile in profiles {

@@ -15,6 +15,13 @@ final class RuleExampleTests: XCTestCase {
         }
     }
 
+    func testEveryLadderExampleFiresExactlyWhenItSaysItDoes() {
+        XCTAssertTrue(LadderRule.examples.contains { $0.triggers } && LadderRule.examples.contains { !$0.triggers })
+        for example in LadderRule.examples {
+            XCTAssertEqual(LadderRule.evaluate(primary: example.primary, interstitial: example.interstitial) != nil, example.triggers, example.name)
+        }
+    }
+
     func testEveryCapabilityExampleFiresExactlyWhenItSaysItDoes() {
         for rule in RuleCatalog.capabilityRules {
             XCTAssertTrue(rule.examples.contains { $0.triggers }, "\(rule.id) needs an example that fires")

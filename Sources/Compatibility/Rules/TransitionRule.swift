@@ -113,7 +113,7 @@ public enum RuleCatalog {
     /// Every rule a device profile can grade: transition, capability (with no-playable-variant),
     /// then declared-versus-measured.
     public static var descriptions: [RuleDescription] {
-        transitionRules.map(\.description) + capabilityRules.map(\.description) + [PlaylistRules.noPlayableVariant]
+        transitionRules.map(\.description) + [LadderRule.description] + capabilityRules.map(\.description) + [PlaylistRules.noPlayableVariant]
             + declaredRules.map(\.description)
     }
 
