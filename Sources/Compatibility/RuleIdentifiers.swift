@@ -7,7 +7,7 @@ public enum RuleIdentifiers {
         "video-codec-mismatch", "frame-rate-mismatch", "aspect-ratio-mismatch", "dynamic-range-mismatch",
         "audio-codec-mismatch", "sample-rate-mismatch", "audio-bit-depth-mismatch", "channel-layout-mismatch",
         "track-set-mismatch", "av-start-misaligned", "rendition-language-mismatch",
-        "frame-rate-multiple", "scan-type-mismatch", "ladder-mismatch",
+        "frame-rate-multiple", "scan-type-mismatch", "ladder-mismatch", "loudness-mismatch",
     ]
     public static let capability = [
         "unsupported-video-codec", "unsupported-dynamic-range", "unsupported-audio-codec", "unsupported-channel-count",

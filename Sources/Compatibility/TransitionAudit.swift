@@ -129,11 +129,14 @@ public struct AuditResult: Sendable, Equatable {
 public struct TransitionAuditor: Sendable {
     public var rules: [TransitionRule]
     public var capabilityRules: [CapabilityRule]
+    /// Tolerance and optional target of loudness-mismatch.
+    public var loudness: LoudnessPolicy
 
     public init(rules: [TransitionRule] = RuleCatalog.transitionRules,
-                capabilityRules: [CapabilityRule] = RuleCatalog.capabilityRules) {
+                capabilityRules: [CapabilityRule] = RuleCatalog.capabilityRules, loudness: LoudnessPolicy = LoudnessPolicy()) {
         self.rules = rules
         self.capabilityRules = capabilityRules
+        self.loudness = loudness
     }
 
     /// File audits: the same media for every class.
@@ -166,7 +169,8 @@ public struct TransitionAuditor: Sendable {
         // Matching a primary the class cannot play would make the ad unplayable too: no fix then.
         let unplayable = capabilityRules.filter { $0.evaluate(primary, on: profile.plays) != nil }.map(\.id)
         for rule in rules {
-            guard let severity = profile.severity(for: rule.description), var mismatch = rule.evaluate(context) else { continue }
+            let evaluated = rule.id == LoudnessRule.rule.id ? LoudnessRule.evaluate(context, policy: loudness) : rule.evaluate(context)
+            guard let severity = profile.severity(for: rule.description), var mismatch = evaluated else { continue }
             if !unplayable.isEmpty, mismatch.remediation != nil {
                 mismatch.remediation = nil
                 mismatch.message += " (no fix for this class: it cannot play the primary itself, \(unplayable.joined(separator: ", ")))"

@@ -128,10 +128,13 @@ public struct AudioTrack: Codable, Sendable, Equatable {
     public var channelLayout: String?
     public var language: String?
     public var startTime: Double?
+    /// Integrated loudness in LUFS (ITU-R BS.1770 / EBU R128), when it was measured (audit does
+    /// for file inputs unless told not to; a probe never does: it reads too little audio).
+    public var integratedLoudness: Double?
 
     public init(index: Int = 1, codec: String, codecTag: String? = nil, profile: String? = nil, sampleRate: Int,
                 bitDepth: Int? = nil, channels: Int, channelLayout: String? = nil, language: String? = nil,
-                startTime: Double? = 0) {
+                startTime: Double? = 0, integratedLoudness: Double? = nil) {
         self.index = index
         self.codec = codec
         self.codecTag = codecTag
@@ -142,6 +145,7 @@ public struct AudioTrack: Codable, Sendable, Equatable {
         self.channelLayout = channelLayout
         self.language = language
         self.startTime = startTime
+        self.integratedLoudness = integratedLoudness
     }
 }
 
@@ -191,7 +195,7 @@ extension VideoTrack {
 
 extension AudioTrack {
     enum CodingKeys: String, CodingKey {
-        case index, codec, codecTag, profile, sampleRate, bitDepth, channels, channelLayout, language, startTime
+        case index, codec, codecTag, profile, sampleRate, bitDepth, channels, channelLayout, language, startTime, integratedLoudness
     }
 
     public func encode(to encoder: Encoder) throws {
@@ -206,6 +210,7 @@ extension AudioTrack {
         try c.encode(channelLayout, forKey: .channelLayout)
         try c.encode(language, forKey: .language)
         try c.encode(startTime, forKey: .startTime)
+        try c.encode(integratedLoudness, forKey: .integratedLoudness)
     }
 }
 

@@ -28,6 +28,7 @@ final class FixRoundTripTests: XCTestCase {
         Pair(name: "audio-only ad", primary: Fixtures.primary, interstitial: Fixtures.audioOnly),
         Pair(name: "silent ad", primary: Fixtures.primary, interstitial: Fixtures.videoOnly),
         Pair(name: "16-bit ALAC ad", primary: Fixtures.alac24, interstitial: Fixtures.alac16),
+        Pair(name: "ad 12 dB louder", primary: Fixtures.primary, interstitial: Fixtures.loud),
     ]
 
     static let capabilityRules: Set<String> = [
@@ -130,5 +131,25 @@ enum ShellWords {
         guard !quoted else { throw Unbalanced() }
         if inWord { words.append(current) }
         return words
+    }
+}
+
+/// loudness-mismatch through the command: measured on file audits, with a tolerance, a target
+/// and a flag that turns it off.
+final class LoudnessAuditTests: XCTestCase {
+    func rules(_ arguments: [String], ad: MediaFixture) throws -> [String] {
+        let result = try SeamcheckBinary.run(["audit", "--primary", try Fixtures.primary.path(), "--interstitial", try ad.path(),
+                                              "--profile", "smart-tv-low-end", "--format", "json", "--fail-on", "never"] + arguments)
+        XCTAssertEqual(result.status, 0, result.stderr)
+        let json = try XCTUnwrap(try JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as? [String: Any])
+        return (json["findings"] as? [[String: Any]] ?? []).compactMap { $0["rule"] as? String }
+    }
+
+    func testATwelveDecibelLouderAdIsALoudnessMismatchUnlessLoudnessIsOff() throws {
+        XCTAssertEqual(try rules([], ad: Fixtures.loud), ["loudness-mismatch"])
+        XCTAssertEqual(try rules(["--no-loudness"], ad: Fixtures.loud), [])
+        XCTAssertEqual(try rules([], ad: Fixtures.matching), [])
+        XCTAssertEqual(try rules(["--loudness-target", "-24"], ad: Fixtures.matching), ["loudness-mismatch"], "-21.8 LUFS is 2.2 LU off -24")
+        XCTAssertEqual(try rules(["--loudness-target", "-23"], ad: Fixtures.matching), [])
     }
 }

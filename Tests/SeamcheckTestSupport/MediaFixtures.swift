@@ -247,6 +247,12 @@ public enum Fixtures {
         v.extra = ["-vf", "setfield=tff", "-flags", "+ildct+ilme"]
         return v
     }())
+    /// The matching ad 12 dB louder (loudness-mismatch).
+    public static let loud = MediaFixture.clip("h264-2997-aac48-stereo-plus12db", audio: {
+        var a = MediaFixture.Audio()
+        a.extra = ["-af", "volume=12dB"]
+        return a
+    }())
     /// A silent ad: H.264 without an audio track.
     public static let videoOnly = MediaFixture.clip("h264-2997-16x9-no-audio", audio: nil)
     /// 16-bit ALAC next to H.264, against `alac24`'s 24 bit.

@@ -92,7 +92,7 @@ public struct TransitionRule: Sendable {
 /// All rules that run on probed media, in the order reports list them.
 public enum RuleCatalog {
     public static let transitionRules: [TransitionRule] = VideoTransitionRules.all + AudioTransitionRules.all
-        + [TrackSetRule.rule, TimingRules.avStart, TimingRules.language]
+        + [TrackSetRule.rule, TimingRules.avStart, TimingRules.language, LoudnessRule.rule]
 
     public static let capabilityRules: [CapabilityRule] = CapabilityRules.all
 
