@@ -26,6 +26,8 @@ public enum RuleIdentifiers {
         // Seamcheck's additions to INTERFACE.md's group: the parser's own diagnostics as findings,
         // interstitials a VOD timeline never reaches.
         "playlist-syntax", "interstitial-outside-timeline",
+        // Draft -22, Appendix F.
+        "preload-daterange-invalid",
     ]
     public static let all = Set(transition + capability + declared + spec)
 }

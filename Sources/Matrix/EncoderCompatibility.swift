@@ -114,6 +114,8 @@ public struct EncoderCompatibility: Codable, Sendable, Equatable {
                 else { continue }
                 let requiredBy = profiles.filter { ($0.severity(for: rule.description) ?? .info) >= .warning }.map(\.id)
                 var remediation = mismatch.remediation
+                // Generated tracks and dropped streams fix one asset; they are no encoder setting.
+                if !(remediation?.inputs.isEmpty ?? true) || rule.id == "track-set-mismatch" { remediation = nil }
                 // Tone-mapping filters convert one HDR source; the target itself is SDR with BT.709 tags.
                 if rule.id == "dynamic-range-mismatch", primary.primaryVideo?.dynamicRange == .sdr, let tags = remediation?.arguments {
                     remediation = Remediation(arguments: ["-pix_fmt", "yuv420p"] + tags)

@@ -101,22 +101,15 @@ struct AuditCommand: AsyncParsableCommand {
     }
 
     /// Integrated loudness of each local file's first audio track, decoded whole (off the
-    /// cooperative pool). An input that cannot be measured keeps no value, so the rule skips it;
-    /// the cost goes to stderr.
+    /// cooperative pool). An input that cannot be measured keeps no value, so the rule skips it.
     static func measureLoudness(_ media: [MediaDescription], locations: [InputLocation], timeout: Double) async -> [MediaDescription] {
         await withCheckedContinuation { continuation in
             DispatchQueue.global().async {
                 let meter = LoudnessMeter(timeout: max(timeout, 60))
                 var measured = media
-                var bytes: Int64 = 0, seconds = 0.0
                 for (index, location) in locations.enumerated() where !measured[index].audio.isEmpty {
                     guard case .file(let path) = location, let result = try? meter.measure(path: path) else { continue }
                     measured[index].audio[0].integratedLoudness = result.integrated
-                    bytes += result.bytesRead
-                    seconds += result.elapsed
-                }
-                if bytes > 0 {
-                    FileHandle.standardError.write(Data("seamcheck: loudness measured: \(bytes) bytes read, \(Int((seconds * 1000).rounded())) ms\n".utf8))
                 }
                 continuation.resume(returning: measured)
             }

@@ -25,13 +25,13 @@ public struct LadderExample: Sendable {
 /// can play, so a receiver on some tier switches to a much lower or higher bitrate at the seam.
 public enum LadderRule {
     /// An ad variant covers a tier when its bandwidth is at most 10 % above it (Apple 3.4: at or
-    /// under; 10 % is the declared-versus-measured tolerance Apple allows) and at least a third
-    /// of it (below, the picture visibly drops: 700 kb/s on a 6 Mb/s tier).
-    static let above = 1.1, below = 1.0 / 3
+    /// under; 10 % is the declared-versus-measured tolerance Apple allows) and at least a quarter
+    /// of it (below, the picture visibly drops: 700 kb/s on a 6 Mb/s tier is under an eighth).
+    static let above = 1.1, below = 0.25
 
     public static let description = RuleDescription(
         id: "ladder-mismatch", title: "The interstitial's variants do not cover the primary's tiers",
-        rationale: "A receiver keeps its bandwidth estimate across the switch: on a tier with no ad variant between a third of its bandwidth and 10 % above it, it jumps to a much lower bitrate (a visible drop) or a higher one it may not sustain (a stall). Compares the variants the class can play, by BANDWIDTH; audio-only classes pick the lowest variant and are not graded.",
+        rationale: "A receiver keeps its bandwidth estimate across the switch: on a tier with no ad variant between a quarter of its bandwidth and 10 % above it, it jumps to a much lower bitrate (a visible drop) or a higher one it may not sustain (a stall). Compares the variants the class can play, by BANDWIDTH; audio-only classes pick the lowest variant and are not graded.",
         source: "Apple HLS Authoring Specification (2025-06-26) 3.4: ad variants at or under the bandwidth of the primary variant they replace; AWS MediaTailor refuses ads without variants matching the content's",
         defaultSeverity: .warning, track: .video, inputs: "the primary's and the interstitial's multivariant playlists (BANDWIDTH, RESOLUTION) and the class's plays")
 
@@ -58,7 +58,7 @@ public enum LadderRule {
         return Mismatch(
             expected: "an ad variant for each tier: \(primary.sorted { $0.bandwidth > $1.bandwidth }.map(\.text).joined(separator: ", "))",
             actual: ads,
-            message: "no interstitial variant is within a third to 110 % of the primary's \(tiers) (the ad offers \(ads)): a receiver on \(uncovered.count == 1 ? "that tier" : "those tiers") changes bitrate sharply at the seam. Add ad variants at or just under each tier (Apple HLS Authoring Specification 3.4)",
+            message: "no interstitial variant is within a quarter to 110 % of the primary's \(tiers) (the ad offers \(ads)): a receiver on \(uncovered.count == 1 ? "that tier" : "those tiers") changes bitrate sharply at the seam. Add ad variants at or just under each tier (Apple HLS Authoring Specification 3.4)",
             remediation: nil)
     }
 
