@@ -1,3 +1,4 @@
+import Compatibility
 import Foundation
 import SeamcheckTestSupport
 import XCTest
@@ -23,7 +24,7 @@ final class FixRoundTripTests: XCTestCase {
         Pair(name: "HLG ad in SDR", primary: Fixtures.primary, interstitial: Fixtures.hlg),
         Pair(name: "HLG ad in HDR10", primary: Fixtures.hdr10, interstitial: Fixtures.hlg),
         Pair(name: "SDR ad in HDR10", primary: Fixtures.hdr10, interstitial: Fixtures.matching),
-        Pair(name: "late audio, French", primary: Fixtures.primary, interstitial: Fixtures.delayedAudio),
+        Pair(name: "late audio, French", primary: Fixtures.english, interstitial: Fixtures.delayedAudio),
         Pair(name: "interlaced ad", primary: Fixtures.primary, interstitial: Fixtures.interlaced),
         Pair(name: "audio-only ad", primary: Fixtures.primary, interstitial: Fixtures.audioOnly),
         Pair(name: "silent ad", primary: Fixtures.primary, interstitial: Fixtures.videoOnly),
@@ -65,9 +66,11 @@ final class FixRoundTripTests: XCTestCase {
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: folder) }
         var run = 0
+        var fixedRules: Set<String> = []
         for pair in Self.pairs {
             let primary = try pair.primary.path(), ad = try pair.interstitial.path()
             let before = try audit(primary: primary, interstitial: ad)
+            fixedRules.formUnion(before.findings.filter { $0["remediation"] as? String != nil }.compactMap { $0["rule"] as? String })
             XCTAssertFalse(before.fixes.isEmpty, "\(pair.name): no fix printed for \(before.findings.map(key))")
             var outputs: Set<String> = []
             for fix in before.fixes {
@@ -96,6 +99,11 @@ final class FixRoundTripTests: XCTestCase {
             }
         }
         XCTAssertGreaterThanOrEqual(run, Self.pairs.count, "every pair's fixes ran")
+        // Every transition rule whose examples print a fix has it run here on real media.
+        let rulesWithFixes = RuleCatalog.transitionRules.filter { rule in
+            rule.examples.contains { rule.evaluate(TransitionContext(primary: $0.primary, interstitial: $0.interstitial))?.remediation != nil }
+        }.map(\.id)
+        XCTAssertEqual(Set(rulesWithFixes).subtracting(fixedRules), [], "rules whose fixes no pair runs")
         print("fix round trip: \(run) fixes run for \(Self.pairs.count) pairs")
     }
 }

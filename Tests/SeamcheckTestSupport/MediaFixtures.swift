@@ -253,6 +253,12 @@ public enum Fixtures {
         a.extra = ["-af", "volume=12dB"]
         return a
     }())
+    /// The reference parameters with English-tagged audio (against `delayedAudio`'s French).
+    public static let english = MediaFixture.clip("h264-2997-aac48-stereo-eng", audio: {
+        var a = MediaFixture.Audio()
+        a.extra = ["-metadata:s:a:0", "language=eng"]
+        return a
+    }())
     /// A silent ad: H.264 without an audio track.
     public static let videoOnly = MediaFixture.clip("h264-2997-16x9-no-audio", audio: nil)
     /// 16-bit ALAC next to H.264, against `alac24`'s 24 bit.
