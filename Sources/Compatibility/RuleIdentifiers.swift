@@ -26,8 +26,8 @@ public enum RuleIdentifiers {
         // Seamcheck's additions to INTERFACE.md's group: the parser's own diagnostics as findings,
         // interstitials a VOD timeline never reaches.
         "playlist-syntax", "interstitial-outside-timeline",
-        // Draft -22, Appendix F.
-        "preload-daterange-invalid",
+        // Draft -22: Appendix F; X-CUE, the pre-standard CUE that players still read.
+        "preload-daterange-invalid", "x-cue-attribute",
     ]
     public static let all = Set(transition + capability + declared + spec)
 }

@@ -1,10 +1,11 @@
 import Foundation
 import HLS
 
-/// Preload date ranges (draft-pantos-hls-rfc8216bis-22, Appendix F): CLASS="com.apple.hls.preload"
-/// tells a client to fetch a resource ahead of the interstitial that will need it.
-enum PreloadSpecRules {
-    static let all = [invalid]
+/// Draft -22 details the first catalog missed: preload date ranges (Appendix F:
+/// CLASS="com.apple.hls.preload" tells a client to fetch a resource ahead of the interstitial
+/// that will need it) and X-CUE, the pre-standard name of CUE.
+enum DraftSpecRules {
+    static let all = [invalid, xCue]
     static let preloadClass = "com.apple.hls.preload"
     typealias P = SpecPlaylist
 
@@ -52,6 +53,27 @@ enum PreloadSpecRules {
                                      message: "preload date range in a playlist with EXT-X-ENDLIST: clients ignore it (Appendix F); nothing is fetched ahead",
                                      severity: .info)
             }
+        }
+    }
+
+    static let xCue = SpecRule(
+        SpecRule.describe("x-cue-attribute", "X-CUE instead of CUE", severity: .warning,
+                          rationale: "X-CUE is the pre-standard name of CUE: hls.js and Media3 still read it and schedule the interstitial as a pre- or post-roll, Apple's players and the draft do not. Seamcheck schedules it as hls.js does when the tag has no CUE, and says so; with CUE present, X-CUE is ignored.",
+                          source: "draft-pantos-hls-rfc8216bis-22 4.4.5.1 (CUE); hls.js 1.7 and Media3 1.11 read X-CUE; reference/interstitials.md"),
+        examples: [
+            SpecExample("X-CUE=\"PRE\" without CUE", triggers: true, playlist: P.media(P.interstitial("ad1", "X-CUE=\"PRE\",X-ASSET-URI=\"\(P.ad1)\""))),
+            SpecExample("X-CUE next to CUE", triggers: true, playlist: P.media(P.interstitial("ad1", "CUE=\"POST\",X-CUE=\"PRE\",X-ASSET-URI=\"\(P.ad1)\""))),
+            SpecExample("CUE=\"PRE\"", triggers: false, playlist: P.media(P.interstitial("ad1", "CUE=\"PRE\",X-ASSET-URI=\"\(P.ad1)\""))),
+        ]) { context in
+        context.interstitials.compactMap { interstitial, range, media in
+            guard let legacy = range.attributes["X-CUE"] else { return nil }
+            if interstitial.cueFromXCue {
+                let tokens = interstitial.cue?.tokens.map(\.rawValue).joined(separator: ",") ?? ""
+                return SpecViolation(tag: range.label, playlist: media.reference, expected: "CUE=\"\(tokens)\"", actual: "X-CUE=\(legacy.text)",
+                                     message: "X-CUE is the pre-standard name of CUE: hls.js and Media3 schedule this interstitial by it (and so does Seamcheck), Apple's players ignore it; write CUE=\"\(tokens)\"")
+            }
+            return SpecViolation(tag: range.label, playlist: media.reference, expected: "CUE only", actual: "CUE and X-CUE=\(legacy.text)",
+                                 message: "X-CUE is ignored next to CUE (players that read X-CUE take CUE first); remove it")
         }
     }
 }
