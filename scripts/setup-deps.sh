@@ -5,7 +5,7 @@ set -euo pipefail
 
 packages=(
   pkg-config curl libcurl4-openssl-dev libsqlite3-dev
-  ffmpeg libavformat-dev libavcodec-dev libavutil-dev
+  ffmpeg libavformat-dev libavcodec-dev libavutil-dev libavfilter-dev
   dbus avahi-daemon avahi-utils libavahi-client-dev
   python3 python3-venv iproute2 strace
   fonts-dejavu-core

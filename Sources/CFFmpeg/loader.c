@@ -15,8 +15,14 @@
     X(avutil, av_dict_set) X(avutil, av_free) X(avutil, av_freep) X(avutil, av_malloc)          \
     X(avutil, av_get_pix_fmt_name) X(avutil, av_pix_fmt_desc_get) X(avutil, av_strerror)        \
     X(avutil, av_log_set_callback) X(avutil, av_aes_alloc) X(avutil, av_aes_init)               \
-    X(avutil, av_aes_crypt)                                                                     \
+    X(avutil, av_aes_crypt) X(avutil, av_frame_alloc) X(avutil, av_frame_free)                  \
+    X(avutil, av_frame_unref) X(avutil, av_get_sample_fmt_name)                                 \
     X(avcodec, av_get_bits_per_sample) X(avcodec, avcodec_descriptor_get)                       \
+    X(avcodec, av_packet_alloc) X(avcodec, av_packet_free) X(avcodec, av_packet_unref)          \
+    X(avcodec, avcodec_alloc_context3) X(avcodec, avcodec_find_decoder)                         \
+    X(avcodec, avcodec_free_context) X(avcodec, avcodec_open2)                                  \
+    X(avcodec, avcodec_parameters_to_context) X(avcodec, avcodec_receive_frame)                 \
+    X(avcodec, avcodec_send_packet) X(avformat, av_read_frame)                                  \
     X(avcodec, avcodec_get_name) X(avcodec, avcodec_profile_name)                               \
     X(avformat, av_guess_frame_rate) X(avformat, av_guess_sample_aspect_ratio)                  \
     X(avformat, av_stream_get_side_data) X(avformat, avformat_alloc_context)                    \
@@ -26,12 +32,21 @@
     X(avformat, avio_alloc_context) X(avformat, avio_closep) X(avformat, avio_context_free)     \
     X(avformat, avio_open2) X(avformat, avio_read) X(avformat, avio_seek) X(avformat, avio_size)
 
+/* libavfilter: loaded apart, only when loudness is measured. */
+#define SC_FILTER_FUNCTIONS(X)                                                                  \
+    X(avfilter, av_buffersink_get_frame) X(avfilter, av_buffersrc_add_frame_flags)              \
+    X(avfilter, avfilter_get_by_name) X(avfilter, avfilter_graph_config)                        \
+    X(avfilter, avfilter_graph_alloc) X(avfilter, avfilter_graph_create_filter)                 \
+    X(avfilter, avfilter_graph_free) X(avfilter, avfilter_link)
+
 #define SC_FIELD(lib, name) __typeof__(&name) name;
 static struct { SC_FUNCTIONS(SC_FIELD) } api;
+static struct { SC_FILTER_FUNCTIONS(SC_FIELD) } filter_api;
 
 static pthread_once_t once = PTHREAD_ONCE_INIT;
 static int loaded;
 static char load_error[512];
+static char filter_load_error[512];
 
 static void load(void) {
     /* libavformat's own dependencies bring in the other two; each is opened by name so the
@@ -59,6 +74,37 @@ int sc_ffmpeg_load(void) {
 
 const char *sc_ffmpeg_load_error(void) {
     return sc_ffmpeg_load() == 0 ? NULL : load_error;
+}
+
+const char *sc_avfilter_load_error(void);
+
+static pthread_once_t filter_once = PTHREAD_ONCE_INIT;
+static int filter_loaded;
+
+static void load_filters(void) {
+    if (sc_ffmpeg_load() != 0) return;
+    void *avfilter = dlopen(SC_SONAME("avfilter", LIBAVFILTER_VERSION_MAJOR), RTLD_NOW | RTLD_LOCAL);
+    if (!avfilter) {
+        snprintf(filter_load_error, sizeof filter_load_error, "%s", dlerror());
+        return;
+    }
+#define SC_FILTER_LOOKUP(lib, name)                                                             \
+    if (!(*(void **)&filter_api.name = dlsym(lib, #name))) {                                    \
+        snprintf(filter_load_error, sizeof filter_load_error, "lib%s has no symbol %s", #lib, #name); \
+        return;                                                                                 \
+    }
+    SC_FILTER_FUNCTIONS(SC_FILTER_LOOKUP)
+    filter_loaded = 1;
+}
+
+int sc_avfilter_load(void) {
+    pthread_once(&filter_once, load_filters);
+    return filter_loaded ? 0 : -1;
+}
+
+const char *sc_avfilter_load_error(void) {
+    if (sc_avfilter_load() == 0) return NULL;
+    return filter_load_error[0] ? filter_load_error : sc_ffmpeg_load_error();
 }
 
 #define SC_READY(failure) if (sc_ffmpeg_load() != 0) return failure
@@ -115,3 +161,33 @@ int sc_avio_open2(AVIOContext **s, const char *url, int flags, const AVIOInterru
 int sc_avio_read(AVIOContext *s, unsigned char *buf, int size) { SC_READY(SC_ENOSYS); return api.avio_read(s, buf, size); }
 int64_t sc_avio_seek(AVIOContext *s, int64_t offset, int whence) { SC_READY(SC_ENOSYS); return api.avio_seek(s, offset, whence); }
 int64_t sc_avio_size(AVIOContext *s) { SC_READY(SC_ENOSYS); return api.avio_size(s); }
+
+AVFrame *sc_av_frame_alloc(void) { SC_READY(NULL); return api.av_frame_alloc(); }
+void sc_av_frame_free(AVFrame **frame) { SC_READY_VOID; api.av_frame_free(frame); }
+void sc_av_frame_unref(AVFrame *frame) { SC_READY_VOID; api.av_frame_unref(frame); }
+const char *sc_av_get_sample_fmt_name(enum AVSampleFormat sample_fmt) { SC_READY(NULL); return api.av_get_sample_fmt_name(sample_fmt); }
+AVPacket *sc_av_packet_alloc(void) { SC_READY(NULL); return api.av_packet_alloc(); }
+void sc_av_packet_free(AVPacket **pkt) { SC_READY_VOID; api.av_packet_free(pkt); }
+void sc_av_packet_unref(AVPacket *pkt) { SC_READY_VOID; api.av_packet_unref(pkt); }
+AVCodecContext *sc_avcodec_alloc_context3(const AVCodec *codec) { SC_READY(NULL); return api.avcodec_alloc_context3(codec); }
+const AVCodec *sc_avcodec_find_decoder(enum AVCodecID id) { SC_READY(NULL); return api.avcodec_find_decoder(id); }
+void sc_avcodec_free_context(AVCodecContext **avctx) { SC_READY_VOID; api.avcodec_free_context(avctx); }
+int sc_avcodec_open2(AVCodecContext *avctx, const AVCodec *codec, AVDictionary **options) { SC_READY(SC_ENOSYS); return api.avcodec_open2(avctx, codec, options); }
+int sc_avcodec_parameters_to_context(AVCodecContext *codec, const AVCodecParameters *par) { SC_READY(SC_ENOSYS); return api.avcodec_parameters_to_context(codec, par); }
+int sc_avcodec_receive_frame(AVCodecContext *avctx, AVFrame *frame) { SC_READY(SC_ENOSYS); return api.avcodec_receive_frame(avctx, frame); }
+int sc_avcodec_send_packet(AVCodecContext *avctx, const AVPacket *avpkt) { SC_READY(SC_ENOSYS); return api.avcodec_send_packet(avctx, avpkt); }
+int sc_av_read_frame(AVFormatContext *s, AVPacket *pkt) { SC_READY(SC_ENOSYS); return api.av_read_frame(s, pkt); }
+
+#define SC_FILTERS_READY(failure) if (sc_avfilter_load() != 0) return failure
+int sc_av_buffersink_get_frame(AVFilterContext *ctx, AVFrame *frame) { SC_FILTERS_READY(SC_ENOSYS); return filter_api.av_buffersink_get_frame(ctx, frame); }
+int sc_av_buffersrc_add_frame_flags(AVFilterContext *buffer_src, AVFrame *frame, int flags) { SC_FILTERS_READY(SC_ENOSYS); return filter_api.av_buffersrc_add_frame_flags(buffer_src, frame, flags); }
+const AVFilter *sc_avfilter_get_by_name(const char *name) { SC_FILTERS_READY(NULL); return filter_api.avfilter_get_by_name(name); }
+int sc_avfilter_graph_config(AVFilterGraph *graphctx, void *log_ctx) { SC_FILTERS_READY(SC_ENOSYS); return filter_api.avfilter_graph_config(graphctx, log_ctx); }
+AVFilterGraph *sc_avfilter_graph_alloc(void) { SC_FILTERS_READY(NULL); return filter_api.avfilter_graph_alloc(); }
+int sc_avfilter_graph_create_filter(AVFilterContext **filt_ctx, const AVFilter *filt, const char *name, const char *args,
+                                    void *opaque, AVFilterGraph *graph_ctx) {
+    SC_FILTERS_READY(SC_ENOSYS);
+    return filter_api.avfilter_graph_create_filter(filt_ctx, filt, name, args, opaque, graph_ctx);
+}
+void sc_avfilter_graph_free(AVFilterGraph **graph) { if (sc_avfilter_load() != 0) return; filter_api.avfilter_graph_free(graph); }
+int sc_avfilter_link(AVFilterContext *src, unsigned srcpad, AVFilterContext *dst, unsigned dstpad) { SC_FILTERS_READY(SC_ENOSYS); return filter_api.avfilter_link(src, srcpad, dst, dstpad); }

@@ -107,13 +107,27 @@ public struct PlaylistAuditor: Sendable {
         for asset in plan.assets {
             if Task.isCancelled { throw .probe(.cancelled(input.description)) }
             let (audited, found) = try await auditAsset(asset.uri, base: asset.base, role: asset.role, placement: asset.placement,
-                                                        profiles: profiles, primaryPicks: primaryPicks, session: session,
+                                                        profiles: profiles, primaryPicks: primaryPicks, primaryRoot: presentation.root, session: session,
                                                         knownFailure: asset.knownFailure, playlists: &assetPlaylists, declared: &declared)
             interstitials.append(audited)
             findings += found
         }
         return AuditResult(input: input.description, deviceClasses: profiles.map(\.id), primary: primary,
                            interstitials: interstitials, findings: Self.graded(findings + declared.findings, by: profiles))
+    }
+
+    /// ladder-mismatch per video class, when primary and interstitial are both multivariant.
+    static func ladderFindings(_ primary: ParsedPlaylist, _ interstitial: ParsedPlaylist, subject: String,
+                               profiles: [DeviceProfile]) -> [Finding] {
+        guard case .multivariant(let primaryLadder) = primary.playlist, case .multivariant(let adLadder) = interstitial.playlist
+        else { return [] }
+        return profiles.compactMap { profile in
+            guard profile.plays.video, let severity = profile.severity(for: LadderRule.description),
+                  let mismatch = LadderRule.evaluate(primary: LadderRule.tiers(primaryLadder, for: profile.plays),
+                                                     interstitial: LadderRule.tiers(adLadder, for: profile.plays)) else { return nil }
+            return Finding(rule: LadderRule.description.id, severity: severity, deviceClass: profile.id, subject: subject,
+                           expected: mismatch.expected, actual: mismatch.actual, message: mismatch.message, remediation: nil)
+        }
     }
 
     /// Applies the profiles to findings that have no device class (spec and declared rules): a
@@ -136,7 +150,7 @@ public struct PlaylistAuditor: Sendable {
     }
 
     private func auditAsset(_ uri: String, base: InputLocation, role: String, placement: Placement, profiles: [DeviceProfile],
-                            primaryPicks: [String: RenditionPick], session: ProbeSession, knownFailure: String?,
+                            primaryPicks: [String: RenditionPick], primaryRoot: ParsedPlaylist, session: ProbeSession, knownFailure: String?,
                             playlists: inout AssetPlaylists, declared: inout DeclaredFindings) async throws(PlaylistAuditError) -> (AuditedAsset, [Finding]) {
         let label = placement.id.map { "\(role) \"\($0)\"" } ?? role
         func unreachable(_ reason: String) -> (AuditedAsset, [Finding]) {
@@ -156,9 +170,9 @@ public struct PlaylistAuditor: Sendable {
             if Task.isCancelled { throw .probe(.cancelled(uri)) }
             return unreachable(error.description)
         }
-        var findings: [Finding] = []
+        var findings = Self.ladderFindings(primaryRoot, root, subject: "\(role) (\(location))", profiles: profiles)
         var picks: [String: RenditionPick] = [:]
-        var remediations: [Remediation] = []
+        var perClass: [(deviceClass: String, remediations: [Remediation])] = []
         for profile in profiles {
             switch await RenditionPicker.pick(root, at: resource.location, for: profile.plays, session: session) {
             case .picked(let pick):
@@ -174,7 +188,7 @@ public struct PlaylistAuditor: Sendable {
                 let (found, fixes) = auditor.transitionFindings(primary: primary.media, interstitial: pick.media,
                                                                 subject: subject, profile: profile)
                 findings += found
-                remediations += fixes
+                perClass.append((profile.id, fixes))
             case .noPlayable(let reason):
                 if let finding = Self.noPlayable(profile, subject: "\(role) (\(location))",
                                                  message: "\(label): no variant is playable, receivers of this class skip it: \(reason)") {
@@ -200,7 +214,7 @@ public struct PlaylistAuditor: Sendable {
         let selections = RenditionPick.grouped(picks, order: profiles.map(\.id))
         let media = selections.first?.media ?? MediaDescription(input: location.description, container: "", duration: nil)
         let asset = AuditedAsset(role: role, input: location.description, media: media,
-                                 remediation: Remediation.mergedOrNil(remediations), selections: selections, placement: placement,
+                                 remediations: Remediation.grouped(perClass), selections: selections, placement: placement,
                                  problem: selections.isEmpty ? "not audited: no device class audited could probe or play it" : nil)
         return (asset, findings)
     }

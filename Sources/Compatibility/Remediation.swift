@@ -1,15 +1,35 @@
 /// Encoder settings for the interstitial, as ffmpeg arguments, kept apart by kind so that the
 /// settings of several findings merge into one command (one -vf chain, one -af chain).
 public struct Remediation: Sendable, Equatable, Codable {
-    /// Output options such as `-c:v libx264 -profile:v high` or `-ar 48000`.
+    /// Output options such as `-c:v libx264 -profile:v high` or `-ar 48000`. `-map` may repeat.
     public var arguments: [String]
     public var videoFilters: [String]
     public var audioFilters: [String]
+    /// Inputs after the interstitial's own, with their options (`-f lavfi -i anullsrc=...`): a
+    /// generated track for one the interstitial lacks. Input 0 is the interstitial.
+    public var inputs: [String]
 
-    public init(arguments: [String] = [], videoFilters: [String] = [], audioFilters: [String] = []) {
+    public init(arguments: [String] = [], videoFilters: [String] = [], audioFilters: [String] = [], inputs: [String] = []) {
         self.arguments = arguments
         self.videoFilters = videoFilters
         self.audioFilters = audioFilters
+        self.inputs = inputs
+    }
+
+    enum CodingKeys: String, CodingKey { case arguments, videoFilters, audioFilters, inputs }
+
+    public init(from decoder: Decoder) throws {
+        let c = try decoder.container(keyedBy: CodingKeys.self)
+        arguments = try c.decode([String].self, forKey: .arguments)
+        videoFilters = try c.decode([String].self, forKey: .videoFilters)
+        audioFilters = try c.decode([String].self, forKey: .audioFilters)
+        // Results stored before generated inputs existed have none.
+        inputs = try c.decodeIfPresent([String].self, forKey: .inputs) ?? []
+    }
+
+    /// The whole command: `ffmpeg -i INPUT [generated inputs] SETTINGS OUTPUT`, as arguments.
+    public func command(input: String, output: String) -> [String] {
+        ["ffmpeg", "-i", input] + inputs + commandArguments + [output]
     }
 
     /// The settings as they go on an ffmpeg command line, quoted for a POSIX shell.
@@ -29,13 +49,13 @@ public struct Remediation: Sendable, Equatable, Codable {
 
     var touchesVideo: Bool {
         !videoFilters.isEmpty || arguments.contains {
-            ["-c:v", "-r", "-pix_fmt", "-profile:v", "-tag:v", "-color_primaries", "-color_trc", "-colorspace"].contains($0)
+            ["-c:v", "-r", "-pix_fmt", "-profile:v", "-tag:v", "-color_primaries", "-color_trc", "-colorspace", "-x265-params", "-vn"].contains($0)
         }
     }
 
     var touchesAudio: Bool {
         !audioFilters.isEmpty || arguments.contains {
-            ["-c:a", "-ar", "-ac", "-sample_fmt", "-profile:a", "-bits_per_raw_sample"].contains($0)
+            ["-c:a", "-ar", "-ac", "-sample_fmt", "-profile:a", "-bits_per_raw_sample", "-an"].contains($0)
         }
     }
 
@@ -49,7 +69,9 @@ public struct Remediation: Sendable, Equatable, Codable {
             while i < args.count {
                 let option = args[i]
                 let hasValue = i + 1 < args.count && !args[i + 1].hasPrefix("-")
-                if !seenOptions.contains(option) {
+                if option == "-map", hasValue {
+                    if !merged.arguments.containsChain([option, args[i + 1]]) { merged.arguments += [option, args[i + 1]] }
+                } else if !seenOptions.contains(option) {
                     seenOptions.insert(option)
                     merged.arguments.append(option)
                     if hasValue { merged.arguments.append(args[i + 1]) }
@@ -64,8 +86,70 @@ public struct Remediation: Sendable, Equatable, Codable {
             if !remediation.audioFilters.isEmpty, !merged.audioFilters.containsChain(remediation.audioFilters) {
                 merged.audioFilters += remediation.audioFilters
             }
+            if !remediation.inputs.isEmpty, !merged.inputs.containsChain(remediation.inputs) {
+                merged.inputs += remediation.inputs
+            }
         }
         return merged
+    }
+
+    /// Options with their values (`-map` left out: it repeats by design).
+    var optionValues: [String: String] {
+        var values: [String: String] = [:]
+        var i = 0
+        while i < arguments.count {
+            let hasValue = i + 1 < arguments.count && !arguments[i + 1].hasPrefix("-")
+            if arguments[i] != "-map", values[arguments[i]] == nil { values[arguments[i]] = hasValue ? arguments[i + 1] : "" }
+            i += hasValue ? 2 : 1
+        }
+        return values
+    }
+
+    /// Whether one command can carry both: no option with two values, and per stream the same
+    /// filter chain (or one that contains the other, or none), the same generated inputs.
+    public func conflicts(with other: Remediation) -> Bool {
+        let mine = optionValues, theirs = other.optionValues
+        if mine.contains(where: { option, value in theirs[option].map { $0 != value } ?? false }) { return true }
+        func clash(_ a: [String], _ b: [String]) -> Bool { !a.isEmpty && !b.isEmpty && !a.containsChain(b) && !b.containsChain(a) }
+        return clash(videoFilters, other.videoFilters) || clash(audioFilters, other.audioFilters) || clash(inputs, other.inputs)
+    }
+
+    /// Each class's settings, put in as few commands as do not conflict. One group: one encode
+    /// serves every class. Several: no single encode does, each group is a variant of its own.
+    public static func grouped(_ perClass: [(deviceClass: String, remediations: [Remediation])]) -> [ClassRemediation] {
+        var groups: [ClassRemediation] = []
+        for (deviceClass, remediations) in perClass {
+            let mine = merge(remediations)
+            guard mine != Remediation() else { continue }
+            if let index = groups.firstIndex(where: { !$0.remediation.conflicts(with: mine) }) {
+                groups[index].deviceClasses.append(deviceClass)
+                groups[index].remediation = groups[index].remediation.combined(with: mine)
+            } else {
+                groups.append(ClassRemediation(deviceClasses: [deviceClass], remediation: mine))
+            }
+        }
+        return groups
+    }
+
+    /// Two settings that do not conflict, as one: options merged, the longer chain of each stream.
+    func combined(with other: Remediation) -> Remediation {
+        func longer(_ a: [String], _ b: [String]) -> [String] { a.containsChain(b) ? a : b }
+        var result = Remediation.merge([self, other])
+        result.videoFilters = longer(videoFilters, other.videoFilters)
+        result.audioFilters = longer(audioFilters, other.audioFilters)
+        result.inputs = longer(inputs, other.inputs)
+        return result
+    }
+}
+
+/// The settings one group of device classes needs for an interstitial.
+public struct ClassRemediation: Sendable, Equatable, Codable {
+    public var deviceClasses: [String]
+    public var remediation: Remediation
+
+    public init(deviceClasses: [String], remediation: Remediation) {
+        self.deviceClasses = deviceClasses
+        self.remediation = remediation
     }
 }
 

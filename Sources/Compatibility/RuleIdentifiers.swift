@@ -7,10 +7,11 @@ public enum RuleIdentifiers {
         "video-codec-mismatch", "frame-rate-mismatch", "aspect-ratio-mismatch", "dynamic-range-mismatch",
         "audio-codec-mismatch", "sample-rate-mismatch", "audio-bit-depth-mismatch", "channel-layout-mismatch",
         "track-set-mismatch", "av-start-misaligned", "rendition-language-mismatch",
+        "frame-rate-multiple", "scan-type-mismatch", "ladder-mismatch", "loudness-mismatch",
     ]
     public static let capability = [
         "unsupported-video-codec", "unsupported-dynamic-range", "unsupported-audio-codec", "unsupported-channel-count",
-        "resolution-exceeds-device", "frame-rate-exceeds-device", "no-playable-variant",
+        "resolution-exceeds-device", "frame-rate-exceeds-device", "no-playable-variant", "interlaced-video",
     ]
     public static let declared = [
         "declared-codecs-mismatch", "declared-resolution-mismatch", "declared-frame-rate-mismatch",
@@ -27,6 +28,8 @@ public enum RuleIdentifiers {
         "playlist-syntax", "interstitial-outside-timeline", "daterange-hexadecimal-invalid",
         // A media playlist below the input that cannot be loaded (a finding, not the end of the run).
         "media-playlist-unreachable",
+        // Draft -22: Appendix F; X-CUE, the pre-standard CUE that players still read.
+        "preload-daterange-invalid", "x-cue-attribute",
     ]
     /// Playlist audits: media that no rule could look at (unreachable, encrypted, refused), never counted as seamless.
     public static let audit = ["media-not-probed"]

@@ -51,8 +51,12 @@ public struct AuditedAsset: Codable, Sendable, Equatable {
     /// The probed media. In playlist audits, that of the first selection (see `selections`).
     public var media: MediaDescription
     /// The settings that would make this interstitial match the primary on every class audited
-    /// (nil for the primary, or when nothing needs to change).
+    /// (nil for the primary, when nothing needs to change, or when no single encode serves
+    /// every class: then `remediations` has one entry per group of classes).
     public var remediation: Remediation?
+    /// The settings per group of classes that want the same encode; several groups mean each
+    /// output is a variant of its own.
+    public var remediations: [ClassRemediation]
     /// Playlist audits: what each device class plays of this asset. Empty for file audits.
     public var selections: [RenditionSelection]
     /// Playlist audits: where the interstitial is scheduled.
@@ -61,14 +65,22 @@ public struct AuditedAsset: Codable, Sendable, Equatable {
     public var problem: String?
 
     public init(role: String, input: String, media: MediaDescription, remediation: Remediation? = nil,
+                remediations: [ClassRemediation]? = nil,
                 selections: [RenditionSelection] = [], placement: Placement? = nil, problem: String? = nil) {
         self.role = role
         self.input = input
         self.media = media
-        self.remediation = remediation
+        self.remediations = remediations ?? remediation.map { [ClassRemediation(deviceClasses: [], remediation: $0)] } ?? []
+        self.remediation = remediations.map { $0.count == 1 ? $0[0].remediation : nil } ?? remediation
         self.selections = selections
         self.placement = placement
         self.problem = problem
+    }
+
+    /// Sets the per-class settings, and the single one when one encode serves every class.
+    public mutating func setRemediations(_ groups: [ClassRemediation]) {
+        remediations = groups
+        remediation = groups.count == 1 ? groups[0].remediation : nil
     }
 
     /// The subject line findings about this asset carry: role, then what was probed.
@@ -117,11 +129,14 @@ public struct AuditResult: Sendable, Equatable {
 public struct TransitionAuditor: Sendable {
     public var rules: [TransitionRule]
     public var capabilityRules: [CapabilityRule]
+    /// Tolerance and optional target of loudness-mismatch.
+    public var loudness: LoudnessPolicy
 
     public init(rules: [TransitionRule] = RuleCatalog.transitionRules,
-                capabilityRules: [CapabilityRule] = RuleCatalog.capabilityRules) {
+                capabilityRules: [CapabilityRule] = RuleCatalog.capabilityRules, loudness: LoudnessPolicy = LoudnessPolicy()) {
         self.rules = rules
         self.capabilityRules = capabilityRules
+        self.loudness = loudness
     }
 
     /// File audits: the same media for every class.
@@ -130,14 +145,14 @@ public struct TransitionAuditor: Sendable {
         var audited: [AuditedAsset] = []
         for var interstitial in interstitials {
             findings += profiles.flatMap { capabilityFindings(interstitial.media, subject: interstitial.subject(), profile: $0) }
-            var remediations: [Remediation] = []
+            var perClass: [(deviceClass: String, remediations: [Remediation])] = []
             for profile in profiles {
                 let (found, fixes) = transitionFindings(primary: primary.media, interstitial: interstitial.media,
                                                         subject: interstitial.subject(), profile: profile)
                 findings += found
-                remediations += fixes
+                perClass.append((profile.id, fixes))
             }
-            interstitial.remediation = Remediation.mergedOrNil(remediations)
+            interstitial.setRemediations(Remediation.grouped(perClass))
             audited.append(interstitial)
         }
         return AuditResult(input: primary.input, deviceClasses: profiles.map(\.id), primary: primary,
@@ -151,8 +166,15 @@ public struct TransitionAuditor: Sendable {
         var findings: [Finding] = []
         var remediations: [Remediation] = []
         let context = TransitionContext(primary: primary, interstitial: interstitial, rendersVideo: profile.plays.video)
+        // Matching a primary the class cannot play would make the ad unplayable too: no fix then.
+        let unplayable = capabilityRules.filter { $0.evaluate(primary, on: profile.plays) != nil }.map(\.id)
         for rule in rules {
-            guard let severity = profile.severity(for: rule.description), let mismatch = rule.evaluate(context) else { continue }
+            let evaluated = rule.id == LoudnessRule.rule.id ? LoudnessRule.evaluate(context, policy: loudness) : rule.evaluate(context)
+            guard let severity = profile.severity(for: rule.description), var mismatch = evaluated else { continue }
+            if !unplayable.isEmpty, mismatch.remediation != nil {
+                mismatch.remediation = nil
+                mismatch.message += " (no fix for this class: it cannot play the primary itself, \(unplayable.joined(separator: ", ")))"
+            }
             if let remediation = mismatch.remediation { remediations.append(remediation) }
             findings.append(Finding(rule: rule.id, severity: severity, deviceClass: profile.id, subject: subject,
                                     expected: mismatch.expected, actual: mismatch.actual, message: mismatch.message,

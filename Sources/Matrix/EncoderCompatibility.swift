@@ -92,7 +92,8 @@ public struct EncoderCompatibility: Codable, Sendable, Equatable {
         "audio-codec-mismatch": "audio codec", "sample-rate-mismatch": "audio sample rate",
         "audio-bit-depth-mismatch": "audio bit depth", "channel-layout-mismatch": "audio channel layout",
         "track-set-mismatch": "tracks", "av-start-misaligned": "audio/video start",
-        "rendition-language-mismatch": "audio language",
+        "rendition-language-mismatch": "audio language", "frame-rate-multiple": "frame rate",
+        "scan-type-mismatch": "scan type",
     ]
 
     private struct Derived {
@@ -113,6 +114,8 @@ public struct EncoderCompatibility: Codable, Sendable, Equatable {
                 else { continue }
                 let requiredBy = profiles.filter { ($0.severity(for: rule.description) ?? .info) >= .warning }.map(\.id)
                 var remediation = mismatch.remediation
+                // Generated tracks and dropped streams fix one asset; they are no encoder setting.
+                if !(remediation?.inputs.isEmpty ?? true) || rule.id == "track-set-mismatch" { remediation = nil }
                 // Tone-mapping filters convert one HDR source; the target itself is SDR with BT.709 tags.
                 if rule.id == "dynamic-range-mismatch", primary.primaryVideo?.dynamicRange == .sdr, let tags = remediation?.arguments {
                     remediation = Remediation(arguments: ["-pix_fmt", "yuv420p"] + tags)
@@ -158,9 +161,12 @@ enum Foils {
         if let video = primary.primaryVideo {
             vary { $0.video[0].codec = video.codec == "h264" ? "hevc" : "h264" }
             if let rate = video.frameRateExact {
-                vary {
-                    $0.video[0].frameRateExact = Rational(rate.numerator * 2, rate.denominator)
-                    $0.video[0].frameRate = (video.frameRate ?? 30) * 2
+                // x5/6 (29.97 to 24.975) for frame-rate-mismatch, x2 for frame-rate-multiple.
+                for (times, over) in [(5, 6), (2, 1)] {
+                    vary {
+                        $0.video[0].frameRateExact = Rational(rate.numerator * times, rate.denominator * over)
+                        $0.video[0].frameRate = (video.frameRate ?? 30) * Double(times) / Double(over)
+                    }
                 }
             }
             vary { $0.video[0].displayAspectRatio = video.displayAspectRatio == Ratio(1, 1) ? Ratio(16, 9) : Ratio(1, 1) }

@@ -77,11 +77,17 @@ public struct VideoTrack: Codable, Sendable, Equatable {
     public var dolbyVision: DolbyVisionConfiguration?
     /// Seconds on the container's timeline.
     public var startTime: Double?
+    /// Scan type as ffprobe's `field_order`: "progressive", "tt", "bb", "tb", "bt"; null when the
+    /// stream does not say.
+    public var fieldOrder: String?
+    /// HEVC tier from the hvcC record: "Main" or "High"; null for other codecs or without one.
+    public var tier: String?
 
     public init(index: Int = 0, codec: String, codecTag: String? = nil, profile: String? = nil, level: Int? = nil,
                 width: Int, height: Int, frameRate: Rational?, sampleAspectRatio: Ratio = Ratio(1, 1),
                 bitDepth: Int? = 8, pixelFormat: String? = "yuv420p", dynamicRange: DynamicRange = .sdr,
-                dolbyVision: DolbyVisionConfiguration? = nil, startTime: Double? = 0) {
+                dolbyVision: DolbyVisionConfiguration? = nil, startTime: Double? = 0, fieldOrder: String? = nil,
+                tier: String? = nil) {
         self.index = index
         self.codec = codec
         self.codecTag = codecTag
@@ -98,6 +104,14 @@ public struct VideoTrack: Codable, Sendable, Equatable {
         self.dynamicRange = dynamicRange
         self.dolbyVision = dolbyVision
         self.startTime = startTime
+        self.fieldOrder = fieldOrder
+        self.tier = tier
+    }
+
+    /// True when the stream is coded as interlaced fields (any field order but progressive).
+    public var isInterlaced: Bool {
+        guard let fieldOrder else { return false }
+        return fieldOrder != "progressive"
     }
 }
 
@@ -114,10 +128,13 @@ public struct AudioTrack: Codable, Sendable, Equatable {
     public var channelLayout: String?
     public var language: String?
     public var startTime: Double?
+    /// Integrated loudness in LUFS (ITU-R BS.1770 / EBU R128), when it was measured (audit does
+    /// for file inputs unless told not to; a probe never does: it reads too little audio).
+    public var integratedLoudness: Double?
 
     public init(index: Int = 1, codec: String, codecTag: String? = nil, profile: String? = nil, sampleRate: Int,
                 bitDepth: Int? = nil, channels: Int, channelLayout: String? = nil, language: String? = nil,
-                startTime: Double? = 0) {
+                startTime: Double? = 0, integratedLoudness: Double? = nil) {
         self.index = index
         self.codec = codec
         self.codecTag = codecTag
@@ -128,6 +145,7 @@ public struct AudioTrack: Codable, Sendable, Equatable {
         self.channelLayout = channelLayout
         self.language = language
         self.startTime = startTime
+        self.integratedLoudness = integratedLoudness
     }
 }
 
@@ -149,7 +167,7 @@ public struct SubtitleTrack: Codable, Sendable, Equatable {
 extension VideoTrack {
     enum CodingKeys: String, CodingKey {
         case index, codec, codecTag, profile, level, width, height, frameRate, frameRateExact,
-             sampleAspectRatio, displayAspectRatio, bitDepth, pixelFormat, dynamicRange, dolbyVision, startTime
+             sampleAspectRatio, displayAspectRatio, bitDepth, pixelFormat, dynamicRange, dolbyVision, startTime, fieldOrder, tier
     }
 
     public func encode(to encoder: Encoder) throws {
@@ -170,12 +188,14 @@ extension VideoTrack {
         try c.encode(dynamicRange, forKey: .dynamicRange)
         try c.encode(dolbyVision, forKey: .dolbyVision)
         try c.encode(startTime, forKey: .startTime)
+        try c.encode(fieldOrder, forKey: .fieldOrder)
+        try c.encode(tier, forKey: .tier)
     }
 }
 
 extension AudioTrack {
     enum CodingKeys: String, CodingKey {
-        case index, codec, codecTag, profile, sampleRate, bitDepth, channels, channelLayout, language, startTime
+        case index, codec, codecTag, profile, sampleRate, bitDepth, channels, channelLayout, language, startTime, integratedLoudness
     }
 
     public func encode(to encoder: Encoder) throws {
@@ -190,6 +210,7 @@ extension AudioTrack {
         try c.encode(channelLayout, forKey: .channelLayout)
         try c.encode(language, forKey: .language)
         try c.encode(startTime, forKey: .startTime)
+        try c.encode(integratedLoudness, forKey: .integratedLoudness)
     }
 }
 

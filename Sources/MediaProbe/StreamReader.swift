@@ -56,7 +56,9 @@ enum StreamReader {
             pixelFormat: p.format >= 0 ? optionalString(sc_av_get_pix_fmt_name(pixelFormat)) : nil,
             dynamicRange: dynamicRange(transfer: p.color_trc, dolbyVision: dovi != nil),
             dolbyVision: dovi,
-            startTime: startTime(stream))
+            startTime: startTime(stream),
+            fieldOrder: fieldOrder(p.field_order),
+            tier: hevcTier(p))
     }
 
     private static func audio(_ stream: UnsafeMutablePointer<AVStream>, par: UnsafeMutablePointer<AVCodecParameters>,
@@ -98,6 +100,25 @@ enum StreamReader {
         let real = stream.pointee.r_frame_rate
         if real.num > 0 && real.den > 0 { return Rational(Int(real.num), Int(real.den)) }
         return nil
+    }
+
+    /// general_tier_flag of an hvcC record (configurationVersion 1, then profile space, tier,
+    /// profile); nil for Annex B extradata (MPEG-TS) and other codecs.
+    private static func hevcTier(_ p: AVCodecParameters) -> String? {
+        guard p.codec_id == AV_CODEC_ID_HEVC, p.extradata_size >= 2, let data = p.extradata, data[0] == 1 else { return nil }
+        return data[1] & 0x20 != 0 ? "High" : "Main"
+    }
+
+    /// ffprobe's names for AVFieldOrder; nil for AV_FIELD_UNKNOWN.
+    static func fieldOrder(_ order: AVFieldOrder) -> String? {
+        switch order {
+        case AV_FIELD_PROGRESSIVE: return "progressive"
+        case AV_FIELD_TT: return "tt"
+        case AV_FIELD_BB: return "bb"
+        case AV_FIELD_TB: return "tb"
+        case AV_FIELD_BT: return "bt"
+        default: return nil
+        }
     }
 
     static func dynamicRange(transfer: AVColorTransferCharacteristic, dolbyVision: Bool) -> DynamicRange {

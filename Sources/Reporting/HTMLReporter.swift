@@ -49,8 +49,9 @@ public struct HTMLReporter: AuditReporter {
                 }
                 h.append("</ul>")
             }
-            if let command = remediationCommand(for: asset) {
-                h.append("<p>Re-encode to match the primary:</p><pre>\(xmlEscape(command))</pre>")
+            for command in remediationCommands(for: asset, in: result) {
+                let intro = command.label == "fix" ? "Re-encode to match the primary:" : "Re-encode to match the primary (\(command.label)):"
+                h.append("<p>\(xmlEscape(intro))</p><pre>\(xmlEscape(command.text))</pre>")
             }
             h.append("</section>")
         }

@@ -8,12 +8,19 @@ public let jsonSchemaVersion = 1
 
 /// The audit JSON of INTERFACE.md, plus the probed assets and per-interstitial remediation.
 public struct AuditDocument: Codable, Sendable {
+    public struct Fix: Codable, Sendable {
+        public var deviceClasses: [String]
+        public var command: String
+    }
+
     public struct Asset: Codable, Sendable {
         public var role: String
         public var input: String
         public var media: MediaDescription
         /// ffmpeg arguments that make this interstitial match the primary on every audited class.
         public var remediation: String?
+        /// Every fix as a whole ffmpeg command, with the classes it is for (none: every class).
+        public var fixes: [Fix] = []
         /// Playlist audits: what each group of classes plays, and where the interstitial is scheduled.
         public var selections: [RenditionSelection]
         public var placement: Placement?
@@ -35,7 +42,11 @@ public struct AuditDocument: Codable, Sendable {
         deviceClasses = result.deviceClasses
         findings = result.findings
         summary = result.summary
-        assets = ([result.primary] + result.interstitials).map(Asset.init)
+        assets = ([result.primary] + result.interstitials).map { asset in
+            var document = Asset(asset)
+            document.fixes = remediationCommands(for: asset, in: result).map { Fix(deviceClasses: $0.deviceClasses, command: $0.text) }
+            return document
+        }
     }
 
     enum CodingKeys: String, CodingKey {
@@ -50,7 +61,7 @@ extension AuditDocument.Asset {
                   selections: asset.selections, placement: asset.placement, problem: asset.problem)
     }
 
-    enum CodingKeys: String, CodingKey { case role, input, media, remediation, selections, placement, problem }
+    enum CodingKeys: String, CodingKey { case role, input, media, remediation, fixes, selections, placement, problem }
 
     public func encode(to encoder: Encoder) throws {
         var c = encoder.container(keyedBy: CodingKeys.self)
@@ -58,6 +69,7 @@ extension AuditDocument.Asset {
         try c.encode(input, forKey: .input)
         try c.encode(media, forKey: .media)
         try c.encode(remediation, forKey: .remediation)
+        try c.encode(fixes, forKey: .fixes)
         try c.encode(selections, forKey: .selections)
         try c.encode(placement, forKey: .placement)
         try c.encode(problem, forKey: .problem)

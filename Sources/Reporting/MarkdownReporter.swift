@@ -55,11 +55,11 @@ public struct MarkdownReporter: AuditReporter {
                 }
                 md.append("")
             }
-            if let command = remediationCommand(for: asset) {
-                md.append("Re-encode to match the primary:")
+            for command in remediationCommands(for: asset, in: result) {
+                md.append(command.label == "fix" ? "Re-encode to match the primary:" : "Re-encode to match the primary (\(command.label)):")
                 md.append("")
                 md.append("```sh")
-                md.append(command)
+                md.append(command.text)
                 md.append("```")
             }
         }

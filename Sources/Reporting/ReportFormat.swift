@@ -46,20 +46,64 @@ func worstSeverity(for asset: AuditedAsset, deviceClass: String, in result: Audi
     findings(for: asset, in: result).filter { $0.deviceClass == deviceClass }.map(\.severity).max()
 }
 
-/// The remediation as a full ffmpeg command line for an interstitial: the input as given (a
+/// One ffmpeg command that re-encodes an interstitial for a group of device classes.
+public struct RemediationCommand: Sendable, Equatable {
+    /// The classes whose findings it fixes (empty: not known, every class).
+    public var deviceClasses: [String]
+    /// True when other classes need another encode: each output is a variant of its own.
+    public var isVariant: Bool
+    /// True when it serves every class that has a finding about the asset.
+    public var servesEveryClass: Bool
+    /// The command as printed, quoted for a POSIX shell.
+    public var text: String
+
+    /// How reports introduce it: every class, some classes, or a variant of its own.
+    public var label: String {
+        if isVariant {
+            return "fix for \(deviceClasses.joined(separator: ", ")) (no single encode serves every class: add this output as a variant of its own)"
+        }
+        return servesEveryClass || deviceClasses.isEmpty ? "fix" : "fix for \(deviceClasses.joined(separator: ", ")) only"
+    }
+}
+
+/// The remediation as full ffmpeg command lines for an interstitial: the input as given (a
 /// path, or a URL ffmpeg reads, an HLS playlist included), the output an MP4 or the input's own
-/// container, named after the DATERANGE ID or the file in the current directory.
+/// container, named after the DATERANGE ID or the file in the current directory. One command
+/// when one encode serves every class, else one per group of classes, each with its own name;
+/// assets that would share a name (the assets of one asset list) get their role's number.
 ///
 /// Names come from remote playlists, so the output name keeps only [A-Za-z0-9._-] and starts
 /// with "./": it can neither leave the directory nor pass for an ffmpeg option.
+public func remediationCommands(for asset: AuditedAsset, in result: AuditResult? = nil) -> [RemediationCommand] {
+    let groups = asset.remediations.isEmpty ? asset.remediation.map { [ClassRemediation(deviceClasses: [], remediation: $0)] } ?? []
+        : asset.remediations
+    guard !groups.isEmpty else { return [] }
+    let (stem, ext) = outputName(for: asset)
+    var uniqueStem = stem
+    if let result, result.interstitials.contains(where: { $0.role != asset.role && outputName(for: $0).stem == stem }) {
+        uniqueStem += "-" + safeFileStem(asset.role.split(separator: " ").last.map(String.init) ?? asset.role)
+    }
+    let concerned = Set(result.map { $0.findings(for: asset).compactMap(\.deviceClass) } ?? [])
+    return groups.map { group in
+        let suffix = groups.count > 1 ? group.deviceClasses.first.map { "-" + safeFileStem($0) } ?? "" : ""
+        let output = "./" + uniqueStem + suffix + "-matched." + ext
+        let text = group.remediation.command(input: asset.input, output: output).map(shellQuoted).joined(separator: " ")
+        return RemediationCommand(deviceClasses: group.deviceClasses, isVariant: groups.count > 1,
+                                  servesEveryClass: concerned.isSubset(of: group.deviceClasses), text: text)
+    }
+}
+
+/// The single command of an asset (the first when classes need different encodes).
 func remediationCommand(for asset: AuditedAsset) -> String? {
-    guard let remediation = asset.remediation else { return nil }
+    remediationCommands(for: asset).first?.text
+}
+
+private func outputName(for asset: AuditedAsset) -> (stem: String, ext: String) {
+    // PathText, not Foundation's path APIs: inputs come from the network (they trap on /a///b//).
     let fileName = PathText.fileName(ofInput: asset.input)
     let ext = PathText.fileExtension(fileName).lowercased()
     let keepsContainer = ["mp4", "m4v", "mov", "mkv", "ts"].contains(ext)
-    let stem = safeFileStem(asset.placement?.id ?? PathText.deletingExtension(fileName))
-    let output = "./" + stem + "-matched." + (keepsContainer ? ext : "mp4")
-    return "ffmpeg -i \(shellQuoted(asset.input)) \(remediation.rendered) \(shellQuoted(output))"
+    return (safeFileStem(asset.placement?.id ?? PathText.deletingExtension(fileName)), keepsContainer ? ext : "mp4")
 }
 
 /// A file name stem made of [A-Za-z0-9._-] only, without leading dots.

@@ -37,8 +37,8 @@ public struct TableReporter: AuditReporter {
             for finding in found where seenMessages.insert(finding.rule + finding.message).inserted {
                 out.append(line("  - \(finding.rule): \(finding.message)" + (finding.accepted.map { " (accepted: \($0))" } ?? "")))
             }
-            if let command = remediationCommand(for: asset) {
-                out.append(line("  fix: \(command)"))
+            for command in remediationCommands(for: asset, in: result) {
+                out.append(line("  \(command.label): \(command.text)"))
             }
         }
         let attributed = Set(([result.primary] + result.interstitials).flatMap { result.findings(for: $0) }.map(\.self))

@@ -46,6 +46,15 @@ struct AuditCommand: AsyncParsableCommand {
     @Option(help: "Interstitial asset playlists and renditions fetched and probed at once (default 16); the report's order does not depend on it.")
     var jobs: Int = 16
 
+    @Flag(name: .customLong("no-loudness"), help: "Do not measure integrated loudness (file audits decode every input's audio for loudness-mismatch).")
+    var noLoudness = false
+
+    @Option(name: .customLong("loudness-target"), parsing: .unconditional, help: "An integrated loudness every interstitial should meet, in LUFS (-23 EBU R128, -24 ATSC A/85).")
+    var loudnessTarget: Double?
+
+    @Option(name: .customLong("loudness-tolerance"), help: "LU between primary and interstitial before loudness-mismatch fires (default 2).")
+    var loudnessTolerance: Double = 2
+
     @OptionGroup var profilesDir: ProfilesDirOption
     @OptionGroup var timeout: TimeoutOption
     @OptionGroup var config: ConfigOption
@@ -106,12 +115,30 @@ struct AuditCommand: AsyncParsableCommand {
     private func auditFiles(profiles deviceProfiles: [DeviceProfile], session: ProbeSession) async throws(CLIFailure) -> AuditResult {
         let inputs = [primary!] + interstitial
         let locations = try ProbeRunner.locations(inputs)
-        let media = try await ProbeRunner.describeAll(locations, with: session)
+        var media = try await ProbeRunner.describeAll(locations, with: session)
+        if !noLoudness { media = await Self.measureLoudness(media, locations: locations, timeout: timeout.timeout) }
 
         let primaryAsset = AuditedAsset(role: "primary", input: inputs[0], media: media[0])
         let interstitials = zip(inputs.dropFirst(), media.dropFirst()).enumerated().map { offset, pair in
             AuditedAsset(role: "interstitial \(offset + 1)", input: pair.0, media: pair.1)
         }
-        return TransitionAuditor().audit(primary: primaryAsset, interstitials: interstitials, profiles: deviceProfiles)
+        let policy = LoudnessPolicy(tolerance: loudnessTolerance, target: loudnessTarget)
+        return TransitionAuditor(loudness: policy).audit(primary: primaryAsset, interstitials: interstitials, profiles: deviceProfiles)
+    }
+
+    /// Integrated loudness of each local file's first audio track, decoded whole (off the
+    /// cooperative pool). An input that cannot be measured keeps no value, so the rule skips it.
+    static func measureLoudness(_ media: [MediaDescription], locations: [InputLocation], timeout: Double) async -> [MediaDescription] {
+        await withCheckedContinuation { continuation in
+            DispatchQueue.global().async {
+                let meter = LoudnessMeter(timeout: max(timeout, 60))
+                var measured = media
+                for (index, location) in locations.enumerated() where !measured[index].audio.isEmpty {
+                    guard case .file(let path) = location, let result = try? meter.measure(path: path) else { continue }
+                    measured[index].audio[0].integratedLoudness = result.integrated
+                }
+                continuation.resume(returning: measured)
+            }
+        }
     }
 }

@@ -1,4 +1,6 @@
 @testable import Compatibility
+import MediaProbe
+import SeamcheckTestSupport
 import XCTest
 
 final class CodecStringTests: XCTestCase {
@@ -33,6 +35,30 @@ final class CodecStringTests: XCTestCase {
         XCTAssertEqual(CodecString("stpp.ttml.im1t").kind, .text)
         XCTAssertEqual(CodecString("xyz1.2").kind, .unknown)
         XCTAssertNil(CodecString("xyz1.2").codec)
+    }
+
+    func testTierDolbyVisionLevelAndJOCAreRead() {
+        XCTAssertEqual(CodecString("hvc1.2.4.L153.B0").tier, "Main")
+        XCTAssertEqual(CodecString("hvc1.2.4.H153.B0").tier, "High")
+        XCTAssertEqual(CodecString("dvh1.08.07").dolbyVisionLevel, 7)
+        XCTAssertTrue(CodecString("ec+3").joc)
+        XCTAssertEqual(CodecString("ec+3").codec, "eac3")
+        XCTAssertFalse(CodecString("ec-3").joc)
+    }
+
+    /// Real streams: x264's level 4.0 against a level-3.1 string, AAC-LC against mp4a.40.5.
+    func testDeclaredCodecsCatchesALowLevelAndAWrongAACObjectTypeOnProbedMedia() throws {
+        let rule = try XCTUnwrap(RuleCatalog.declaredRule("declared-codecs-mismatch"))
+        let level40 = try MediaProber().probe(try Fixtures.hdv.path())
+        XCTAssertEqual(level40.primaryVideo?.level, 40)
+        let low = try XCTUnwrap(rule.evaluate(DeclaredRules.declared("avc1.64001f"), level40))
+        XCTAssertTrue(low.message.contains("level 3.1 is declared for a level-4.0 stream"), low.message)
+        XCTAssertTrue(low.message.contains("RFC 6381"), low.message)
+        XCTAssertNil(rule.evaluate(DeclaredRules.declared("avc1.640028"), level40))
+        let lc = try MediaProber().probe(try Fixtures.primary.path())
+        let heaac = try XCTUnwrap(rule.evaluate(DeclaredRules.declared("avc1.640028,mp4a.40.5"), lc))
+        XCTAssertTrue(heaac.message.contains("AAC object type HE-AAC is declared for LC audio"), heaac.message)
+        XCTAssertNil(rule.evaluate(DeclaredRules.declared("avc1.640028,mp4a.40.2"), lc))
     }
 
     func testListSplitsOnCommasAndTrims() {

@@ -15,6 +15,13 @@ final class RuleExampleTests: XCTestCase {
         }
     }
 
+    func testEveryLadderExampleFiresExactlyWhenItSaysItDoes() {
+        XCTAssertTrue(LadderRule.examples.contains { $0.triggers } && LadderRule.examples.contains { !$0.triggers })
+        for example in LadderRule.examples {
+            XCTAssertEqual(LadderRule.evaluate(primary: example.primary, interstitial: example.interstitial) != nil, example.triggers, example.name)
+        }
+    }
+
     func testEveryCapabilityExampleFiresExactlyWhenItSaysItDoes() {
         for rule in RuleCatalog.capabilityRules {
             XCTAssertTrue(rule.examples.contains { $0.triggers }, "\(rule.id) needs an example that fires")
@@ -57,7 +64,55 @@ final class RuleExampleTests: XCTestCase {
             primary: Example.media(), interstitial: Example.media(video: Example.video(rate: Rational(25, 1))))))
         XCTAssertEqual(mismatch.expected, "29.97")
         XCTAssertEqual(mismatch.actual, "25")
-        XCTAssertEqual(mismatch.remediation?.arguments, ["-r", "30000/1001"])
+        XCTAssertEqual(mismatch.remediation?.arguments, ["-c:v", "libx264", "-pix_fmt", "yuv420p", "-r", "30000/1001"])
+    }
+
+    /// Every fix an example produces names the encoder of each stream it changes: ffmpeg
+    /// refuses `-sample_fmt` without one, and picks one of its own for `-r` or `-vf`.
+    func testEveryExampleFixNamesTheEncoderOfEveryStreamItChanges() {
+        var fixes: [(String, Remediation)] = []
+        for rule in RuleCatalog.transitionRules {
+            for example in rule.examples {
+                if let fix = rule.evaluate(TransitionContext(primary: example.primary, interstitial: example.interstitial))?.remediation {
+                    fixes.append(("\(rule.id): \(example.name)", fix))
+                }
+            }
+        }
+        for rule in RuleCatalog.capabilityRules {
+            for example in rule.examples {
+                if let fix = rule.evaluate(example.media, on: example.plays)?.remediation { fixes.append(("\(rule.id): \(example.name)", fix)) }
+            }
+        }
+        XCTAssertGreaterThan(fixes.count, 10)
+        for (name, fix) in fixes {
+            let arguments = fix.commandArguments
+            if fix.touchesVideo { XCTAssertTrue(arguments.contains("-c:v") || arguments.contains("-vn"), "\(name): \(fix.rendered)") }
+            if fix.touchesAudio { XCTAssertTrue(arguments.contains("-c:a") || arguments.contains("-an"), "\(name): \(fix.rendered)") }
+        }
+    }
+
+    func testClassesThatWantDifferentEncodesGetACommandEachAndAgreeingOnesShareOne() throws {
+        let rule = try XCTUnwrap(RuleCatalog.rule("dynamic-range-mismatch"))
+        let hdrPrimary = Example.media(video: { var v = Example.video(codec: "hevc", range: .hdr10); v.profile = "Main 10"; return v }())
+        let toHDR = try XCTUnwrap(rule.evaluate(TransitionContext(primary: hdrPrimary, interstitial: Example.media()))?.remediation)
+        let toSDR = try XCTUnwrap(rule.evaluate(TransitionContext(primary: Example.media(),
+                                                                  interstitial: Example.media(video: Example.video(codec: "hevc", range: .hlg))))?.remediation)
+        XCTAssertTrue(toHDR.conflicts(with: toSDR))
+        let groups = Remediation.grouped([("apple-tv-4k", [toHDR]), ("smart-tv-low-end", [toSDR]), ("mac", [toHDR]), ("speaker-audio-only", [])])
+        XCTAssertEqual(groups.map(\.deviceClasses), [["apple-tv-4k", "mac"], ["smart-tv-low-end"]])
+        XCTAssertTrue(toHDR.arguments.contains("libx265") && toHDR.videoFilters.first?.hasPrefix("zscale=tin=bt709") == true, toHDR.rendered)
+        let audioOnly = Remediation(arguments: ["-c:a", "aac"], audioFilters: ["aresample=48000"])
+        XCTAssertEqual(Remediation.grouped([("a", [toSDR]), ("b", [audioOnly])]).count, 1, "video and audio settings share a command")
+    }
+
+    func testDoubledFrameRateIsAMultipleNotAMismatch() throws {
+        let context = TransitionContext(primary: Example.media(),
+                                        interstitial: Example.media(video: Example.video(rate: Rational(60000, 1001))))
+        XCTAssertNil(try XCTUnwrap(RuleCatalog.rule("frame-rate-mismatch")).evaluate(context))
+        let multiple = try XCTUnwrap(try XCTUnwrap(RuleCatalog.rule("frame-rate-multiple")).evaluate(context))
+        XCTAssertEqual(multiple.expected, "29.97")
+        XCTAssertEqual(multiple.actual, "59.94")
+        XCTAssertEqual(multiple.remediation?.arguments, ["-c:v", "libx264", "-pix_fmt", "yuv420p", "-r", "30000/1001"])
     }
 
     func testAspectRemediationPadsToThePrimaryDisplaySize() throws {

@@ -52,6 +52,21 @@ final class TransitionAuditTests: XCTestCase {
         XCTAssertEqual(try firedRules(Fixtures.fps25), ["frame-rate-mismatch"])
     }
 
+    func testFiftyNineNineFourFiresFrameRateMultipleOnlyAndOnlyAsAWarningOnTheLowEndTV() throws {
+        XCTAssertEqual(try firedRules(Fixtures.fps5994), ["frame-rate-multiple"])
+        let result = try audit(Fixtures.fps5994, profiles: ["smart-tv-low-end", "apple-tv-4k"])
+        XCTAssertEqual(Set(result.findings.map { "\($0.deviceClass ?? "") \($0.severity)" }),
+                       ["smart-tv-low-end warning", "apple-tv-4k info"])
+    }
+
+    func testInterlacedAdFiresScanTypeAndTheInterlacedCapability() throws {
+        XCTAssertEqual(try firedRules(Fixtures.interlaced), ["scan-type-mismatch"])
+        XCTAssertEqual(try capabilityRules(Fixtures.interlaced, profile: "apple-tv-4k"), ["interlaced-video"])
+        XCTAssertEqual(try capabilityRules(Fixtures.interlaced, profile: "speaker-audio-only"), [])
+        XCTAssertEqual(try prober.probe(try Fixtures.interlaced.path()).primaryVideo?.fieldOrder, "tt")
+        XCTAssertEqual(try prober.probe(try Fixtures.primary.path()).primaryVideo?.fieldOrder, "progressive")
+    }
+
     func testFourByThreeFiresAspectRatioOnly() throws {
         XCTAssertEqual(try firedRules(Fixtures.fourByThree), ["aspect-ratio-mismatch"])
     }

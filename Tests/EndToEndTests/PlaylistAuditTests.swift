@@ -94,7 +94,7 @@ final class PlaylistAuditTests: XCTestCase {
         let severity = Dictionary(uniqueKeysWithValues: frameRate.map { ($0["deviceClass"] as! String, $0["severity"] as! String) })
         XCTAssertEqual(severity["smart-tv-low-end"], "error")
         XCTAssertEqual(severity["apple-tv-4k"], "info")
-        XCTAssertEqual(frameRate.first?["remediation"] as? String, "-r 30000/1001 -c:a copy")
+        XCTAssertEqual(frameRate.first?["remediation"] as? String, "-c:v libx264 -profile:v high -pix_fmt yuv420p -r 30000/1001 -c:a copy")
         let ad = try XCTUnwrap((json["assets"] as? [[String: Any]])?.first { ($0["placement"] as? [String: Any])?["id"] as? String == "ad-ac3" })
         let selections = try XCTUnwrap(ad["selections"] as? [[String: Any]])
         XCTAssertEqual(selections.first?["deviceClasses"] as? [String], ["apple-tv-4k", "apple-tv-hd", "mac", "screen-mirroring", "smart-tv-dolby-vision"])

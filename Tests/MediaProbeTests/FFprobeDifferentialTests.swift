@@ -30,6 +30,7 @@ final class FFprobeDifferentialTests: XCTestCase {
             var sample_aspect_ratio: String?
             var display_aspect_ratio: String?
             var pix_fmt: String?
+            var field_order: String?
             var color_transfer: String?
             var sample_rate: String?
             var channels: Int?
@@ -90,6 +91,7 @@ final class FFprobeDifferentialTests: XCTestCase {
                     XCTAssertEqual(v.displayAspectRatio.description, dar, "\(label): DAR")
                 }
                 XCTAssertEqual(v.pixelFormat, stream.pix_fmt, "\(label): pixel format")
+                XCTAssertEqual(v.fieldOrder, stream.field_order, "\(label): field order")
                 switch stream.color_transfer {
                 case "smpte2084": XCTAssertTrue([.hdr10, .dolbyVision].contains(v.dynamicRange), "\(label): PQ is HDR")
                 case "arib-std-b67": XCTAssertEqual(v.dynamicRange, .hlg, "\(label): HLG")

@@ -41,7 +41,7 @@ final class ReporterTests: XCTestCase {
         XCTAssertEqual(json["summary"] as? [String: Int], ["error": 1, "warning": 0, "info": 1, "accepted": 0])
         let findings = try XCTUnwrap(json["findings"] as? [[String: Any]])
         XCTAssertEqual(findings.count, 2)
-        XCTAssertEqual(findings[0]["remediation"] as? String, "-c:v libx264 -profile:v high -c:a copy")
+        XCTAssertEqual(findings[0]["remediation"] as? String, "-c:v libx264 -profile:v high -pix_fmt yuv420p -c:a copy")
         let assets = try XCTUnwrap(json["assets"] as? [[String: Any]])
         XCTAssertTrue(assets[1]["remediation"] is NSNull, "the matching interstitial needs no change")
     }
@@ -68,7 +68,7 @@ final class ReporterTests: XCTestCase {
         let md = MarkdownReporter().render(sampleResult())
         XCTAssertTrue(md.contains("### Must fix"))
         XCTAssertTrue(md.contains("### Good to know"))
-        XCTAssertTrue(md.contains("ffmpeg -i '/m/<script>ad.mp4' -c:v libx264 -profile:v high -c:a copy ./_script_ad-matched.mp4"), md)
+        XCTAssertTrue(md.contains("ffmpeg -i '/m/<script>ad.mp4' -c:v libx264 -profile:v high -pix_fmt yuv420p -c:a copy ./_script_ad-matched.mp4"), md)
         XCTAssertTrue(md.contains("| interstitial 1: `ok.mp4` | pass | pass |"), md)
     }
 
@@ -105,6 +105,25 @@ final class ReporterTests: XCTestCase {
         asset.input = "http://host/a///b.mp4//"
         asset.remediation = Remediation(arguments: ["-r", "25"])
         XCTAssertEqual(remediationCommand(for: asset), "ffmpeg -i http://host/a///b.mp4// -r 25 -c:a copy ./b-matched.mp4")
+    }
+
+    func testAssetsOfOneAssetListAndClassGroupsGetTheirOwnOutputNames() {
+        let placement = Placement(id: "pod", line: 3, kind: "mid-roll", offset: 2, pod: 0, positionInPod: 0, duration: 1)
+        let media = MediaDescription(input: "a.mp4", container: "mp4", duration: 1)
+        let fix = Remediation(arguments: ["-c:v", "libx264", "-r", "25"])
+        let first = AuditedAsset(role: "interstitial 1", input: "/ads/a.mp4", media: media, remediation: fix, placement: placement)
+        var second = AuditedAsset(role: "interstitial 2", input: "/ads/b.mp4", media: media, placement: placement)
+        second.setRemediations([ClassRemediation(deviceClasses: ["smart-tv-low-end"], remediation: fix),
+                                ClassRemediation(deviceClasses: ["apple-tv-4k", "mac"], remediation: Remediation(arguments: ["-c:v", "libx265"]))])
+        let result = AuditResult(input: "x", deviceClasses: [], primary: first, interstitials: [first, second], findings: [])
+        XCTAssertEqual(remediationCommands(for: first, in: result).map(\.text),
+                       ["ffmpeg -i /ads/a.mp4 -c:v libx264 -r 25 -c:a copy ./pod-1-matched.mp4"])
+        let commands = remediationCommands(for: second, in: result)
+        XCTAssertEqual(commands.map(\.text), ["ffmpeg -i /ads/b.mp4 -c:v libx264 -r 25 -c:a copy ./pod-2-smart-tv-low-end-matched.mp4",
+                                               "ffmpeg -i /ads/b.mp4 -c:v libx265 -c:a copy ./pod-2-apple-tv-4k-matched.mp4"])
+        XCTAssertEqual(commands.map(\.deviceClasses), [["smart-tv-low-end"], ["apple-tv-4k", "mac"]])
+        XCTAssertTrue(commands[1].label.hasPrefix("fix for apple-tv-4k, mac (no single encode serves every class"), commands[1].label)
+        XCTAssertNil(second.remediation, "no single encode serves every class")
     }
 
     func testTableShowsGridAndSummaryWithoutColorCodes() {

@@ -238,6 +238,36 @@ public enum Fixtures {
         v.extra = ["-g", "30", "-keyint_min", "30"]
         return v
     }())
+    /// 59.94 fps: twice the primary's 29.97 (frame-rate-multiple).
+    public static let fps5994 = MediaFixture.clip("h264-5994-16x9-aac48-stereo",
+                                                  video: { var v = MediaFixture.Video(); v.rate = "60000/1001"; return v }())
+    /// 29.97i, top field first, coded as interlaced H.264 (field_order tt).
+    public static let interlaced = MediaFixture.clip("h264-2997i-tff-aac48-stereo", video: {
+        var v = MediaFixture.Video()
+        v.extra = ["-vf", "setfield=tff", "-flags", "+ildct+ilme"]
+        return v
+    }())
+    /// The matching ad 12 dB louder (loudness-mismatch).
+    public static let loud = MediaFixture.clip("h264-2997-aac48-stereo-plus12db", audio: {
+        var a = MediaFixture.Audio()
+        a.extra = ["-af", "volume=12dB"]
+        return a
+    }())
+    /// The reference parameters with English-tagged audio (against `delayedAudio`'s French).
+    public static let english = MediaFixture.clip("h264-2997-aac48-stereo-eng", audio: {
+        var a = MediaFixture.Audio()
+        a.extra = ["-metadata:s:a:0", "language=eng"]
+        return a
+    }())
+    /// A silent ad: H.264 without an audio track.
+    public static let videoOnly = MediaFixture.clip("h264-2997-16x9-no-audio", audio: nil)
+    /// 16-bit ALAC next to H.264, against `alac24`'s 24 bit.
+    public static let alac16 = MediaFixture.clip("h264-alac16", container: "m4a", audio: {
+        var a = MediaFixture.Audio()
+        a.encoder = "alac"
+        a.extra = ["-sample_fmt", "s16p"]
+        return a
+    }())
     /// An audio-only AAC file, as an audio-only rendition or a radio-style interstitial.
     public static let audioOnly = MediaFixture.clip("aac-only", container: "m4a", video: nil)
 
@@ -245,5 +275,6 @@ public enum Fixtures {
     public static let all: [MediaFixture] = [
         primary, matching, hevc, fps25, fourByThree, anamorphic, aac44, surround, ac3, hdr10, flac24, transportStream,
         delayedAudio, hlg, dolbyVision, hdv, surroundSide, sevenOne, alac24, fragmented, faststart, matroska, webm, audioOnly,
+        fps5994, interlaced,
     ]
 }

@@ -11,6 +11,10 @@
 #include <libavutil/error.h>
 #include <libavutil/pixdesc.h>
 #include <libavutil/rational.h>
+#include <libavutil/samplefmt.h>
+#include <libavfilter/avfilter.h>
+#include <libavfilter/buffersink.h>
+#include <libavfilter/buffersrc.h>
 
 /* FFmpeg is loaded with dlopen on first use instead of linked: libavformat and libavcodec pull
    in ~130 shared libraries (codecs, TLS, SRT, ...), whose symbol binding cost every seamcheck
@@ -24,7 +28,16 @@
 int sc_ffmpeg_load(void);
 const char *sc_ffmpeg_load_error(void);
 
+/* 0 once libavfilter (loudness measurement) is loaded as well, -1 if it cannot be
+   (sc_ffmpeg_load_error says why). Only the loudness meter needs it. */
+int sc_avfilter_load(void);
+const char *sc_avfilter_load_error(void);
+
 /* libavutil */
+AVFrame *sc_av_frame_alloc(void);
+void sc_av_frame_free(AVFrame **frame);
+void sc_av_frame_unref(AVFrame *frame);
+const char *sc_av_get_sample_fmt_name(enum AVSampleFormat sample_fmt);
 int sc_av_channel_layout_describe(const AVChannelLayout *layout, char *buf, size_t buf_size);
 void sc_av_dict_free(AVDictionary **m);
 AVDictionaryEntry *sc_av_dict_get(const AVDictionary *m, const char *key, const AVDictionaryEntry *prev, int flags);
@@ -46,7 +59,30 @@ const AVCodecDescriptor *sc_avcodec_descriptor_get(enum AVCodecID id);
 const char *sc_avcodec_get_name(enum AVCodecID id);
 const char *sc_avcodec_profile_name(enum AVCodecID codec_id, int profile);
 
+AVPacket *sc_av_packet_alloc(void);
+void sc_av_packet_free(AVPacket **pkt);
+void sc_av_packet_unref(AVPacket *pkt);
+AVCodecContext *sc_avcodec_alloc_context3(const AVCodec *codec);
+const AVCodec *sc_avcodec_find_decoder(enum AVCodecID id);
+void sc_avcodec_free_context(AVCodecContext **avctx);
+int sc_avcodec_open2(AVCodecContext *avctx, const AVCodec *codec, AVDictionary **options);
+int sc_avcodec_parameters_to_context(AVCodecContext *codec, const AVCodecParameters *par);
+int sc_avcodec_receive_frame(AVCodecContext *avctx, AVFrame *frame);
+int sc_avcodec_send_packet(AVCodecContext *avctx, const AVPacket *avpkt);
+
+/* libavfilter */
+int sc_av_buffersink_get_frame(AVFilterContext *ctx, AVFrame *frame);
+int sc_av_buffersrc_add_frame_flags(AVFilterContext *buffer_src, AVFrame *frame, int flags);
+const AVFilter *sc_avfilter_get_by_name(const char *name);
+int sc_avfilter_graph_config(AVFilterGraph *graphctx, void *log_ctx);
+AVFilterGraph *sc_avfilter_graph_alloc(void);
+int sc_avfilter_graph_create_filter(AVFilterContext **filt_ctx, const AVFilter *filt, const char *name, const char *args,
+                                    void *opaque, AVFilterGraph *graph_ctx);
+void sc_avfilter_graph_free(AVFilterGraph **graph);
+int sc_avfilter_link(AVFilterContext *src, unsigned srcpad, AVFilterContext *dst, unsigned dstpad);
+
 /* libavformat */
+int sc_av_read_frame(AVFormatContext *s, AVPacket *pkt);
 AVRational sc_av_guess_frame_rate(AVFormatContext *ctx, AVStream *stream, AVFrame *frame);
 AVRational sc_av_guess_sample_aspect_ratio(AVFormatContext *format, AVStream *stream, AVFrame *frame);
 uint8_t *sc_av_stream_get_side_data(const AVStream *stream, enum AVPacketSideDataType type, size_t *size);
@@ -75,6 +111,7 @@ static inline int sc_averror_eof(void) { return AVERROR_EOF; }
 static inline int sc_averror_exit(void) { return AVERROR_EXIT; }
 static inline int sc_averror_invaliddata(void) { return AVERROR_INVALIDDATA; }
 static inline int sc_averror_http_not_found(void) { return AVERROR_HTTP_NOT_FOUND; }
+static inline int sc_averror_eagain(void) { return AVERROR(EAGAIN); }
 
 /* Largest byte offset any index entry of the stream reaches (pos + size), or -1 without an
    index. AVIndexEntry packs size in a bitfield, which Swift reads unreliably. */

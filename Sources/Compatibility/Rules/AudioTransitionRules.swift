@@ -41,7 +41,7 @@ enum AudioTransitionRules {
         return Mismatch(
             expected: "\(primary.sampleRate) Hz", actual: "\(interstitial.sampleRate) Hz",
             message: "audio sample rate changes from \(kHz(primary.sampleRate)) to \(kHz(interstitial.sampleRate))",
-            remediation: Remediation(arguments: ["-ar", String(primary.sampleRate)]))
+            remediation: Remediation(arguments: audioEncoderArguments(for: primary), audioFilters: ["aresample=\(primary.sampleRate)"]))
     }
 
     static let bitDepth = TransitionRule.audio(
@@ -64,7 +64,7 @@ enum AudioTransitionRules {
         return Mismatch(
             expected: "\(p) bit", actual: "\(i) bit",
             message: "audio sample resolution changes from \(p) to \(i) bit",
-            remediation: Remediation(arguments: p > 16 ? ["-sample_fmt", "s32", "-bits_per_raw_sample", String(p)] : ["-sample_fmt", "s16"]))
+            remediation: Remediation(arguments: audioEncoderArguments(for: primary)))
     }
 
     static let channelLayout = TransitionRule.audio(
@@ -88,10 +88,12 @@ enum AudioTransitionRules {
         let expected = primary.channelLayout ?? "\(primary.channels) channels"
         let actual = interstitial.channelLayout ?? "\(interstitial.channels) channels"
         let filter = primary.channelLayout.map { "aformat=channel_layouts=\($0)" }
+        let encoder = audioEncoderArguments(for: primary)
         return Mismatch(
             expected: expected, actual: actual,
             message: "audio channel layout changes from \(expected) to \(actual)",
-            remediation: filter.map { Remediation(audioFilters: [$0]) } ?? Remediation(arguments: ["-ac", String(primary.channels)]))
+            remediation: filter.map { Remediation(arguments: encoder, audioFilters: [$0]) }
+                ?? Remediation(arguments: encoder + ["-ac", String(primary.channels)]))
     }
 
     // MARK: - Helpers
@@ -110,10 +112,21 @@ enum AudioTransitionRules {
         }
     }
 
+    /// The encoder that makes `track`'s codec, with the sample format that gives its bit depth
+    /// where it has one (ALAC and FLAC at 16 or 24 bit).
     static func audioEncoderArguments(for track: AudioTrack) -> [String] {
+        let deep = (track.bitDepth ?? 16) > 16
         switch track.codec {
         case "aac":
             return ["-c:a", "aac"] + (track.profile == "LC" ? ["-profile:a", "aac_low"] : [])
+        case "alac":
+            return ["-c:a", "alac", "-sample_fmt", deep ? "s32p" : "s16p"]
+        case "flac":
+            return ["-c:a", "flac", "-sample_fmt", deep ? "s32" : "s16"] + (deep ? ["-bits_per_raw_sample", "24"] : [])
+        case "mp3":
+            return ["-c:a", "libmp3lame"]
+        case "opus":
+            return ["-c:a", "libopus"]
         default:
             return ["-c:a", track.codec]
         }

@@ -2,7 +2,7 @@ import MediaProbe
 
 /// What a device class cannot decode or render at all (from its profile's `plays`).
 enum CapabilityRules {
-    static let all = [videoCodec, dynamicRange, audioCodec, channelCount, resolution, frameRate]
+    static let all = [videoCodec, dynamicRange, audioCodec, channelCount, resolution, frameRate, ScanRules.interlacedVideo]
     static let source = "DeviceProfiles (plays) from reference/interstitials.md and Apple's HLS authoring limits"
 
     static let videoCodec = CapabilityRule(
@@ -71,7 +71,7 @@ enum CapabilityRules {
         guard let audio = media.primaryAudio, audio.channels > plays.maxChannels else { return nil }
         return Mismatch(expected: "at most \(plays.maxChannels) channels", actual: "\(audio.channels) channels",
                         message: "\(audio.channelLayout ?? "\(audio.channels) channels") audio exceeds this device class's \(plays.maxChannels) channels",
-                        remediation: Remediation(arguments: ["-ac", String(plays.maxChannels)]))
+                        remediation: Remediation(arguments: AudioTransitionRules.audioEncoderArguments(for: audio) + ["-ac", String(plays.maxChannels)]))
     }
 
     static let resolution = CapabilityRule(
@@ -88,7 +88,8 @@ enum CapabilityRules {
               video.width > maxW || video.height > maxH else { return nil }
         return Mismatch(expected: "at most \(maxW)x\(maxH)", actual: "\(video.width)x\(video.height)",
                         message: "\(video.width)x\(video.height) exceeds this device class's \(maxW)x\(maxH)",
-                        remediation: Remediation(videoFilters: ["scale=\(maxW):\(maxH):force_original_aspect_ratio=decrease:force_divisible_by=2"]))
+                        remediation: Remediation(arguments: VideoTransitionRules.videoEncoderArguments(for: video),
+                                                 videoFilters: ["scale=\(maxW):\(maxH):force_original_aspect_ratio=decrease:force_divisible_by=2"]))
     }
 
     static let frameRate = CapabilityRule(
@@ -105,6 +106,6 @@ enum CapabilityRules {
               rate > maxRate + VideoTransitionRules.frameRateTolerance else { return nil }
         return Mismatch(expected: "at most \(VideoTransitionRules.formatRate(maxRate)) fps", actual: "\(VideoTransitionRules.formatRate(rate)) fps",
                         message: "\(VideoTransitionRules.formatRate(rate)) fps exceeds this device class's \(VideoTransitionRules.formatRate(maxRate)) fps",
-                        remediation: Remediation(arguments: ["-r", VideoTransitionRules.formatRate(maxRate)]))
+                        remediation: Remediation(arguments: VideoTransitionRules.videoEncoderArguments(for: video) + ["-r", VideoTransitionRules.formatRate(maxRate)]))
     }
 }

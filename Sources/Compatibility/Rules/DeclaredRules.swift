@@ -37,7 +37,7 @@ enum DeclaredRules {
 
     static let codecs = DeclaredRule(
         description: RuleDescription(id: "declared-codecs-mismatch", title: "CODECS does not match the rendition",
-            rationale: "Receivers pick variants by CODECS: an HEVC rendition declared as avc1 is chosen by an H.264-only TV that then cannot decode it. Compares codec and, where the string has one, the profile.",
+            rationale: "Receivers pick variants by CODECS: an HEVC rendition declared as avc1 is chosen by an H.264-only TV that then cannot decode it. Compares codec, profile and, per RFC 6381, what the string promises beyond them: a level or HEVC tier below the stream's, the AAC object type, the Dolby Vision profile and level, E-AC-3 JOC (Atmos) on other audio.",
             source: source, defaultSeverity: .error, track: .both, inputs: inputs),
         examples: [
             DeclaredExample(name: "declared H.264, probed HEVC", declared: declared("avc1.640028,mp4a.40.2"),
@@ -50,26 +50,54 @@ enum DeclaredRules {
             DeclaredExample(name: "declared avc1.42e01e (Constrained Baseline), probed Constrained Baseline",
                             declared: declared("avc1.42e01e,mp4a.40.2"),
                             media: Example.media(video: { var v = Example.video(); v.profile = "Constrained Baseline"; return v }()), triggers: false),
+            DeclaredExample(name: "declared avc1.64001f (level 3.1), probed High level 4.0", declared: declared("avc1.64001f,mp4a.40.2"),
+                            media: Example.media(video: { var v = Example.video(); v.profile = "High"; v.level = 40; return v }()), triggers: true),
+            DeclaredExample(name: "declared level 4.2, probed level 4.0 (a higher promise is safe)", declared: declared("avc1.64002a"),
+                            media: Example.media(video: { var v = Example.video(); v.profile = "High"; v.level = 40; return v }()), triggers: false),
+            DeclaredExample(name: "declared HEVC Main tier L120, probed High tier", declared: declared("hvc1.1.6.L120.90"),
+                            media: Example.media(video: { var v = Example.video(codec: "hevc"); v.profile = "Main"; v.level = 120; v.tier = "High"; return v }()),
+                            triggers: true),
+            DeclaredExample(name: "declared mp4a.40.5 (HE-AAC), probed AAC-LC", declared: declared("avc1.640028,mp4a.40.5"),
+                            media: Example.media(audio: { var a = Example.audio(); a.profile = "LC"; return a }()), triggers: true),
+            DeclaredExample(name: "declared dvh1.08.06, probed Dolby Vision 8 level 9", declared: declared("dvh1.08.06"),
+                            media: Example.media(video: { var v = Example.video(codec: "hevc", range: .dolbyVision)
+                                v.dolbyVision = DolbyVisionConfiguration(profile: 8, level: 9, rpuPresent: true, enhancementLayerPresent: false,
+                                                                         baseLayerPresent: true, baseLayerCompatibilityId: 1)
+                                return v }()), triggers: true),
+            DeclaredExample(name: "CHANNELS 16/JOC (Atmos) on AAC audio", declared: declared("avc1.640028,mp4a.40.2", channels: "16/JOC"),
+                            media: Example.media(audio: { var a = Example.audio(); a.profile = "LC"; return a }()), triggers: true),
             DeclaredExample(name: "declared Baseline, probed Constrained Baseline (a subset every Baseline decoder plays)",
                             declared: declared("avc1.42001e,mp4a.40.2"),
                             media: Example.media(video: { var v = Example.video(); v.profile = "Constrained Baseline"; return v }()), triggers: false),
         ]
     ) { declared, media in
         var problems: [(String, String)] = []
+        var reasons: [String] = []
         if let video = declared.videoCodec, let track = media.primaryVideo {
             if video.codec != track.codec { problems.append((video.raw, track.codec)) }
             else if let profile = video.profile, let probed = track.profile, profile != probed,
                     !(profile == "Baseline" && probed == "Constrained Baseline") {
                 problems.append((video.raw, "\(track.codec) \(probed)"))
+            } else {
+                let found = CodecFidelity.video(video, track)
+                problems += found.map { ($0.declared, $0.probed) }
+                reasons += found.map(\.reason)
             }
         }
-        if let track = media.primaryAudio, !declared.audioCodecs.isEmpty,
-           !declared.audioCodecs.contains(where: { $0.codec == track.codec }) {
-            problems.append((declared.audioCodecs.map(\.raw).joined(separator: ","), track.codec))
+        if let track = media.primaryAudio, !declared.audioCodecs.isEmpty {
+            if !declared.audioCodecs.contains(where: { $0.codec == track.codec }) {
+                problems.append((declared.audioCodecs.map(\.raw).joined(separator: ","), track.codec))
+            } else {
+                let found = CodecFidelity.audio(declared.audioCodecs, track, channels: declared.channels)
+                problems += found.map { ($0.declared, $0.probed) }
+                reasons += found.map(\.reason)
+            }
         }
         guard !problems.isEmpty else { return nil }
+        let why = reasons.isEmpty ? "" : ": " + reasons.joined(separator: "; ")
         return Mismatch(expected: problems.map(\.0).joined(separator: ", "), actual: problems.map(\.1).joined(separator: ", "),
-                        message: "CODECS declares \(problems.map(\.0).joined(separator: ", ")) but the rendition is \(problems.map(\.1).joined(separator: ", "))",
+                        message: "CODECS declares \(problems.map(\.0).joined(separator: ", ")) but the rendition is \(problems.map(\.1).joined(separator: ", "))" + why
+                            + ". Write the string from the stream (level, tier, object type as probed)",
                         remediation: nil)
     }
 

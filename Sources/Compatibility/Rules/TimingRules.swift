@@ -29,7 +29,8 @@ enum TimingRules {
             expected: "audio starts \(milliseconds(primaryOffset)) after video (as in the primary)",
             actual: "audio starts \(milliseconds(offset)) after video",
             message: "the interstitial's audio starts \(milliseconds(offset)) \(offset >= 0 ? "after" : "before") its video",
-            remediation: Remediation(audioFilters: ["aresample=async=1:first_pts=0"]))
+            remediation: Remediation(arguments: AudioTransitionRules.audioEncoderArguments(
+                for: context.primary.primaryAudio ?? context.interstitial.primaryAudio!), audioFilters: ["aresample=async=1:first_pts=0"]))
     }
 
     static let language = TransitionRule(

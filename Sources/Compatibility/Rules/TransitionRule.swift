@@ -92,7 +92,7 @@ public struct TransitionRule: Sendable {
 /// All rules that run on probed media, in the order reports list them.
 public enum RuleCatalog {
     public static let transitionRules: [TransitionRule] = VideoTransitionRules.all + AudioTransitionRules.all
-        + [TrackSetRule.rule, TimingRules.avStart, TimingRules.language]
+        + [TrackSetRule.rule, TimingRules.avStart, TimingRules.language, LoudnessRule.rule]
 
     public static let capabilityRules: [CapabilityRule] = CapabilityRules.all
 
@@ -113,7 +113,7 @@ public enum RuleCatalog {
     /// Every rule a device profile can grade: transition, capability (with no-playable-variant),
     /// then declared-versus-measured.
     public static var descriptions: [RuleDescription] {
-        transitionRules.map(\.description) + capabilityRules.map(\.description) + PlaylistRules.all
+        transitionRules.map(\.description) + [LadderRule.description] + capabilityRules.map(\.description) + PlaylistRules.all
             + declaredRules.map(\.description)
     }
 

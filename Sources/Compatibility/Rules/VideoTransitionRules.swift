@@ -4,7 +4,7 @@ import MediaProbe
 /// Video parameters that make a receiver reconfigure its decoder or display when they change
 /// between primary and interstitial (WWDC23 "Explore AirPlay with interstitials").
 enum VideoTransitionRules {
-    static let all = [videoCodec, frameRate, aspectRatio, dynamicRange]
+    static let all = [videoCodec, frameRate, ScanRules.frameRateMultiple, aspectRatio, dynamicRange, ScanRules.scanType]
 
     static let wwdc23 = "WWDC23 Explore AirPlay with interstitials (seeds/000): keep video codec, frame rate and aspect ratio matching"
 
@@ -35,7 +35,7 @@ enum VideoTransitionRules {
     static let frameRate = TransitionRule.video(
         RuleDescription(
             id: "frame-rate-mismatch", title: "Frame rate changes at the switch",
-            rationale: "A different frame rate (29.97 to 25, 30 to 60) makes TVs change display timing; low-end receivers re-sync and stall. Rates within 0.01 fps are treated as equal.",
+            rationale: "A different frame rate (29.97 to 25, 30 to 24) makes TVs change display timing; low-end receivers re-sync and stall. Rates within 0.01 fps are treated as equal; twice or half the primary's rate is frame-rate-multiple.",
             source: wwdc23, defaultSeverity: .error, track: .video, inputs: "primary and interstitial video (probed)"),
         examples: [
             RuleExample(name: "29.97 primary, 25 fps ad", primary: Example.media(),
@@ -44,14 +44,17 @@ enum VideoTransitionRules {
                         interstitial: Example.media(video: Example.video(rate: Rational(2997, 100))), triggers: false),
             RuleExample(name: "29.97 and 30", primary: Example.media(),
                         interstitial: Example.media(video: Example.video(rate: Rational(30, 1))), triggers: true),
+            RuleExample(name: "29.97 primary, 59.94 fps ad (frame-rate-multiple covers it)", primary: Example.media(),
+                        interstitial: Example.media(video: Example.video(rate: Rational(60000, 1001))), triggers: false),
         ]
     ) { primary, interstitial in
-        guard let p = primary.frameRate, let i = interstitial.frameRate, abs(p - i) >= frameRateTolerance else { return nil }
+        guard let p = primary.frameRate, let i = interstitial.frameRate, abs(p - i) >= frameRateTolerance,
+              !ScanRules.isDoubleOrHalf(i, p) else { return nil }
         let target = primary.frameRateExact?.description ?? formatRate(p)
         return Mismatch(
             expected: formatRate(p), actual: formatRate(i),
             message: "frame rate changes from \(formatRate(p)) to \(formatRate(i)) fps",
-            remediation: Remediation(arguments: ["-r", target]))
+            remediation: Remediation(arguments: videoEncoderArguments(for: primary) + ["-r", target]))
     }
 
     /// Display aspect ratios within this relative difference match (854x480 and 16:9 differ by 0.1 %).
@@ -77,7 +80,7 @@ enum VideoTransitionRules {
         return Mismatch(
             expected: primary.displayAspectRatio.description, actual: interstitial.displayAspectRatio.description,
             message: "display aspect ratio changes from \(primary.displayAspectRatio) to \(interstitial.displayAspectRatio)",
-            remediation: Remediation(videoFilters: [
+            remediation: Remediation(arguments: videoEncoderArguments(for: primary), videoFilters: [
                 "scale=iw*sar:ih", "setsar=1",
                 "scale=\(width):\(height):force_original_aspect_ratio=decrease",
                 "pad=\(width):\(height):(ow-iw)/2:(oh-ih)/2", "setsar=1",
@@ -98,22 +101,55 @@ enum VideoTransitionRules {
         ]
     ) { primary, interstitial in
         guard primary.dynamicRange != interstitial.dynamicRange else { return nil }
-        let remediation: Remediation
-        if primary.dynamicRange == .sdr {
-            remediation = Remediation(
-                arguments: ["-color_primaries", "bt709", "-color_trc", "bt709", "-colorspace", "bt709"],
-                videoFilters: ["zscale=t=linear:npl=100", "format=gbrpf32le", "zscale=p=bt709", "tonemap=hable:desat=0",
-                               "zscale=t=bt709:m=bt709:r=tv", "format=yuv420p"])
-        } else {
-            remediation = Remediation(arguments: [
-                "-pix_fmt", "yuv420p10le", "-color_primaries", "bt2020",
-                "-color_trc", primary.dynamicRange == .hlg ? "arib-std-b67" : "smpte2084", "-colorspace", "bt2020nc",
-            ])
-        }
+        let remediation = dynamicRangeRemediation(to: primary, from: interstitial)
+        let words = remediation == nil
+            ? ": no ffmpeg encode here makes \(primary.dynamicRange.rawValue) (deliver a \(primary.dynamicRange.rawValue) rendition of the ad from its master)" : ""
         return Mismatch(
             expected: primary.dynamicRange.rawValue, actual: interstitial.dynamicRange.rawValue,
-            message: "dynamic range changes from \(primary.dynamicRange.rawValue) to \(interstitial.dynamicRange.rawValue): TVs switch HDMI mode",
+            message: "dynamic range changes from \(primary.dynamicRange.rawValue) to \(interstitial.dynamicRange.rawValue): TVs switch HDMI mode" + words,
             remediation: remediation)
+    }
+
+    /// zscale's input options for a track's transfer, primaries and matrix, stated rather than
+    /// read from the stream (untagged SDR is BT.709); nil when ffmpeg cannot read the picture as
+    /// PQ, HLG or SDR (Dolby Vision without a compatible base layer).
+    static func zscaleInput(_ track: VideoTrack) -> String? {
+        let hdr = ":pin=bt2020:min=bt2020nc:rin=tv"
+        switch track.dynamicRange {
+        case .sdr: return "tin=bt709:pin=bt709:min=bt709:rin=tv"
+        case .hdr10: return "tin=smpte2084" + hdr
+        case .hlg: return "tin=arib-std-b67" + hdr
+        case .dolbyVision:
+            switch track.dolbyVision?.baseLayerCompatibilityId {
+            case 1: return "tin=smpte2084" + hdr
+            case 4: return "tin=arib-std-b67" + hdr
+            case 2: return "tin=bt709:pin=bt709:min=bt709:rin=tv"
+            default: return nil
+            }
+        }
+    }
+
+    /// A real conversion to the primary's dynamic range: tone mapping down to SDR, zscale's
+    /// transfer conversion up to PQ or HLG, re-encoded with the primary's encoder and tags.
+    /// Nil for a Dolby Vision target (no Dolby Vision encoder here) or an unreadable source.
+    static func dynamicRangeRemediation(to primary: VideoTrack, from interstitial: VideoTrack) -> Remediation? {
+        guard let input = zscaleInput(interstitial) else { return nil }
+        let encoder = videoEncoderArguments(for: primary)
+        switch primary.dynamicRange {
+        case .sdr:
+            return Remediation(
+                arguments: encoder + ["-color_primaries", "bt709", "-color_trc", "bt709", "-colorspace", "bt709"],
+                videoFilters: ["zscale=\(input):t=linear:npl=100", "format=gbrpf32le", "zscale=p=bt709", "tonemap=hable:desat=0",
+                               "zscale=t=bt709:m=bt709:r=tv", "format=yuv420p"])
+        case .hdr10, .hlg:
+            let transfer = primary.dynamicRange == .hlg ? "arib-std-b67" : "smpte2084"
+            let peak = interstitial.dynamicRange == .sdr ? 100 : 1000
+            return Remediation(
+                arguments: encoder + ["-color_primaries", "bt2020", "-color_trc", transfer, "-colorspace", "bt2020nc"],
+                videoFilters: ["zscale=\(input):t=\(transfer):p=bt2020:m=bt2020nc:r=tv:npl=\(peak)", "format=yuv420p10le"])
+        case .dolbyVision:
+            return nil
+        }
     }
 
     // MARK: - Helpers
@@ -127,16 +163,21 @@ enum VideoTransitionRules {
         }
     }
 
+    /// The encoder that makes `track`'s codec and profile, with the pixel format the profile
+    /// takes (x264 High refuses 10-bit input, x265 Main 10 wants it).
     static func videoEncoderArguments(for track: VideoTrack) -> [String] {
+        let tenBit = (track.bitDepth ?? 8) > 8 || track.profile == "Main 10" || track.profile == "High 10"
         switch track.codec {
         case "h264":
             var args = ["-c:v", "libx264"]
             if let profile = x264Profile(track.profile) { args += ["-profile:v", profile] }
-            return args
+            return args + ["-pix_fmt", tenBit && track.profile == "High 10" ? "yuv420p10le" : "yuv420p"]
         case "hevc":
             var args = ["-c:v", "libx265", "-tag:v", "hvc1"]
-            if track.profile == "Main 10" { args += ["-profile:v", "main10"] } else if track.profile == "Main" { args += ["-profile:v", "main"] }
-            return args
+            if tenBit { args += ["-profile:v", "main10"] } else if track.profile == "Main" { args += ["-profile:v", "main"] }
+            return args + ["-pix_fmt", tenBit ? "yuv420p10le" : "yuv420p"]
+        case "av1":
+            return ["-c:v", "libaom-av1", "-pix_fmt", tenBit ? "yuv420p10le" : "yuv420p"]
         default:
             return ["-c:v", track.codec]
         }

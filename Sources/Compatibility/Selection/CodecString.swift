@@ -12,8 +12,14 @@ public struct CodecString: Sendable, Equatable, Codable {
     public var profile: String?
     /// H.264 level x 10 or HEVC level x 30, as FFmpeg reports levels.
     public var level: Int?
+    /// HEVC tier: "Main" (L in the string) or "High" (H).
+    public var tier: String?
     /// Dolby Vision profile when the entry is a Dolby Vision sample entry (dvh1, dvhe, dva1, dvav).
     public var dolbyVisionProfile: Int?
+    /// Dolby Vision level (the third field: dvh1.08.07 is level 7).
+    public var dolbyVisionLevel: Int?
+    /// E-AC-3 with Joint Object Coding (Dolby Atmos), written `ec+3`.
+    public var joc = false
     /// Compatibility brands after "/" in SUPPLEMENTAL-CODECS ("db1p" = HDR10 base, "db4h" = HLG base).
     public var brands: [String]
 
@@ -41,11 +47,15 @@ public struct CodecString: Sendable, Equatable, Codable {
                 let digits = parts[1].drop { $0.isLetter }
                 profile = Self.hevcProfiles[Int(digits) ?? -1]
             }
-            if parts.count > 3, let tierLevel = Int(parts[3].drop { $0.isLetter }) { level = tierLevel }
+            if parts.count > 3, let tierLevel = Int(parts[3].drop { $0.isLetter }) {
+                level = tierLevel
+                tier = parts[3].hasPrefix("H") ? "High" : parts[3].hasPrefix("L") ? "Main" : nil
+            }
         case "dvh1", "dvhe", "dva1", "dvav":
             kind = .video
             codec = fourcc.hasPrefix("dvh") ? "hevc" : "h264"
             if parts.count > 1 { dolbyVisionProfile = Int(parts[1]) }
+            if parts.count > 2 { dolbyVisionLevel = Int(parts[2]) }
         case "av01":
             kind = .video
             codec = "av1"
@@ -65,6 +75,7 @@ public struct CodecString: Sendable, Equatable, Codable {
             }
         case "ac-3": kind = .audio; codec = "ac3"
         case "ec-3": kind = .audio; codec = "eac3"
+        case "ec+3": kind = .audio; codec = "eac3"; joc = true
         case "ac-4": kind = .audio; codec = "ac4"
         case "fLaC": kind = .audio; codec = "flac"
         case "alac": kind = .audio; codec = "alac"

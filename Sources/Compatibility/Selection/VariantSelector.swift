@@ -79,6 +79,11 @@ public enum VariantSelector {
         return .success(sorted.map(\.choice))
     }
 
+    /// Every variant the class can play, in playlist order.
+    public static func playable(from playlist: MultivariantPlaylist, for plays: Capabilities) -> [RenditionChoice] {
+        playlist.variants.compactMap { try? evaluate($0, in: playlist, plays: plays).get().choice }
+    }
+
     public struct Rejection: Error, Sendable { public var text: String }
 
     private static func evaluate(_ variant: Variant, in playlist: MultivariantPlaylist,

@@ -90,7 +90,7 @@ public struct SpecRule: Sendable {
 
 /// The spec rules, in the order reports list them.
 public enum SpecCatalog {
-    public static let rules: [SpecRule] = SyntaxSpecRules.all + LoadSpecRules.all + DateRangeSpecRules.all + InterstitialSpecRules.all + TimelineSpecRules.all + AssetSpecRules.all
+    public static let rules: [SpecRule] = SyntaxSpecRules.all + LoadSpecRules.all + DateRangeSpecRules.all + InterstitialSpecRules.all + TimelineSpecRules.all + AssetSpecRules.all + DraftSpecRules.all
 
     public static func rule(_ id: String) -> SpecRule? { rules.first { $0.id == id } }
 }

@@ -24,6 +24,9 @@ public struct Interstitial: Sendable, Equatable, Codable {
     public var snap: EnumeratedList<SnapToken>?
     public var restrict: EnumeratedList<RestrictToken>?
     public var cue: EnumeratedList<CueToken>?
+    /// True when `cue` comes from X-CUE, the pre-standard name hls.js and Media3 still read,
+    /// because the tag has no CUE: it is scheduled as those players schedule it.
+    public var cueFromXCue: Bool
     /// X-CONTENT-MAY-VARY: nil when absent or not YES/NO (the default is YES).
     public var contentMayVary: Bool?
     public var timelineOccupies: TimelineOccupies?
@@ -51,6 +54,7 @@ public struct Interstitial: Sendable, Equatable, Codable {
         assetURI = nil; assetList = nil; resumeOffset = nil; playoutLimit = nil; snap = nil; restrict = nil
         contentMayVary = nil; timelineOccupies = nil; timelineStyle = nil
         skipControlOffset = nil; skipControlDuration = nil; skipControlLabelID = nil
+        cueFromXCue = false
         if let cue { noteTokens(cue, attribute: "CUE") }
         for (name, value) in range.clientAttributes.sorted(by: { $0.key < $1.key }) {
             read(name, value)
@@ -85,6 +89,12 @@ public struct Interstitial: Sendable, Equatable, Codable {
                 if !Self.isValidLabel(text) {
                     problems.append(.init(attribute: name, kind: .invalidCharacters(text, allowed: Self.labelCharacters)))
                 }
+            }
+        case "X-CUE" where cue == nil:
+            if let text = quoted(name, value) {
+                cue = EnumeratedList(text)
+                cueFromXCue = true
+                noteTokens(cue!, attribute: name)
             }
         default: vendorAttributes[name] = value
         }

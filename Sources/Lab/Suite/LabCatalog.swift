@@ -59,8 +59,7 @@ struct CaseDefinition: Sendable {
 ///
 /// HDR on Apple receivers is HEVC (or Dolby Vision) only, so the dynamic-range cases change the
 /// codec too and list `video-codec-mismatch` as well; `video-codec-hevc` isolates the codec part.
-/// `frame-rate-59.94` lists `frame-rate-multiple` (INTERFACE.md) for when that rule exists; until
-/// then the audit grades it as `frame-rate-mismatch`.
+/// `frame-rate-59.94` exercises `frame-rate-multiple` (x2 of the primary: "similar" for AirPlay 2 TVs).
 enum LabCatalog {
     static let cases: [CaseDefinition] = [
         transition("control", "none", "Matching ad: nothing should change but the picture and the tone", rules: []) { _ in },
