@@ -74,3 +74,17 @@ func decodeCString(_ buffer: [CChar]) -> String {
 func optionalString(_ pointer: UnsafePointer<CChar>?) -> String? {
     pointer.map { String(cString: $0) }
 }
+
+extension FFmpegRuntime {
+    /// A new format context whose blocking calls give up when `interrupt` says so (deadline or
+    /// cancellation). `interrupt` must outlive the context.
+    static func formatContext(interruptedBy interrupt: InterruptState, label: String) throws(ProbeError) -> UnsafeMutablePointer<AVFormatContext> {
+        guard let context = sc_avformat_alloc_context() else { throw .openFailed(label, reason: "out of memory") }
+        context.pointee.interrupt_callback.callback = { opaque in
+            guard let opaque else { return 0 }
+            return Unmanaged<InterruptState>.fromOpaque(opaque).takeUnretainedValue().shouldStop ? 1 : 0
+        }
+        context.pointee.interrupt_callback.opaque = Unmanaged.passUnretained(interrupt).toOpaque()
+        return context
+    }
+}

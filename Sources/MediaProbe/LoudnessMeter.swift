@@ -61,13 +61,7 @@ public struct LoudnessMeter: Sendable {
         let result: Result<LoudnessMeasurement, ProbeError> = FFmpegRuntime.capturingLog(into: capture) {
             withExtendedLifetime(interrupt) {
                 Result { () throws(ProbeError) -> LoudnessMeasurement in
-                    var context: UnsafeMutablePointer<AVFormatContext>? = sc_avformat_alloc_context()
-                    guard context != nil else { throw .openFailed(label, reason: "out of memory") }
-                    context!.pointee.interrupt_callback.callback = { opaque in
-                        guard let opaque else { return 0 }
-                        return Unmanaged<InterruptState>.fromOpaque(opaque).takeUnretainedValue().shouldStop ? 1 : 0
-                    }
-                    context!.pointee.interrupt_callback.opaque = Unmanaged.passUnretained(interrupt).toOpaque()
+                    var context: UnsafeMutablePointer<AVFormatContext>? = try FFmpegRuntime.formatContext(interruptedBy: interrupt, label: label)
                     var dictionary: OpaquePointer?
                     defer { sc_av_dict_free(&dictionary) }
                     sc_av_dict_set(&dictionary, "format_whitelist", ProbeOptions.allowedContainers, 0)

@@ -98,13 +98,7 @@ public struct MediaProber: Sendable {
     func open(_ source: ProbeSource, input: String, fileSize: Int64?, interrupt: InterruptState,
               log: LogCapture, bytesRead: inout Int64) throws(ProbeError) -> MediaDescription {
         try FFmpegRuntime.requireLibraries(for: input)
-        var context: UnsafeMutablePointer<AVFormatContext>? = sc_avformat_alloc_context()
-        guard context != nil else { throw .openFailed(input, reason: "out of memory") }
-        context!.pointee.interrupt_callback.callback = { opaque in
-            guard let opaque else { return 0 }
-            return Unmanaged<InterruptState>.fromOpaque(opaque).takeUnretainedValue().shouldStop ? 1 : 0
-        }
-        context!.pointee.interrupt_callback.opaque = Unmanaged.passUnretained(interrupt).toOpaque()
+        var context: UnsafeMutablePointer<AVFormatContext>? = try FFmpegRuntime.formatContext(interruptedBy: interrupt, label: input)
 
         var dictionary: OpaquePointer?
         defer { sc_av_dict_free(&dictionary) }

@@ -34,14 +34,7 @@ struct AuditCommand: AsyncParsableCommand {
     @Option(help: "table (default on a terminal), json, markdown, html, junit or sarif.")
     var format: ReportFormat?
 
-    @Option(help: "Write the report to this file instead of stdout.")
-    var output: String?
-
-    @Option(name: .customLong("fail-on"), help: "Exit 1 when a finding is at or above this severity: error, warning, info or never (default: the project file's failOn, else error).")
-    var failOn: FailThreshold?
-
-    @Flag(name: .customLong("write-accepted"), help: "Add every open finding to the project file's accepted list (a start: give each a reason).")
-    var writeAccepted = false
+    @OptionGroup var findingsOutput: FindingsOutputOptions
 
     @Option(help: "Interstitial asset playlists and renditions fetched and probed at once (default 16); the report's order does not depend on it.")
     var jobs: Int = 16
@@ -91,11 +84,11 @@ struct AuditCommand: AsyncParsableCommand {
             result.findings = accepted.findings
             ProjectFile.noteUnused(accepted.unused)
         }
-        if writeAccepted { result.findings = try ProjectFile.writeAccepted(result.findings, option: config) }
-        let failOn = self.failOn ?? project?.failOn ?? .error
-        let chosen = format ?? (Terminal.stdoutIsTerminal && output == nil ? .table : .json)
-        let reporter: any AuditReporter = chosen == .table ? TableReporter(color: output == nil && Terminal.useColor) : chosen.reporter
-        try Output.write(reporter.render(result), to: output)
+        if findingsOutput.writeAccepted { result.findings = try ProjectFile.writeAccepted(result.findings, option: config) }
+        let failOn = findingsOutput.failOn ?? project?.failOn ?? .error
+        let chosen = format ?? (Terminal.stdoutIsTerminal && findingsOutput.output == nil ? .table : .json)
+        let reporter: any AuditReporter = chosen == .table ? TableReporter(color: findingsOutput.output == nil && Terminal.useColor) : chosen.reporter
+        try Output.write(reporter.render(result), to: findingsOutput.output)
         if result.fails(at: failOn.severity) { throw ExitCode(CLIFailure.findings) }
     }
 

@@ -24,14 +24,7 @@ struct LintCommand: AsyncParsableCommand {
     @Option(help: "table (default on a terminal), json or sarif.")
     var format: LintFormat?
 
-    @Option(help: "Write the report to this file instead of stdout.")
-    var output: String?
-
-    @Option(name: .customLong("fail-on"), help: "Exit 1 when a finding is at or above this severity: error, warning, info or never (default: the project file's failOn, else error).")
-    var failOn: FailThreshold?
-
-    @Flag(name: .customLong("write-accepted"), help: "Add every open finding to the project file's accepted list (a start: give each a reason).")
-    var writeAccepted = false
+    @OptionGroup var findingsOutput: FindingsOutputOptions
 
     @Flag(help: "Read the local playlist and its local children only; fetch nothing, and list what was not checked.")
     var offline = false
@@ -50,15 +43,15 @@ struct LintCommand: AsyncParsableCommand {
             findings = accepted.findings
             ProjectFile.noteUnused(accepted.unused)
         }
-        if writeAccepted { findings = try ProjectFile.writeAccepted(findings, option: config) }
+        if findingsOutput.writeAccepted { findings = try ProjectFile.writeAccepted(findings, option: config) }
         var document = LintDocument(input: playlist, presentation: presentation, findings: findings)
         document.notChecked = PlaylistInput.notChecked(presentation, offline: offline)
-        switch format ?? (Terminal.stdoutIsTerminal && output == nil ? .table : .json) {
-        case .json: try Output.write(try PlaylistInput.json(document), to: output)
-        case .table: try Output.write(LintTable.render(document), to: output)
-        case .sarif: try Output.write(SARIFReporter().render(findings.map { SARIFItem(finding: $0, input: presentation.location.description) }), to: output)
+        switch format ?? (Terminal.stdoutIsTerminal && findingsOutput.output == nil ? .table : .json) {
+        case .json: try Output.write(try PlaylistInput.json(document), to: findingsOutput.output)
+        case .table: try Output.write(LintTable.render(document), to: findingsOutput.output)
+        case .sarif: try Output.write(SARIFReporter().render(findings.map { SARIFItem(finding: $0, input: presentation.location.description) }), to: findingsOutput.output)
         }
-        let threshold = (failOn ?? project?.failOn ?? .error).severity
+        let threshold = (findingsOutput.failOn ?? project?.failOn ?? .error).severity
         if let threshold, findings.contains(where: { $0.isOpen && $0.severity >= threshold }) {
             throw ExitCode(CLIFailure.findings)
         }

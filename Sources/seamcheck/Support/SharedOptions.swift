@@ -41,3 +41,15 @@ struct TimeoutOption: ParsableArguments {
         }
     }
 }
+
+/// Where a findings report goes and when it fails the run: `lint` and `audit` alike.
+struct FindingsOutputOptions: ParsableArguments {
+    @Option(help: "Write the report to this file instead of stdout.")
+    var output: String?
+
+    @Option(name: .customLong("fail-on"), help: "Exit 1 when a finding is at or above this severity: error, warning, info or never (default: the project file's failOn, else error).")
+    var failOn: FailThreshold?
+
+    @Flag(name: .customLong("write-accepted"), help: "Add every open finding to the project file's accepted list (a start: give each a reason).")
+    var writeAccepted = false
+}
