@@ -19,27 +19,23 @@ extension MediaProber {
         let started = Date()
         let label = location.description
         guard let first = playlist.segments.first(where: { !$0.gap }) else { throw .emptyPlaylist(label) }
-        let aes = first.key.flatMap { $0.method == "AES-128" ? $0 : nil }
-        if let key = first.key, key.method != "NONE", aes == nil { throw .encryptedRendition(label, method: key.method) }
+        if let key = first.key, key.method != "NONE", key.method != "AES-128" { throw .encryptedRendition(label, method: key.method) }
         let interrupt = InterruptState(deadline: Date().addingTimeInterval(options.timeout), cancellation: cancellation)
         var reader = SegmentReader(timeout: options.timeout, maxBytes: Self.maxSegmentBytes)
         var bytes = Data()
         try withExtendedLifetime(interrupt) { () throws(ProbeError) in
+            var keys = KeyFetches(reader: reader, playlist: location, interrupt: interrupt, label: label)
             if let map = first.map {
-                bytes.append(try read(map.uri, range: map.byteRange, from: location, reader, interrupt))
+                let section = try read(map.uri, range: map.byteRange, from: location, reader, interrupt)
+                bytes.append(try decryptedInitSection(section, key: map.key, keys: &keys, label: label))
             }
             // The limit is for both together: the segment gets what the init section left.
             reader.maxBytes = Self.maxSegmentBytes - bytes.count
             let segment = try read(first.uri, range: first.byteRange, from: location, reader, interrupt)
-            if let aes {
-                // Fetched like the segment (a remote playlist's key over http(s) only), at most 1 KiB.
-                guard let uri = aes.uri else { throw .openFailed(label, reason: "EXT-X-KEY METHOD=AES-128 has no URI") }
-                var keyReader = reader
-                keyReader.maxBytes = 1024
-                let key = try read(uri, range: nil, from: location, keyReader, interrupt)
+            if let aes = first.key, aes.method == "AES-128" {
                 let sequence = playlist.mediaSequence + (playlist.segments.firstIndex { !$0.gap } ?? 0)
-                bytes.append(try SegmentDecryption.decrypt(segment, key: key,
-                                                           iv: SegmentDecryption.iv(aes, mediaSequence: sequence, label: label), label: label))
+                let iv = try SegmentDecryption.iv(aes, mediaSequence: sequence, label: label)!
+                bytes.append(try SegmentDecryption.decrypt(segment, key: try keys.key(aes), iv: iv, label: label))
             } else {
                 bytes.append(segment)
             }
@@ -49,11 +45,56 @@ extension MediaProber {
         return (media, ProbeStatistics(bytesRead: Int64(bytes.count), seconds: Date().timeIntervalSince(started)))
     }
 
+    /// The init section in the clear: as read, unless the EXT-X-KEY before its EXT-X-MAP is AES-128.
+    /// Such a key must carry an IV (RFC 8216 4.3.2.5; the parser reports one that does not); without
+    /// one, a zero IV is tried, as hls.js does. A wrong IV garbles only the first 16 bytes, which
+    /// padding cannot catch: the section must then start with an MP4 box.
+    private func decryptedInitSection(_ section: Data, key: EncryptionKey?, keys: inout KeyFetches, label: String) throws(ProbeError) -> Data {
+        guard let key, key.method == "AES-128" else { return section }
+        let iv = try SegmentDecryption.iv(key, mediaSequence: nil, label: label)
+        let clear = try SegmentDecryption.decrypt(section, key: try keys.key(key), iv: iv ?? [UInt8](repeating: 0, count: 16),
+                                                  label: label, part: "init section")
+        guard clear.count >= 8, clear[clear.startIndex + 4..<clear.startIndex + 8].allSatisfy({ (0x20...0x7E).contains($0) }) else {
+            let why = iv == nil ? "its EXT-X-KEY has no IV, which RFC 8216 4.3.2.5 requires, and a zero IV is not the one it was encrypted with"
+                                : "the EXT-X-KEY's IV is not the one it was encrypted with"
+            throw .openFailed(label, reason: "the AES-128 init section does not start with an MP4 box once decrypted: \(why)")
+        }
+        return clear
+    }
+
     /// A byte range without an offset is the first sub-range of its resource here: it starts at 0.
     private func read(_ reference: String, range: ByteRange?, from playlist: InputLocation,
                       _ reader: SegmentReader, _ interrupt: InterruptState) throws(ProbeError) -> Data {
         let target: InputLocation
         do { target = try playlist.resolving(reference) } catch { throw .playlist(error) }
         return try reader.read(target, offset: range?.offset ?? 0, length: range?.length, interrupt: interrupt)
+    }
+}
+
+/// AES-128 keys of one rendition probe, each URI fetched once (init section and segment usually
+/// share one): like the segment (a remote playlist's key over http(s) only), at most 1 KiB.
+private struct KeyFetches {
+    var reader: SegmentReader
+    let playlist: InputLocation
+    let interrupt: InterruptState
+    let label: String
+    private var fetched: [String: Data] = [:]
+
+    init(reader: SegmentReader, playlist: InputLocation, interrupt: InterruptState, label: String) {
+        self.reader = reader
+        self.reader.maxBytes = 1024
+        self.playlist = playlist
+        self.interrupt = interrupt
+        self.label = label
+    }
+
+    mutating func key(_ key: EncryptionKey) throws(ProbeError) -> Data {
+        guard let uri = key.uri else { throw .openFailed(label, reason: "EXT-X-KEY METHOD=AES-128 has no URI") }
+        if let known = fetched[uri] { return known }
+        let target: InputLocation
+        do { target = try playlist.resolving(uri) } catch { throw .playlist(error) }
+        let bytes = try reader.read(target, offset: 0, length: nil, interrupt: interrupt)
+        fetched[uri] = bytes
+        return bytes
     }
 }

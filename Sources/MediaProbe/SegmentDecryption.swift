@@ -4,14 +4,17 @@ import HLS
 
 /// HLS METHOD=AES-128 (RFC 8216 5.2): the whole segment is AES-128-CBC with PKCS#7 padding; the IV
 /// is the key tag's IV, or else the segment's media sequence number as a 128-bit big-endian
-/// integer. Decrypted with libavutil's AES (FFmpeg is loaded already). The key itself never goes
-/// into a message.
+/// integer. An init section (EXT-X-MAP after the key) is encrypted the same way, always with the
+/// tag's IV (RFC 8216 4.3.2.5). Decrypted with libavutil's AES (FFmpeg is loaded already). The key
+/// itself never goes into a message.
 enum SegmentDecryption {
     static let keyLength = 16
 
-    /// The IV for the segment with `mediaSequence`.
-    static func iv(_ key: EncryptionKey, mediaSequence: Int, label: String) throws(ProbeError) -> [UInt8] {
+    /// The IV for the segment with `mediaSequence`; `nil` for an init section whose key has no IV,
+    /// which RFC 8216 forbids (the caller decides what to try).
+    static func iv(_ key: EncryptionKey, mediaSequence: Int?, label: String) throws(ProbeError) -> [UInt8]? {
         guard let text = key.iv else {
+            guard let mediaSequence else { return nil }
             var iv = [UInt8](repeating: 0, count: 16)
             var number = UInt64(max(0, mediaSequence))
             for index in stride(from: 15, through: 8, by: -1) {
@@ -35,13 +38,14 @@ enum SegmentDecryption {
         return bytes
     }
 
-    /// The clear bytes of `data`, or why it cannot be decrypted with this key.
-    static func decrypt(_ data: Data, key: Data, iv: [UInt8], label: String) throws(ProbeError) -> Data {
+    /// The clear bytes of `data`, or why it cannot be decrypted with this key; `part` names what
+    /// `data` is in messages ("segment", "init section").
+    static func decrypt(_ data: Data, key: Data, iv: [UInt8], label: String, part: String = "segment") throws(ProbeError) -> Data {
         guard key.count == keyLength else {
             throw .openFailed(label, reason: "the AES-128 key is \(key.count) bytes, not 16: check the key URI serves the raw key")
         }
         guard !data.isEmpty, data.count % 16 == 0 else {
-            throw .openFailed(label, reason: "an AES-128 segment of \(data.count) bytes is not whole 16-byte blocks (truncated, or not encrypted)")
+            throw .openFailed(label, reason: "an AES-128 \(part) of \(data.count) bytes is not whole 16-byte blocks (truncated, or not encrypted)")
         }
         var clear = Data(count: data.count)
         var vector = iv
@@ -57,7 +61,7 @@ enum SegmentDecryption {
         guard status == 0 else { throw .openFailed(label, reason: "AES-128 decryption failed (\(status))") }
         // PKCS#7: the last byte says how many bytes of padding there are, each with that value.
         guard let pad = clear.last, (1...16).contains(pad), clear.suffix(Int(pad)).allSatisfy({ $0 == pad }) else {
-            throw .openFailed(label, reason: "AES-128 decryption gave no valid padding: the key or the IV is not this segment's")
+            throw .openFailed(label, reason: "AES-128 decryption of the \(part) gave no valid padding: the key is not this \(part)'s, or it is not encrypted")
         }
         return clear.dropLast(Int(pad))
     }

@@ -25,6 +25,12 @@ enum SyntaxSpecRules {
             SpecExample("CRLF line endings are fine", triggers: false,
                         playlist: P.media(P.interstitial()).replacingOccurrences(of: "\n", with: "\r\n")),
             SpecExample("the spec's ad1 example", triggers: false, playlist: P.media(P.interstitial())),
+            SpecExample("an init section encrypted with an AES-128 key that has no IV (RFC 8216 4.3.2.5)", triggers: true,
+                        playlist: encrypted(key: "#EXT-X-KEY:METHOD=AES-128,URI=\"k.bin\"", mapFirst: false)),
+            SpecExample("an encrypted init section with its IV", triggers: false,
+                        playlist: encrypted(key: "#EXT-X-KEY:METHOD=AES-128,URI=\"k.bin\",IV=0x000102030405060708090a0b0c0d0e0f", mapFirst: false)),
+            SpecExample("a clear init section, AES-128 segments with the media sequence as IV", triggers: false,
+                        playlist: encrypted(key: "#EXT-X-KEY:METHOD=AES-128,URI=\"k.bin\"", mapFirst: true)),
         ]) { context in
         var found: [SpecViolation] = []
         let presentation = context.presentation
@@ -35,6 +41,13 @@ enum SyntaxSpecRules {
             found += media.diagnostics.map { violation($0, playlist: media.reference) }
         }
         return found
+    }
+
+    /// An fMP4 VOD playlist with `key` before or after its EXT-X-MAP.
+    private static func encrypted(key: String, mapFirst: Bool) -> String {
+        let map = "#EXT-X-MAP:URI=\"init.mp4\""
+        return (["#EXTM3U", "#EXT-X-VERSION:6", "#EXT-X-TARGETDURATION:6"] + (mapFirst ? [map, key] : [key, map])
+            + ["#EXTINF:6,", "seg0.m4s", "#EXT-X-ENDLIST"]).joined(separator: "\n") + "\n"
     }
 
     private static func violation(_ diagnostic: PlaylistDiagnostic, playlist: String) -> SpecViolation {

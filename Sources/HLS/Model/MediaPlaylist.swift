@@ -106,6 +106,10 @@ public struct Segment: Sendable, Equatable, Codable {
 public struct MediaInitialization: Sendable, Equatable, Codable {
     public var uri: String
     public var byteRange: ByteRange?
+    /// The EXT-X-KEY in effect where the EXT-X-MAP is written (RFC 8216 4.3.2.5): with METHOD=AES-128
+    /// the section itself is encrypted with it, with the key's IV (there is no media sequence
+    /// number to use). A key written after the EXT-X-MAP applies to the segments only.
+    public var key: EncryptionKey? = nil
 }
 
 /// The EXT-X-PROGRAM-DATE-TIME anchors of a media playlist, for placing many dates on its

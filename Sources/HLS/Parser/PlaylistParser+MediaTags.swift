@@ -180,6 +180,10 @@ extension ParserState {
         }
         currentMap = MediaInitialization(uri: uri, byteRange: list["BYTERANGE"]?.quotedString.flatMap {
             byteRange($0, "EXT-X-MAP", line)
-        })
+        }, key: currentKey)
+        if let key = currentKey, key.method == "AES-128", key.iv == nil {
+            diagnose(line, "EXT-X-MAP", "the init section is encrypted with the METHOD=AES-128 EXT-X-KEY before it, which has no IV: "
+                     + "RFC 8216 4.3.2.5 requires one (an init section has no media sequence number to stand in); add IV=0x... to that EXT-X-KEY")
+        }
     }
 }
