@@ -12,6 +12,10 @@ public struct MediaDescription: Codable, Sendable, Equatable {
     public var video: [VideoTrack]
     public var audio: [AudioTrack]
     public var subtitles: [SubtitleTrack]
+    /// For an HLS rendition: true when it was probed from the first segment of a live window (no
+    /// EXT-X-ENDLIST, not an EVENT playlist), so its start times are those of a cut in mid-stream,
+    /// not of the stream's start; false for VOD and EVENT playlists; null for other inputs.
+    public var liveWindow: Bool?
 
     public init(input: String, container: String, duration: Double?, video: [VideoTrack] = [],
                 audio: [AudioTrack] = [], subtitles: [SubtitleTrack] = []) {
@@ -227,7 +231,7 @@ extension SubtitleTrack {
 }
 
 extension MediaDescription {
-    enum CodingKeys: String, CodingKey { case input, container, duration, video, audio, subtitles }
+    enum CodingKeys: String, CodingKey { case input, container, duration, video, audio, subtitles, liveWindow }
 
     public func encode(to encoder: Encoder) throws {
         var c = encoder.container(keyedBy: CodingKeys.self)
@@ -237,5 +241,6 @@ extension MediaDescription {
         try c.encode(video, forKey: .video)
         try c.encode(audio, forKey: .audio)
         try c.encode(subtitles, forKey: .subtitles)
+        try c.encode(liveWindow, forKey: .liveWindow)
     }
 }

@@ -42,6 +42,8 @@ extension MediaProber {
         }
         var media = try probe(bytes: bytes, label: label, cancellation: cancellation)
         media.duration = playlist.totalDuration
+        // An EVENT playlist only grows: its first segment is the stream's start, as in VOD.
+        media.liveWindow = !playlist.isVOD && playlist.playlistType != .event
         return (media, ProbeStatistics(bytesRead: Int64(bytes.count), seconds: Date().timeIntervalSince(started)))
     }
 

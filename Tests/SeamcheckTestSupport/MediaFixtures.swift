@@ -268,6 +268,21 @@ public enum Fixtures {
         a.extra = ["-sample_fmt", "s16p"]
         return a
     }())
+    /// 6 s at 15 fps, a keyframe every second. Cut into TS segments, every segment after the first
+    /// starts with audio about 120 ms ahead of its keyframe (two frames of B-frame delay): a live
+    /// window's first segment as receivers see it.
+    public static let fps15 = MediaFixture.clip("h264-15-aac48-6s-gop15", duration: 6, video: {
+        var v = MediaFixture.Video()
+        v.rate = "15"
+        v.extra = ["-g", "15", "-keyint_min", "15"]
+        return v
+    }())
+    /// An ad whose audio really starts 0.2 s after its video (about 0.18 s once AAC priming counts).
+    public static let lateAudio = MediaFixture.clip("h264-2997-aac48-late200", duration: 2, audio: {
+        var a = MediaFixture.Audio()
+        a.inputOptions = ["-itsoffset", "0.2"]
+        return a
+    }())
     /// An audio-only AAC file, as an audio-only rendition or a radio-style interstitial.
     public static let audioOnly = MediaFixture.clip("aac-only", container: "m4a", video: nil)
 

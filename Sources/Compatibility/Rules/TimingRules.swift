@@ -9,28 +9,53 @@ enum TimingRules {
     static let avStart = TransitionRule(
         RuleDescription(
             id: "av-start-misaligned", title: "Audio and video of the interstitial do not start together",
-            rationale: "Presentation units must be accurately timestamped and aligned: when the interstitial's audio starts later or earlier than its video (more than 50 ms, or differently from the primary), the receiver waits for the late stream or drops the early one at the switch.",
+            rationale: "Presentation units must be accurately timestamped and aligned: when the interstitial's audio starts later or earlier than its video (more than 50 ms, or differently from the primary), the receiver waits for the late stream or drops the early one at the switch. A start is compared only where it is one: a live primary probed from the first segment of its window was cut mid-stream, where audio leads or trails the keyframe by chance, so the ad is then held to 50 ms alone; a live ad's window says nothing of its start.",
             source: "WWDC23 Explore AirPlay with interstitials (seeds/000): all presentation units must be accurately timestamped and aligned",
-            defaultSeverity: .warning, track: .both, inputs: "stream start times of primary and interstitial (probed)"),
+            defaultSeverity: .warning, track: .both, inputs: "stream start times of primary and interstitial (probed), and whether each was probed from a live window"),
         examples: [
             RuleExample(name: "ad audio starts 0.5 s after its video", primary: Example.media(),
                         interstitial: Example.media(audio: { var a = Example.audio(); a.startTime = 0.5; return a }()), triggers: true),
+            RuleExample(name: "ad audio starts 0.2 s before its video", primary: Example.media(),
+                        interstitial: Example.media(audio: { var a = Example.audio(); a.startTime = -0.2; return a }()), triggers: true),
             RuleExample(name: "21 ms of AAC priming", primary: Example.media(),
                         interstitial: Example.media(audio: { var a = Example.audio(); a.startTime = 0.021; return a }()), triggers: false),
             RuleExample(name: "audio-only ad (nothing to align)", primary: Example.media(),
                         interstitial: Example.media(video: nil), triggers: false),
+            RuleExample(name: "VOD primary's audio leads by 0.2 s, the ad's starts with its video", primary: primaryAudioLeading(live: false),
+                        interstitial: Example.media(), triggers: true),
+            RuleExample(name: "live primary cut where audio leads by 0.2 s, the ad's starts with its video", primary: primaryAudioLeading(live: true),
+                        interstitial: Example.media(), triggers: false),
+            RuleExample(name: "live primary, ad audio 0.2 s late", primary: primaryAudioLeading(live: true),
+                        interstitial: Example.media(audio: { var a = Example.audio(); a.startTime = 0.2; return a }()), triggers: true),
         ]
     ) { context in
-        // Alignment of audio against video means nothing to a receiver that renders no video.
-        guard context.rendersVideo, let offset = avOffset(context.interstitial) else { return nil }
-        let primaryOffset = avOffset(context.primary) ?? 0
-        guard abs(offset) > startTolerance || abs(offset - primaryOffset) > startTolerance else { return nil }
+        // Alignment of audio against video means nothing to a receiver that renders no video, nor
+        // where the interstitial was probed from a live window (it is not its start).
+        guard context.rendersVideo, context.interstitial.liveWindow != true, let offset = avOffset(context.interstitial) else { return nil }
+        // The primary's own offset, where it is a start: not a live window's cut.
+        let primaryOffset = context.primary.liveWindow == true ? nil : avOffset(context.primary)
+        let offCentre = abs(offset) > startTolerance
+        let unlikePrimary = primaryOffset.map { abs(offset - $0) > startTolerance } ?? false
+        guard offCentre || unlikePrimary else { return nil }
+        var message = "the interstitial's audio starts \(relation(offset)) its video"
+        // The primary is named where its own start is off too: then the difference is the point.
+        if unlikePrimary, let primaryOffset, abs(primaryOffset) > startTolerance {
+            message += "; the primary's audio starts \(relation(primaryOffset)) its video"
+        }
         return Mismatch(
-            expected: "audio starts \(milliseconds(primaryOffset)) after video (as in the primary)",
-            actual: "audio starts \(milliseconds(offset)) after video",
-            message: "the interstitial's audio starts \(milliseconds(offset)) \(offset >= 0 ? "after" : "before") its video",
+            expected: primaryOffset.map { "audio starts \(relation($0)) video (as in the primary)" }
+                ?? "audio starts with video (within \(milliseconds(startTolerance)))",
+            actual: "audio starts \(relation(offset)) video",
+            message: message,
             remediation: Remediation(arguments: AudioTransitionRules.audioEncoderArguments(
                 for: context.primary.primaryAudio ?? context.interstitial.primaryAudio!), audioFilters: ["aresample=async=1:first_pts=0"]))
+    }
+
+    /// A primary whose audio starts 0.2 s before its video, probed from a VOD start or a live window.
+    private static func primaryAudioLeading(live: Bool) -> MediaDescription {
+        var media = Example.media(audio: { var a = Example.audio(); a.startTime = -0.2; return a }())
+        media.liveWindow = live
+        return media
     }
 
     static let language = TransitionRule(
@@ -62,5 +87,13 @@ enum TimingRules {
 
     static func milliseconds(_ seconds: Double) -> String {
         "\(Int((seconds * 1000).rounded())) ms"
+    }
+
+    /// Where audio starts against video, in words whose sign is the offset's: "200 ms after",
+    /// "22 ms before", "with" (under half a millisecond apart).
+    static func relation(_ offset: Double) -> String {
+        let ms = Int((offset * 1000).rounded())
+        if ms == 0 { return "with" }
+        return ms > 0 ? "\(ms) ms after" : "\(-ms) ms before"
     }
 }
