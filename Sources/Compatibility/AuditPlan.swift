@@ -39,7 +39,7 @@ struct AuditPlan {
     /// Failures are cached like successes; failover to a class's next variant happens in
     /// evaluation, for the few classes that need it.
     func prefetch(presentation: Presentation, profiles: [DeviceProfile], playlists: inout AssetPlaylists,
-                  session: ProbeSession, width: Int) async {
+                  probes: RenditionProbes, width: Int) async {
         let locations = assets.compactMap { try? $0.base.resolving($0.uri) }
         await playlists.prefetch(locations, width: width)
         var roots: [(ParsedPlaylist, InputLocation)] = [(presentation.root, presentation.location)]
@@ -48,17 +48,19 @@ struct AuditPlan {
         }
         var targets: [InputLocation] = []
         var seen: Set<InputLocation> = []
+        var rootPlaylists: [InputLocation: LoadedMediaPlaylist] = [:]
         for (root, location) in roots {
+            rootPlaylists[location] = RenditionProbes.root(root, at: location)
             for target in Self.firstChoices(root, at: location, profiles: profiles) where seen.insert(target).inserted {
                 targets.append(target)
             }
         }
-        _ = await PresentationLoader.map(targets, width: width) { target in
-            try? await session.describeRendition(target)
+        _ = await PresentationLoader.map(targets, width: width) { [rootPlaylists] target in
+            try? await probes.describe(target, playlist: rootPlaylists[target])
         }
     }
 
-    /// What each class selects first of `root`: its variant and audio rendition, resolved.
+    /// What each class selects first of `root`: its variant and audio rendition, resolved (`location` itself for a media playlist).
     static func firstChoices(_ root: ParsedPlaylist, at location: InputLocation, profiles: [DeviceProfile]) -> [InputLocation] {
         switch root.playlist {
         case .media: return [location]

@@ -64,7 +64,8 @@ public struct PlaylistAuditor: Sendable {
         })
         let plan = AuditPlan(schedule: schedule, presentation: presentation, timeline: timeline)
         var assetPlaylists = AssetPlaylists(loader: loader, presentation: presentation)
-        await plan.prefetch(presentation: presentation, profiles: profiles, playlists: &assetPlaylists, session: session,
+        let probes = RenditionProbes(session: session, presentation: presentation)
+        await plan.prefetch(presentation: presentation, profiles: profiles, playlists: &assetPlaylists, probes: probes,
                             width: loader.options.concurrency)
         if Task.isCancelled { throw .probe(.cancelled(input.description)) }
 
@@ -75,7 +76,7 @@ public struct PlaylistAuditor: Sendable {
         var primaryProblem: String?
         for profile in profiles {
             let subject = "primary (\(input))"
-            switch await RenditionPicker.pick(presentation.root, at: presentation.location, for: profile.plays, session: session) {
+            switch await RenditionPicker.pick(presentation.root, at: presentation.location, for: profile.plays, probes: probes) {
             case .picked(let pick):
                 primaryPicks[profile.id] = pick
                 declared.add(pick, subject: "primary (\(pick.rendition))")
@@ -107,7 +108,7 @@ public struct PlaylistAuditor: Sendable {
         for asset in plan.assets {
             if Task.isCancelled { throw .probe(.cancelled(input.description)) }
             let (audited, found) = try await auditAsset(asset.uri, base: asset.base, role: asset.role, placement: asset.placement,
-                                                        profiles: profiles, primaryPicks: primaryPicks, primaryRoot: presentation.root, session: session,
+                                                        profiles: profiles, primaryPicks: primaryPicks, primaryRoot: presentation.root, probes: probes,
                                                         knownFailure: asset.knownFailure, playlists: &assetPlaylists, declared: &declared)
             interstitials.append(audited)
             findings += found
@@ -150,7 +151,7 @@ public struct PlaylistAuditor: Sendable {
     }
 
     private func auditAsset(_ uri: String, base: InputLocation, role: String, placement: Placement, profiles: [DeviceProfile],
-                            primaryPicks: [String: RenditionPick], primaryRoot: ParsedPlaylist, session: ProbeSession, knownFailure: String?,
+                            primaryPicks: [String: RenditionPick], primaryRoot: ParsedPlaylist, probes: RenditionProbes, knownFailure: String?,
                             playlists: inout AssetPlaylists, declared: inout DeclaredFindings) async throws(PlaylistAuditError) -> (AuditedAsset, [Finding]) {
         let label = placement.id.map { "\(role) \"\($0)\"" } ?? role
         func unreachable(_ reason: String) -> (AuditedAsset, [Finding]) {
@@ -174,7 +175,7 @@ public struct PlaylistAuditor: Sendable {
         var picks: [String: RenditionPick] = [:]
         var perClass: [(deviceClass: String, remediations: [Remediation])] = []
         for profile in profiles {
-            switch await RenditionPicker.pick(root, at: resource.location, for: profile.plays, session: session) {
+            switch await RenditionPicker.pick(root, at: resource.location, for: profile.plays, probes: probes) {
             case .picked(let pick):
                 picks[profile.id] = pick
                 let subject = "\(role) (\(pick.rendition))"

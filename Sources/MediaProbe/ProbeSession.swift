@@ -38,16 +38,18 @@ public actor ProbeSession {
     }
 
     /// The description of the rendition whose media playlist is at `location`, whatever its name.
-    public func describeRendition(_ location: InputLocation) async throws(ProbeError) -> MediaDescription {
-        try await describe(location, asRendition: true)
+    /// `loaded` is that playlist when the caller has it already (an audit's loader fetched every
+    /// media playlist): it is probed as it is, not fetched again. Results are keyed by `location`.
+    public func describeRendition(_ location: InputLocation, loaded: LoadedMediaPlaylist? = nil) async throws(ProbeError) -> MediaDescription {
+        try await describe(location, asRendition: true, loaded: loaded)
     }
 
-    private func describe(_ location: InputLocation, asRendition: Bool) async throws(ProbeError) -> MediaDescription {
+    private func describe(_ location: InputLocation, asRendition: Bool, loaded: LoadedMediaPlaylist? = nil) async throws(ProbeError) -> MediaDescription {
         let task: Task<MediaDescription, Error>
         if let existing = results[location] {
             task = existing
         } else {
-            task = Task { try await self.run(location, asRendition: asRendition) }
+            task = Task { try await self.run(location, asRendition: asRendition, loaded: loaded) }
             results[location] = task
         }
         interested[location, default: 0] += 1
@@ -82,14 +84,16 @@ public actor ProbeSession {
         }
     }
 
-    private func run(_ location: InputLocation, asRendition: Bool) async throws -> MediaDescription {
+    private func run(_ location: InputLocation, asRendition: Bool, loaded: LoadedMediaPlaylist?) async throws -> MediaDescription {
         await acquire()
         defer { release() }
         probesPerformed += 1
         let prober = self.prober
         let cancellation = ProbeCancellation()
         let work: @Sendable () throws -> (MediaDescription, ProbeStatistics)
-        if asRendition {
+        if let loaded {
+            work = { try prober.probeRenditionWithStatistics(loaded.playlist, at: loaded.location, cancellation: cancellation) }
+        } else if asRendition {
             let playlist = try await loadMediaPlaylist(location)
             work = { try prober.probeRenditionWithStatistics(playlist.media, at: playlist.location, cancellation: cancellation) }
         } else {

@@ -44,11 +44,11 @@ enum PickOutcome: Sendable {
 /// Selects and probes what a class plays of a playlist (multivariant, or a single media playlist).
 enum RenditionPicker {
     static func pick(_ root: ParsedPlaylist, at location: InputLocation, for plays: Capabilities,
-                     session: ProbeSession) async -> PickOutcome {
+                     probes: RenditionProbes) async -> PickOutcome {
         switch root.playlist {
         case .media:
             do {
-                let media = try await session.describeRendition(location)
+                let media = try await probes.describe(location, playlist: RenditionProbes.root(root, at: location))
                 return .picked(RenditionPick(rendition: location.description, audioRendition: nil, declared: nil, line: nil, media: media))
             } catch {
                 return .failed(error)
@@ -63,7 +63,7 @@ enum RenditionPicker {
             var skipped: [SkippedRendition] = []
             for choice in choices {
                 do {
-                    var pick = try await probe(choice, at: location, session: session)
+                    var pick = try await probe(choice, at: location, probes: probes)
                     pick.skipped = skipped
                     return .picked(pick)
                 } catch {
@@ -76,13 +76,13 @@ enum RenditionPicker {
         }
     }
 
-    private static func probe(_ choice: RenditionChoice, at location: InputLocation, session: ProbeSession) async throws(ProbeError) -> RenditionPick {
+    private static func probe(_ choice: RenditionChoice, at location: InputLocation, probes: RenditionProbes) async throws(ProbeError) -> RenditionPick {
         let variant = try resolve(choice.variantURI, against: location)
-        var media = try await session.describeRendition(variant)
+        var media = try await probes.describe(variant)
         var audioText: String?
         if let audioURI = choice.audioURI {
             let audio = try resolve(audioURI, against: location)
-            media.audio = try await session.describeRendition(audio).audio
+            media.audio = try await probes.describe(audio).audio
             audioText = audio.description
         }
         return RenditionPick(rendition: variant.description, audioRendition: audioText, declared: choice.declared,

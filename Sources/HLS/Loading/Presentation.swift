@@ -1,7 +1,7 @@
 import Foundation
 
 /// A media playlist as loaded: where from, how it was referenced, what it says.
-public struct LoadedMediaPlaylist: Sendable {
+public struct LoadedMediaPlaylist: Sendable, Equatable {
     public var location: InputLocation
     /// The URI as the multivariant playlist writes it; the input itself for a media playlist input.
     public var reference: String
@@ -46,13 +46,19 @@ public struct AssetPlaylistSummary: Sendable, Equatable {
     /// The asset's own playlist as parsed (`location` is where it came from), so that an audit
     /// reads it without fetching it again.
     public var root: ParsedPlaylist?
+    /// The media playlists loaded with it (the root itself when it is one, else each variant's),
+    /// so that an audit probes them without fetching them again. A `reference` resolves against
+    /// `location` to the URL it was asked for.
+    public var mediaPlaylists: [LoadedMediaPlaylist]
 
-    public init(location: InputLocation, liveMediaPlaylists: [String], duration: Double, elapsed: Double, root: ParsedPlaylist? = nil) {
+    public init(location: InputLocation, liveMediaPlaylists: [String], duration: Double, elapsed: Double, root: ParsedPlaylist? = nil,
+                mediaPlaylists: [LoadedMediaPlaylist] = []) {
         self.location = location
         self.liveMediaPlaylists = liveMediaPlaylists
         self.duration = duration
         self.elapsed = elapsed
         self.root = root
+        self.mediaPlaylists = mediaPlaylists
     }
 
     public var isVOD: Bool { liveMediaPlaylists.isEmpty }

@@ -165,24 +165,29 @@ public struct PresentationLoader: Sendable {
             let (parsed, resource) = try await loadPlaylist(location, limits: assetPlaylistLimits)
             switch parsed.playlist {
             case .media(let media):
+                let loaded = LoadedMediaPlaylist(location: resource.location, reference: resource.location.description, playlist: media,
+                                                 diagnostics: parsed.diagnostics)
                 return .loaded(AssetPlaylistSummary(location: resource.location, liveMediaPlaylists: media.isVOD ? [] : [resource.location.description],
-                                                    duration: media.totalDuration, elapsed: resource.elapsed, root: parsed))
+                                                    duration: media.totalDuration, elapsed: resource.elapsed, root: parsed, mediaPlaylists: [loaded]))
             case .multivariant(let multivariant):
                 var live: [String] = []
                 var duration: Double?
                 var elapsed = resource.elapsed
                 var seen: Set<String> = []
+                var loaded: [LoadedMediaPlaylist] = []
                 for variant in multivariant.variants {
                     let variantLocation = try resource.location.resolving(variant.uri)
                     guard seen.insert(variantLocation.description).inserted else { continue }
                     let (child, childResource) = try await loadPlaylist(variantLocation, limits: assetPlaylistLimits, importing: parsed.variables)
                     guard let media = child.playlist.media else { continue }
+                    loaded.append(LoadedMediaPlaylist(location: childResource.location, reference: variant.uri, playlist: media,
+                                                      diagnostics: child.diagnostics))
                     if !media.isVOD { live.append(childResource.location.description) }
                     if duration == nil { duration = media.totalDuration }
                     elapsed = max(elapsed, resource.elapsed + childResource.elapsed)
                 }
                 return .loaded(AssetPlaylistSummary(location: resource.location, liveMediaPlaylists: live,
-                                                    duration: duration ?? 0, elapsed: elapsed, root: parsed))
+                                                    duration: duration ?? 0, elapsed: elapsed, root: parsed, mediaPlaylists: loaded))
             }
         } catch {
             return .failed(error)
