@@ -32,10 +32,11 @@ struct ProbeCommand: AsyncParsableCommand {
 
     func run() async throws {
         let given = try ProbeRunner.locations(inputs)
-        let locations: [InputLocation]
-        do { locations = try await ProbeTargets.expand(given, timeout: timeout.timeout) } catch { throw CLIFailure(error) }
+        let targets: [ProbeTarget]
+        do { targets = try await ProbeTargets.expandLoaded(given, timeout: timeout.timeout) } catch { throw CLIFailure(error) }
+        let locations = targets.map(\.location)
         let session = ProbeSession(options: ProbeOptions(timeout: timeout.timeout))
-        let media = try await ProbeRunner.describeAll(locations, with: session)
+        let media = try await ProbeRunner.describeAll(targets, with: session)
         if stats {
             for location in locations {
                 guard let cost = await session.statistics(for: location) else { continue }
@@ -65,11 +66,15 @@ enum ProbeRunner {
     }
 
     static func describeAll(_ locations: [InputLocation], with session: ProbeSession) async throws(CLIFailure) -> [MediaDescription] {
+        try await describeAll(locations.map { ProbeTarget(location: $0) }, with: session)
+    }
+
+    static func describeAll(_ targets: [ProbeTarget], with session: ProbeSession) async throws(CLIFailure) -> [MediaDescription] {
         let results = await withTaskGroup(of: Outcome.self) { group in
-            for (index, location) in locations.enumerated() {
-                group.addTask { await Outcome(index: index, location: location, session: session) }
+            for (index, target) in targets.enumerated() {
+                group.addTask { await Outcome(index: index, target: target, session: session) }
             }
-            var collected = [Outcome?](repeating: nil, count: locations.count)
+            var collected = [Outcome?](repeating: nil, count: targets.count)
             for await outcome in group { collected[outcome.index] = outcome }
             return collected.compactMap { $0 }
         }
@@ -91,10 +96,14 @@ enum ProbeRunner {
         var media: MediaDescription?
         var error: ProbeError?
 
-        init(index: Int, location: InputLocation, session: ProbeSession) async {
+        init(index: Int, target: ProbeTarget, session: ProbeSession) async {
             self.index = index
             do {
-                media = try await session.describe(location)
+                if let loaded = target.loaded {
+                    media = try await session.describeRendition(target.location, loaded: loaded)
+                } else {
+                    media = try await session.describe(target.location)
+                }
             } catch let failure {
                 error = failure
             }

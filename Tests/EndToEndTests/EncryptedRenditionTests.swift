@@ -44,7 +44,10 @@ final class EncryptedRenditionTests: XCTestCase {
         let media = (document["media"] as? [[String: Any]])?.first ?? document
         XCTAssertEqual((media["video"] as? [[String: Any]])?.first?["codec"] as? String, "h264", result.stdout)
         XCTAssertEqual((media["audio"] as? [[String: Any]])?.first?["codec"] as? String, "aac", result.stdout)
-        XCTAssertTrue(try server.log().contains { $0.path.hasSuffix("/key.bin") }, "the key was fetched from the server")
+        let log = try server.log()
+        XCTAssertTrue(log.contains { $0.path.hasSuffix("/key.bin") }, "the key was fetched from the server")
+        XCTAssertEqual(log.filter { $0.path == "/files/aes/index.m3u8" }.count, 1,
+                       "the playlist is fetched once: loaded to tell its kind, then probed as loaded: \(log.map(\.path))")
     }
 
     func testABadMissingOrLocalKeyIsAnErrorThatNeverShowsTheKey() throws {
