@@ -19,15 +19,15 @@ final class EncryptedInitSectionTests: XCTestCase {
 
     var root: URL!
     var server: TestHTTPServer!
-    var clear = ""
+    var packager: AESPackager!
 
     override func setUpWithError() throws {
         root = FileManager.default.temporaryDirectory.appendingPathComponent("seamcheck-liveprobe-aes-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: root, withIntermediateDirectories: true)
-        clear = try HLSFixture(name: "primary", source: Fixtures.primaryWithSegments, segmentType: .fmp4).directory()
-        for (name, hex) in [("a.key", Self.keyA), ("b.key", Self.keyB)] {
-            try Self.bytes(hex).write(to: root.appendingPathComponent(name))
-        }
+        packager = AESPackager(clear: try HLSFixture(name: "primary", source: Fixtures.primaryWithSegments, segmentType: .fmp4).directory(),
+                               output: root)
+        try packager.writeKey(Self.keyA, as: "a.key")
+        try packager.writeKey(Self.keyB, as: "b.key")
         server = try TestHTTPServer(root: root.path)
     }
 
@@ -36,30 +36,13 @@ final class EncryptedInitSectionTests: XCTestCase {
         try? FileManager.default.removeItem(at: root)
     }
 
-    static func bytes(_ hex: String) -> Data {
-        var data = Data()
-        var index = hex.startIndex
-        while index < hex.endIndex {
-            let next = hex.index(index, offsetBy: 2)
-            data.append(UInt8(hex[index..<next], radix: 16)!)
-            index = next
-        }
-        return data
-    }
-
-    /// The media sequence number as an IV: 128-bit big-endian.
-    static func sequenceIV(_ number: Int) -> String { String(format: "%032x", number) }
-
-    /// Encrypts one file of the clear rendition into the served folder, as `name`.
     func encrypt(_ file: String, key: String, iv: String, as name: String) throws {
-        let result = try Command.run("openssl", ["enc", "-aes-128-cbc", "-K", key, "-iv", iv,
-                                                 "-in", clear + "/" + file, "-out", root.appendingPathComponent(name).path])
-        XCTAssertEqual(result.status, 0, result.stderr)
+        try packager.encrypt(file, key: key, iv: iv, as: name)
     }
 
     func copyClear(_ file: String, as name: String) throws {
         try? FileManager.default.removeItem(at: root.appendingPathComponent(name))
-        try FileManager.default.copyItem(atPath: clear + "/" + file, toPath: root.appendingPathComponent(name).path)
+        try FileManager.default.copyItem(atPath: packager.clear + "/" + file, toPath: root.appendingPathComponent(name).path)
     }
 
     /// A VOD fMP4 playlist: `head` (keys and EXT-X-MAP, in order), then the two segments.
@@ -111,8 +94,8 @@ final class EncryptedInitSectionTests: XCTestCase {
     func testAClearInitSectionBeforeTheKeyAndSegmentsWithTheMediaSequenceAsIV() async throws {
         try copyClear("init.mp4", as: "init.mp4")
         // MEDIA-SEQUENCE 7: without an IV attribute, segment n is decrypted with IV n.
-        try encrypt("seg0.m4s", key: Self.keyA, iv: Self.sequenceIV(7), as: "seg0-s7.m4s")
-        try encrypt("seg1.m4s", key: Self.keyA, iv: Self.sequenceIV(8), as: "seg1-s8.m4s")
+        try encrypt("seg0.m4s", key: Self.keyA, iv: AESPackager.sequenceIV(7), as: "seg0-s7.m4s")
+        try encrypt("seg1.m4s", key: Self.keyA, iv: AESPackager.sequenceIV(8), as: "seg1-s8.m4s")
         try writePlaylist("clear-map.m3u8", sequence: 7, head: ["#EXT-X-MAP:URI=\"init.mp4\"", "#EXT-X-KEY:METHOD=AES-128,URI=\"a.key\""],
                           segments: ["seg0-s7.m4s", "seg1-s8.m4s"])
         assertClearMedia(try await probe("clear-map.m3u8"))
@@ -153,8 +136,8 @@ final class EncryptedInitSectionTests: XCTestCase {
     }
 
     func testAnInitSectionKeyWithoutIVIsReportedAndTriedWithAZeroIVAsHlsJsDoes() async throws {
-        try encrypt("seg0.m4s", key: Self.keyA, iv: Self.sequenceIV(0), as: "seg0-s0.m4s")
-        try encrypt("seg1.m4s", key: Self.keyA, iv: Self.sequenceIV(1), as: "seg1-s1.m4s")
+        try encrypt("seg0.m4s", key: Self.keyA, iv: AESPackager.sequenceIV(0), as: "seg0-s0.m4s")
+        try encrypt("seg1.m4s", key: Self.keyA, iv: AESPackager.sequenceIV(1), as: "seg1-s1.m4s")
         let head = ["#EXT-X-KEY:METHOD=AES-128,URI=\"a.key\"", "#EXT-X-MAP:URI=\"init-x.mp4\""]
         try writePlaylist("no-iv.m3u8", head: head, segments: ["seg0-s0.m4s", "seg1-s1.m4s"])
         let text = try String(contentsOf: root.appendingPathComponent("no-iv.m3u8"), encoding: .utf8)
