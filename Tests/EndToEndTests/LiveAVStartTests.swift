@@ -64,6 +64,9 @@ final class LiveAVStartTests: XCTestCase {
         let audio = try XCTUnwrap((media["audio"] as? [[String: Any]])?.first?["startTime"] as? Double)
         XCTAssertLessThan(audio - video, -0.1, "the cut this test is about: audio well ahead of the keyframe")
 
+        let table = try SeamcheckBinary.run(["probe", server.url("/files/primary/live.m3u8"), "--format", "table"])
+        XCTAssertTrue(table.stdout.contains("[mpegts, 5.000 s, live window]"), table.stdout)
+
         let vod = try json(try SeamcheckBinary.run(["probe", server.url("/files/primary/index.m3u8"), "--format", "json"]))
         XCTAssertEqual(((vod["media"] as? [[String: Any]])?.first ?? vod)["liveWindow"] as? Bool, false)
     }

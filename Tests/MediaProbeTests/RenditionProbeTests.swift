@@ -108,6 +108,34 @@ final class RenditionProbeTests: XCTestCase {
         }
     }
 
+    func testALoadedPlaylistIsProbedAsItIsWithoutFetchingItAgain() async throws {
+        // Served under another name than it is asked for: a fetch of the asked URL would be a 404.
+        let text = try String(contentsOf: root.appendingPathComponent("ts/index.m3u8"), encoding: .utf8)
+        let parsed = try PlaylistParser.parse(text)
+        let media = try XCTUnwrap(parsed.playlist.media)
+        let servedAt = try InputLocation(parsing: server.url("/files/ts/index.m3u8"))
+        let asked = try InputLocation(parsing: server.url("/files/not-served.m3u8"))
+        let loaded = LoadedMediaPlaylist(location: servedAt, reference: "not-served.m3u8", playlist: media, diagnostics: parsed.diagnostics)
+        let described = try await ProbeSession().describeRendition(asked, loaded: loaded)
+        XCTAssertEqual(described.container, "mpegts")
+        XCTAssertEqual(described.liveWindow, false, "a VOD playlist")
+        XCTAssertEqual(try server.log().map(\.path), ["/files/ts/seg0.ts"], "segments resolve against where it was loaded from")
+
+        // The same playlist as a live window and as an EVENT: only the window's first segment is a cut.
+        var live = media
+        live.endList = false
+        live.playlistType = nil
+        live.mediaSequence = 40
+        let window = LoadedMediaPlaylist(location: servedAt, reference: "live.m3u8", playlist: live, diagnostics: [])
+        let liveAsked = try InputLocation(parsing: server.url("/files/live.m3u8"))
+        let liveMedia = try await ProbeSession().describeRendition(liveAsked, loaded: window)
+        XCTAssertEqual(liveMedia.liveWindow, true)
+        live.playlistType = .event
+        let event = LoadedMediaPlaylist(location: servedAt, reference: "event.m3u8", playlist: live, diagnostics: [])
+        let eventMedia = try await ProbeSession().describeRendition(try InputLocation(parsing: server.url("/files/event.m3u8")), loaded: event)
+        XCTAssertEqual(eventMedia.liveWindow, false, "an EVENT playlist keeps its first segment")
+    }
+
     private func assertError(_ input: String, _ expected: ProbeError, line: UInt = #line) async {
         do {
             _ = try await describe(input)
