@@ -9,7 +9,7 @@ enum TimingRules {
     static let avStart = TransitionRule(
         RuleDescription(
             id: "av-start-misaligned", title: "Audio and video of the interstitial do not start together",
-            rationale: "Presentation units must be accurately timestamped and aligned: when the interstitial's audio starts later or earlier than its video (more than 50 ms, or differently from the primary), the receiver waits for the late stream or drops the early one at the switch. A start is compared only where it is one: a live primary probed from the first segment of its window was cut mid-stream, where audio leads or trails the keyframe by chance, so the ad is then held to 50 ms alone; a live ad's window says nothing of its start.",
+            rationale: "Presentation units must be accurately timestamped and aligned: when the interstitial's audio starts later or earlier than its video (more than 50 ms, or differently from the primary), the receiver waits for the late stream or drops the early one at the switch. A start is compared only where it is one: a live primary probed from the first segment of its window was cut mid-stream, where audio leads the keyframe by the encoder's B-frame delay (60 ms at 29.97 fps, 125 ms at 15 fps with x264), so the ad is then held to 50 ms alone; a live ad's window says nothing of its start.",
             source: "WWDC23 Explore AirPlay with interstitials (seeds/000): all presentation units must be accurately timestamped and aligned",
             defaultSeverity: .warning, track: .both, inputs: "stream start times of primary and interstitial (probed), and whether each was probed from a live window"),
         examples: [
