@@ -34,7 +34,7 @@ extension MediaProber {
             let segment = try read(first.uri, range: first.byteRange, from: location, reader, interrupt)
             if let aes = first.key, aes.method == "AES-128" {
                 let sequence = playlist.mediaSequence + (playlist.segments.firstIndex { !$0.gap } ?? 0)
-                let iv = try SegmentDecryption.iv(aes, mediaSequence: sequence, label: label)!
+                let iv = try SegmentDecryption.iv(aes, mediaSequence: sequence, label: label)
                 bytes.append(try SegmentDecryption.decrypt(segment, key: try keys.key(aes), iv: iv, label: label))
             } else {
                 bytes.append(segment)
@@ -53,7 +53,7 @@ extension MediaProber {
     /// padding cannot catch: the section must then start with an MP4 box.
     private func decryptedInitSection(_ section: Data, key: EncryptionKey?, keys: inout KeyFetches, label: String) throws(ProbeError) -> Data {
         guard let key, key.method == "AES-128" else { return section }
-        let iv = try SegmentDecryption.iv(key, mediaSequence: nil, label: label)
+        let iv = try SegmentDecryption.tagIV(key, label: label)
         let clear = try SegmentDecryption.decrypt(section, key: try keys.key(key), iv: iv ?? [UInt8](repeating: 0, count: 16),
                                                   label: label, part: "init section")
         guard clear.count >= 8, clear[clear.startIndex + 4..<clear.startIndex + 8].allSatisfy({ (0x20...0x7E).contains($0) }) else {

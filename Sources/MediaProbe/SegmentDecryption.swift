@@ -10,19 +10,22 @@ import HLS
 enum SegmentDecryption {
     static let keyLength = 16
 
-    /// The IV for the segment with `mediaSequence`; `nil` for an init section whose key has no IV,
-    /// which RFC 8216 forbids (the caller decides what to try).
-    static func iv(_ key: EncryptionKey, mediaSequence: Int?, label: String) throws(ProbeError) -> [UInt8]? {
-        guard let text = key.iv else {
-            guard let mediaSequence else { return nil }
-            var iv = [UInt8](repeating: 0, count: 16)
-            var number = UInt64(max(0, mediaSequence))
-            for index in stride(from: 15, through: 8, by: -1) {
-                iv[index] = UInt8(number & 0xFF)
-                number >>= 8
-            }
-            return iv
+    /// The IV for the segment with `mediaSequence`.
+    static func iv(_ key: EncryptionKey, mediaSequence: Int, label: String) throws(ProbeError) -> [UInt8] {
+        if let given = try tagIV(key, label: label) { return given }
+        var iv = [UInt8](repeating: 0, count: 16)
+        var number = UInt64(max(0, mediaSequence))
+        for index in stride(from: 15, through: 8, by: -1) {
+            iv[index] = UInt8(number & 0xFF)
+            number >>= 8
         }
+        return iv
+    }
+
+    /// The key tag's own IV; nil when it has none (for an init section, which has no media
+    /// sequence number, RFC 8216 forbids that: the caller decides what to try).
+    static func tagIV(_ key: EncryptionKey, label: String) throws(ProbeError) -> [UInt8]? {
+        guard let text = key.iv else { return nil }
         var hex = Substring(text)
         if hex.hasPrefix("0x") || hex.hasPrefix("0X") { hex = hex.dropFirst(2) }
         guard hex.count == 32, hex.allSatisfy(\.isHexDigit) else {
