@@ -160,6 +160,23 @@ final class EncryptedInitSectionTests: XCTestCase {
         }
     }
 
+    func testByteRangesOfOneFileEachEncryptedOnTheirOwn() async throws {
+        // One file holding the encrypted init section and segments back to back, addressed with byte ranges.
+        var parts: [Data] = []
+        for (file, name) in [("init.mp4", "r-init"), ("seg0.m4s", "r-seg0"), ("seg1.m4s", "r-seg1")] {
+            try encrypt(file, key: Self.keyA, iv: Self.ivA, as: name)
+            parts.append(try Data(contentsOf: root.appendingPathComponent(name)))
+        }
+        try parts.reduce(Data(), +).write(to: root.appendingPathComponent("all.bin"))
+        let offsets = parts.indices.map { parts[..<$0].map(\.count).reduce(0, +) }
+        try writePlaylist("ranges.m3u8", head: ["#EXT-X-KEY:METHOD=AES-128,URI=\"a.key\",IV=0x\(Self.ivA)",
+                                                "#EXT-X-MAP:URI=\"all.bin\",BYTERANGE=\"\(parts[0].count)@0\""],
+                          segments: ["#EXT-X-BYTERANGE:\(parts[1].count)@\(offsets[1])\nall.bin", "#EXT-X-BYTERANGE:\(parts[2].count)@\(offsets[2])\nall.bin"])
+        assertClearMedia(try await probe("ranges.m3u8"))
+        let reads = try server.log().filter { $0.path == "/files/all.bin" }
+        XCTAssertEqual(reads.map(\.range), ["bytes=0-\(parts[0].count - 1)", "bytes=\(offsets[1])-\(offsets[2] - 1)"])
+    }
+
     func testAWrongIVOrKeyForTheInitSectionSaysSo() async throws {
         try encrypt("init.mp4", key: Self.keyA, iv: Self.ivB, as: "init-b.mp4")
         try encrypt("seg0.m4s", key: Self.keyA, iv: Self.ivA, as: "seg0-a.m4s")
