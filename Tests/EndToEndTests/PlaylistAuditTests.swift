@@ -142,6 +142,31 @@ final class PlaylistAuditTests: XCTestCase {
         XCTAssertFalse(fired.contains("asset-unreachable@smart-tv-low-end"), "\(fired)")
     }
 
+    func testAMediaPlaylistThatImportsVariablesIsProbedAsTheLoaderReadIt() throws {
+        // The segment names come from the multivariant playlist (EXT-X-DEFINE IMPORT): read alone,
+        // the media playlist names {$dir}/seg0.m4s, which no server has.
+        let media = try String(contentsOf: root.appendingPathComponent("primary/index.m3u8"), encoding: .utf8)
+            .replacingOccurrences(of: "#EXTM3U\n", with: "#EXTM3U\n#EXT-X-DEFINE:IMPORT=\"dir\"\n")
+            .replacingOccurrences(of: "URI=\"init.mp4\"", with: "URI=\"{$dir}/init.mp4\"")
+            .replacingOccurrences(of: "\nseg", with: "\n{$dir}/seg")
+        XCTAssertTrue(media.contains("{$dir}/seg0.m4s") && media.contains("{$dir}/init.mp4"), media)
+        try media.write(to: root.appendingPathComponent("primary/imported.m3u8"), atomically: true, encoding: .utf8)
+        try "#EXTM3U\n#EXT-X-DEFINE:NAME=\"dir\",VALUE=\"here\"\n#EXT-X-STREAM-INF:BANDWIDTH=500000,CODECS=\"avc1.64000d,mp4a.40.2\"\nimported.m3u8\n"
+            .write(to: root.appendingPathComponent("primary/imported-main.m3u8"), atomically: true, encoding: .utf8)
+        try FileManager.default.createDirectory(at: root.appendingPathComponent("primary/here"), withIntermediateDirectories: true)
+        for file in try FileManager.default.contentsOfDirectory(atPath: root.appendingPathComponent("primary").path)
+        where file.hasSuffix(".m4s") || file.hasSuffix(".mp4") {
+            try FileManager.default.moveItem(at: root.appendingPathComponent("primary/" + file), to: root.appendingPathComponent("primary/here/" + file))
+        }
+        let result = try SeamcheckBinary.run(["audit", server.url("/files/primary/imported-main.m3u8"), "--profile", "apple-tv-4k", "--format", "json"])
+        let json = try XCTUnwrap(try JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as? [String: Any], result.stderr)
+        let primary = try XCTUnwrap((json["assets"] as? [[String: Any]])?.first { $0["role"] as? String == "primary" })
+        let media0 = try XCTUnwrap((primary["selections"] as? [[String: Any]])?.first?["media"] as? [String: Any], "\(json)")
+        XCTAssertEqual((media0["video"] as? [[String: Any]])?.first?["codec"] as? String, "h264")
+        XCTAssertFalse(fired(json, role: "primary").contains("media-not-probed@apple-tv-4k"), "\(json["findings"] ?? "")")
+        XCTAssertTrue(try server.log().contains { $0.path == "/files/primary/here/seg0.m4s" })
+    }
+
     func testUnreachablePrimaryIsExitTwo() throws {
         let result = try SeamcheckBinary.run(["audit", server.url("/status/404"), "--format", "json"])
         XCTAssertEqual(result.status, 2)
