@@ -57,8 +57,8 @@ enum AssetSpecRules {
             case .loaded(let list, let location, _)?:
                 var found = list.problems.map { problem in
                     SpecViolation(tag: range.label, line: range.line, playlist: media.reference, expected: expected(problem),
-                                  actual: problem.description,
-                                  message: "the asset list \(location) has \(problem); \(problem.consequence)")
+                                  actual: problem.place,
+                                  message: "the asset list \(location): \(problem); \(problem.consequence)")
                 }
                 if list.assets.isEmpty && list.problems.isEmpty {
                     found.append(SpecViolation(tag: range.label, line: range.line, playlist: media.reference, expected: "at least one asset", actual: "ASSETS is empty",

@@ -229,10 +229,12 @@ public struct AssetListProblem: Sendable, Equatable, Codable, CustomStringConver
     }
 
     /// `ASSETS[1] "DURATION": "30" is a string, not a number (...)`.
-    public var description: String {
-        let place = index.map { "ASSETS[\($0)]" + (key.map { " \"\($0)\"" } ?? "") } ?? key.map { "\"\($0)\"" } ?? "the document"
-        let shown = key == nil || value == nil || problem.hasPrefix("is missing (found") ? "" : ": \(value!)"
-        return "\(place)\(shown) \(problem)"
+    public var description: String { "\(place) \(problem)" }
+
+    /// Where and what: `ASSETS[1] "DURATION": "30"`, `ASSETS[2]: "ad.m3u8"`, `ASSETS[0] "URI"` (missing).
+    public var place: String {
+        let at = index.map { "ASSETS[\($0)]" + (key.map { " \"\($0)\"" } ?? "") } ?? key.map { "\"\($0)\"" } ?? "the document"
+        return at + (value == nil || problem.hasPrefix("is missing (found") ? "" : ": \(value!)")
     }
 
     /// What a player does with it, in words.
