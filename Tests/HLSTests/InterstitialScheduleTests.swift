@@ -138,7 +138,7 @@ final class InterstitialScheduleTests: XCTestCase {
             ("{\"uri\": \"u\", \"DURATION\": 5}", nil, "ASSETS[1] \"URI\" is missing (found \"uri\": keys are case-sensitive)", .assetSkipped),
             ("{\"URI\": \"u\", \"Duration\": 5}", nil, "ASSETS[1] \"DURATION\" is missing (found \"Duration\"", .assetSkipped),
             ("{\"DURATION\": 5}", nil, "ASSETS[1] \"URI\" is missing", .assetSkipped),
-            ("\"https://a.example/2.m3u8\"", nil, "ASSETS[1] is not a JSON object", .assetSkipped),
+            ("\"https://a.example/2.m3u8\"", nil, "ASSETS[1]: \"https://a.example/2.m3u8\" is not a JSON object", .assetSkipped),
         ]
         for (entry, kept, problem, outcome) in cases {
             let list = try decode("{\"ASSETS\": [{\"URI\": \"https://a.example/1.m3u8\", \"DURATION\": 10}, \(entry), {\"URI\": \"https://a.example/3.m3u8\", \"DURATION\": 5}]}")

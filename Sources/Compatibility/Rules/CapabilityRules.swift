@@ -36,9 +36,23 @@ enum CapabilityRules {
         ]
     ) { media, plays in
         guard plays.video, let video = media.primaryVideo, !plays.dynamicRanges.contains(video.dynamicRange.rawValue) else { return nil }
+        let remediation = dynamicRangeTarget(video, plays).flatMap { VideoTransitionRules.dynamicRangeRemediation(to: $0, from: video) }
+        let words = remediation == nil
+            ? ": no ffmpeg encode here converts it (deliver a \(plays.dynamicRanges.first ?? "SDR") rendition of the ad from its master)" : ""
         return Mismatch(expected: plays.dynamicRanges.joined(separator: ", "), actual: video.dynamicRange.rawValue,
-                        message: "\(video.dynamicRange.rawValue) is not displayed by this device class (\(plays.dynamicRanges.joined(separator: ", ")))",
-                        remediation: nil)
+                        message: "\(video.dynamicRange.rawValue) is not displayed by this device class (\(plays.dynamicRanges.joined(separator: ", ")))" + words,
+                        remediation: remediation)
+    }
+
+    /// What to convert an asset to for a class that cannot display its dynamic range: SDR when
+    /// the class shows SDR (tone mapped), else the first HDR10 or HLG it shows; in the asset's
+    /// codec when the class decodes it, else H.264 (HEVC where H.264 is not decoded).
+    static func dynamicRangeTarget(_ video: VideoTrack, _ plays: Capabilities) -> VideoTrack? {
+        guard let range = ["SDR", "HDR10", "HLG"].first(where: plays.dynamicRanges.contains).flatMap(DynamicRange.init(rawValue:)) else { return nil }
+        let codec = plays.videoCodecs.contains(video.codec) ? video.codec : plays.videoCodecs.contains("h264") ? "h264" : "hevc"
+        guard plays.videoCodecs.contains(codec) else { return nil }
+        return VideoTrack(codec: codec, profile: range == .sdr ? nil : "Main 10", width: video.width, height: video.height, frameRate: nil,
+                          bitDepth: range == .sdr ? 8 : 10, dynamicRange: range)
     }
 
     static let audioCodec = CapabilityRule(
