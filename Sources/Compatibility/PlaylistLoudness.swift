@@ -104,7 +104,8 @@ struct PlaylistLoudness: Sendable {
     }
 
     /// What the classes' first choices need measured, as jobs for the fetch+probe step: each
-    /// waits for its rendition's probe (started before it) and skips renditions without audio.
+    /// waits for the probes of its two renditions (started before it) and measures nothing when
+    /// either has no audio.
     func prefetchJobs(plan: AuditPlan, presentation: Presentation, playlists: AssetPlaylists, profiles: [DeviceProfile],
                       probes: ProbeSession) -> [@Sendable () async -> Void] {
         let primarySources = Self.audioSources(presentation.root, at: presentation.location, profiles: profiles)
@@ -114,32 +115,29 @@ struct PlaylistLoudness: Sendable {
         for asset in plan.assets {
             guard let brk = breaks[asset.role], let location = try? asset.base.resolving(asset.uri),
                   case .success(let (root, resource))? = playlists.known(location) else { continue }
-            for source in Self.audioSources(root, at: resource.location, profiles: profiles) where seen.insert("ad|\(source)").inserted {
+            let adSources = Self.audioSources(root, at: resource.location, profiles: profiles)
+            for case let (primarySource?, adSource?) in zip(primarySources, adSources)
+            where seen.insert("\(asset.role)|\(primarySource)|\(adSource)").inserted {
                 jobs.append {
-                    guard let media = try? await probes.describeRendition(source), !media.audio.isEmpty else { return }
-                    _ = await session.whole(source)
-                }
-            }
-            for source in primarySources where seen.insert("primary|\(source)|\(asset.role)").inserted {
-                jobs.append {
-                    guard let media = try? await probes.describeRendition(source), !media.audio.isEmpty else { return }
-                    _ = await session.around(source, brk, seconds: seconds)
+                    guard let ad = try? await probes.describeRendition(adSource), !ad.audio.isEmpty,
+                          let primary = try? await probes.describeRendition(primarySource), !primary.audio.isEmpty else { return }
+                    _ = await session.whole(adSource)
+                    _ = await session.around(primarySource, brk, seconds: seconds)
                 }
             }
         }
         return jobs
     }
 
-    /// The rendition carrying the audio each class selects first (its audio rendition, or the variant).
-    static func audioSources(_ root: ParsedPlaylist, at location: InputLocation, profiles: [DeviceProfile]) -> [InputLocation] {
+    /// The rendition carrying the audio each class selects first (its audio rendition, or the
+    /// variant), in profile order; nil for a class that selects nothing.
+    static func audioSources(_ root: ParsedPlaylist, at location: InputLocation, profiles: [DeviceProfile]) -> [InputLocation?] {
         switch root.playlist {
-        case .media: return [location]
+        case .media: return profiles.map { _ in location }
         case .multivariant(let multivariant):
-            var seen: Set<InputLocation> = []
-            return profiles.compactMap { profile -> InputLocation? in
-                guard case .selected(let choice) = VariantSelector.select(from: multivariant, for: profile.plays),
-                      let source = try? location.resolving(choice.audioURI ?? choice.variantURI), seen.insert(source).inserted else { return nil }
-                return source
+            return profiles.map { profile -> InputLocation? in
+                guard case .selected(let choice) = VariantSelector.select(from: multivariant, for: profile.plays) else { return nil }
+                return try? location.resolving(choice.audioURI ?? choice.variantURI)
             }
         }
     }
@@ -264,7 +262,7 @@ actor LoudnessSession {
         let task = Task<Result<(MediaPlaylist, InputLocation), LoadError>, Never> {
             do throws(LoadError) {
                 let (parsed, resource) = try await loader.loadPlaylist(location)
-                await self.add(bytes: Int64(resource.data.count))
+                self.add(bytes: Int64(resource.data.count))
                 guard case .media(let media) = parsed.playlist else {
                     return .failure(.notAPlaylist(resource.location.description, .unexpectedKind("a multivariant playlist where a media playlist belongs")))
                 }
@@ -289,7 +287,7 @@ actor LoudnessSession {
                                                                  cancellation: cancellation))
                 }
             }
-            await self.release(after: measured)
+            self.release(after: measured)
             return measured
         }
         spans[key] = task

@@ -59,10 +59,17 @@ extension LoudnessMeter {
     public func measure(segments: Range<Int>, of playlist: MediaPlaylist, at location: InputLocation, fetchTimeout: Double,
                         cancellation: ProbeCancellation = ProbeCancellation()) -> SegmentsLoudness {
         let started = Date()
+        var result = measureWindow(segments: segments, of: playlist, at: location, fetchTimeout: fetchTimeout, cancellation: cancellation)
+        result.elapsed = Date().timeIntervalSince(started)
+        return result
+    }
+
+    private func measureWindow(segments: Range<Int>, of playlist: MediaPlaylist, at location: InputLocation, fetchTimeout: Double,
+                               cancellation: ProbeCancellation) -> SegmentsLoudness {
+        let started = Date()
         let label = location.description
         let wanted = segments.clamped(to: playlist.segments.indices)
         var result = SegmentsLoudness.notMeasured("no segment to measure", asked: wanted.count)
-        defer { result.elapsed = Date().timeIntervalSince(started) }
         if let key = playlist.segments[wanted].compactMap(\.key).first(where: { $0.method != "NONE" && $0.method != "AES-128" }) {
             result.problem = "encrypted with METHOD=\(key.method): not measured (only AES-128 segments can be decrypted here)"
             return result

@@ -72,7 +72,7 @@ public enum MediaText {
             var text = "loudness\(who): "
             if let difference = entry.difference, let level = entry.interstitial?.integrated, let programme = entry.programme {
                 text += "\(String(format: "%.1f", level)) LUFS against the programme's \(String(format: "%.1f", programme)) LUFS "
-                    + "(\(entry.sides.joined(separator: " and ")) the break): \(String(format: "%+.1f", difference)) LU"
+                    + "(\(entry.sides.joined(separator: " and ")) the break): \(String(format: "%+.1f", abs(difference) < 0.05 ? 0 : difference)) LU"
             } else {
                 text += entry.problem ?? "not measured"
             }

@@ -1,0 +1,194 @@
+import Foundation
+import SeamcheckTestSupport
+import XCTest
+
+/// loudness-mismatch in playlist audits, over HTTP on 127.0.0.1: the interstitial measured whole,
+/// the programme around each break (the sides it has), what it cost, and what was not measured.
+final class PlaylistLoudnessTests: XCTestCase {
+    /// A 24 s programme at -23 LUFS (a 440 Hz tone 1.2 dB down: -23.0 by ffmpeg's ebur128), 2 s segments.
+    static let programme = MediaFixture.clip("h264-2997-aac48-24s-minus23lufs", duration: 24, video: gop60, audio: level(-1.2))
+    /// 4 s ads: one at the programme's level, one 12 dB louder (-11 LUFS).
+    static let matchingAd = MediaFixture.clip("h264-2997-aac48-4s-minus23lufs", duration: 4, video: gop60, audio: level(-1.2))
+    static let loudAd = MediaFixture.clip("h264-2997-aac48-4s-minus11lufs", duration: 4, video: gop60, audio: level(10.8))
+    static let silentAd = MediaFixture.clip("h264-2997-4s-no-audio", duration: 4, video: gop60, audio: nil)
+
+    static var gop60: MediaFixture.Video {
+        var video = MediaFixture.Video()
+        video.extra = ["-g", "60", "-keyint_min", "60"]
+        return video
+    }
+
+    static func level(_ decibels: Double) -> MediaFixture.Audio {
+        var audio = MediaFixture.Audio()
+        audio.extra = ["-af", "volume=\(decibels)dB"]
+        return audio
+    }
+
+    /// Breaks at 6 s (loud), 12 s (matching; the segment 18-20 s after it answers 404) and 16 s
+    /// (silent), a matching pre-roll and a loud post-roll.
+    static let stream = InterstitialStream(
+        primary: programme, primaryCodecs: "avc1.64000d,mp4a.40.2",
+        ads: [
+            .init(id: "pre", source: matchingAd, boundary: 0, cue: "PRE"),
+            .init(id: "loud", source: loudAd, boundary: 3),
+            .init(id: "match", source: matchingAd, boundary: 6),
+            .init(id: "silent", source: silentAd, boundary: 8),
+            .init(id: "post", source: loudAd, boundary: 12, cue: "POST"),
+        ],
+        segmentSeconds: 2)
+
+    var root: URL!
+    var server: TestHTTPServer!
+
+    override func setUpWithError() throws {
+        root = FileManager.default.temporaryDirectory.appendingPathComponent("seamcheck-loudness-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: root, withIntermediateDirectories: true)
+        server = try TestHTTPServer(root: root.path)
+    }
+
+    override func tearDownWithError() throws {
+        server.stop()
+        try? FileManager.default.removeItem(at: root)
+    }
+
+    func audit(_ stream: InterstitialStream, _ extra: [String] = [], removing: [String] = []) throws -> [String: Any] {
+        let url = server.url(try stream.write(into: root, port: server.port))
+        for path in removing { try FileManager.default.removeItem(at: root.appendingPathComponent(path)) }
+        let result = try SeamcheckBinary.run(["audit", url, "--format", "json", "--fail-on", "never"] + extra)
+        XCTAssertEqual(result.status, 0, result.stderr)
+        return try XCTUnwrap(try JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as? [String: Any], result.stderr)
+    }
+
+    func asset(_ json: [String: Any], _ id: String) throws -> [String: Any] {
+        let assets = json["assets"] as? [[String: Any]] ?? []
+        return try XCTUnwrap(assets.first { ($0["placement"] as? [String: Any])?["id"] as? String == id }, "no asset \(id)")
+    }
+
+    /// The asset's loudness entries (one per group of classes playing the same renditions).
+    func loudness(_ json: [String: Any], _ id: String) throws -> [[String: Any]] {
+        try XCTUnwrap(try asset(json, id)["loudness"] as? [[String: Any]])
+    }
+
+    func loudnessFindings(_ json: [String: Any], _ id: String) throws -> [[String: Any]] {
+        let role = try XCTUnwrap(try asset(json, id)["role"] as? String)
+        return (json["findings"] as? [[String: Any]] ?? []).filter {
+            $0["rule"] as? String == "loudness-mismatch" && ($0["subject"] as? String ?? "").hasPrefix(role + " (")
+        }
+    }
+
+    func testATwelveDecibelLouderAdFiresAtItsBreakAndTheMatchingOnesDoNot() throws {
+        let json = try audit(Self.stream, removing: ["primary/seg9.m4s"])
+        let classes = try XCTUnwrap(json["deviceClasses"] as? [String])
+
+        let loud = try loudnessFindings(json, "loud")
+        XCTAssertEqual(Set(loud.compactMap { $0["deviceClass"] as? String }), Set(classes), "every class hears the jump")
+        let message = try XCTUnwrap(loud.first?["message"] as? String)
+        for part in ["12.0 LU louder", "-11.0 LUFS over the whole asset", "-23.0 LUFS around break \"loud\" at 6.0 s", "before: -23.0 LUFS",
+                     "after: -23.0 LUFS"] {
+            XCTAssertTrue(message.contains(part), "\(part) in: \(message)")
+        }
+        let fix = try XCTUnwrap(loud.first?["remediation"] as? String)
+        XCTAssertTrue(fix.contains("loudnorm=I=-23.0"), fix)
+        XCTAssertTrue(fix.contains("aformat=channel_layouts=stereo"), "loudnorm drops the layout: \(fix)")
+        let entry = try XCTUnwrap(try loudness(json, "loud").first)
+        XCTAssertEqual(entry["sides"] as? [String], ["before", "after"])
+        XCTAssertEqual(try XCTUnwrap(entry["difference"] as? Double), 12, accuracy: 0.5)
+        let before = try XCTUnwrap(entry["before"] as? [String: Any]), after = try XCTUnwrap(entry["after"] as? [String: Any])
+        XCTAssertEqual(before["segments"] as? Int, 3, "6 s of programme before the break at 6 s")
+        XCTAssertEqual(after["segments"] as? Int, 5, "10 s of programme after it")
+        XCTAssertEqual(try XCTUnwrap(before["seconds"] as? Double), 6, accuracy: 0.1)
+
+        XCTAssertEqual(try loudnessFindings(json, "match").count, 0, "the matching ad")
+        let match = try XCTUnwrap(try loudness(json, "match").first)
+        XCTAssertEqual(try XCTUnwrap(match["difference"] as? Double), 0, accuracy: 0.5)
+
+        // One primary segment after the 12 s break answers 404: said, and the rest measured.
+        let matchAfter = try XCTUnwrap(match["after"] as? [String: Any])
+        XCTAssertEqual(matchAfter["segmentsAsked"] as? Int, 5)
+        XCTAssertEqual(matchAfter["segments"] as? Int, 4)
+        let skipped = try XCTUnwrap(matchAfter["skipped"] as? [String])
+        XCTAssertEqual(skipped.count, 1)
+        XCTAssertTrue(skipped[0].hasPrefix("seg9.m4s: ") && skipped[0].contains("404"), skipped[0])
+        XCTAssertNotNil(matchAfter["integrated"] as? Double)
+
+        // A pre-roll has only the programme after it, a post-roll only the programme before it.
+        XCTAssertEqual(try loudness(json, "pre").first?["sides"] as? [String], ["after"])
+        XCTAssertEqual(try loudnessFindings(json, "pre").count, 0)
+        XCTAssertEqual(try loudness(json, "post").first?["sides"] as? [String], ["before"])
+        let post = try loudnessFindings(json, "post")
+        XCTAssertEqual(post.count, classes.count)
+        XCTAssertTrue((post.first?["message"] as? String ?? "").contains("post-roll: programme before it only"), "\(post)")
+
+        // An ad without audio: said so, no loudness finding.
+        let silent = try loudness(json, "silent")
+        XCTAssertEqual(silent.count, 1)
+        XCTAssertEqual(silent.first?["problem"] as? String, "not measured: the interstitial has no audio track")
+        XCTAssertEqual(try loudnessFindings(json, "silent").count, 0)
+
+        let cost = try XCTUnwrap(json["loudness"] as? [String: Any])
+        XCTAssertEqual(cost["measured"] as? Bool, true)
+        XCTAssertEqual(cost["programmeSeconds"] as? Double, 10)
+        XCTAssertGreaterThan(cost["bytesRead"] as? Int ?? 0, 0)
+        XCTAssertGreaterThan(cost["milliseconds"] as? Int ?? 0, 0)
+    }
+
+    func testTheTerminalReportSaysWhatLoudnessCostAndWhatWasNotMeasured() throws {
+        let url = server.url(try Self.stream.write(into: root, port: server.port))
+        let result = try SeamcheckBinary.run(["audit", url, "--format", "table", "--fail-on", "never", "--profile", "smart-tv-low-end"])
+        XCTAssertEqual(result.status, 0, result.stderr)
+        let lines = result.stdout.components(separatedBy: "\n")
+        XCTAssertEqual(lines.filter { $0.hasPrefix("loudness: ") && $0.contains("MB read and") && $0.contains("ms beyond the probes") }.count, 1,
+                       result.stdout)
+        XCTAssertTrue(lines.contains("  loudness: not measured: the interstitial has no audio track"), result.stdout)
+        XCTAssertTrue(lines.contains("  loudness: -11.0 LUFS against the programme's -23.0 LUFS (before and after the break): +12.0 LU"),
+                      result.stdout)
+    }
+
+    /// The loudness step's bytes are every byte past the probes' (the same audit with
+    /// --no-loudness), each ad segment is fetched once whatever the number of classes, and
+    /// --no-loudness reads nothing past each rendition's init section and first segment.
+    func testLoudnessCountsEveryExtraByteAndNoLoudnessReadsNone() throws {
+        let off = try audit(Self.stream, ["--no-loudness"])
+        let offLog = try server.log()
+        XCTAssertEqual(off["loudness"] as? [String: Any] as NSDictionary?,
+                       ["measured": false, "reason": "turned off with --no-loudness", "bytesRead": 0, "measurements": 0, "notMeasured": 0,
+                        "segments": 0, "milliseconds": 0] as NSDictionary)
+        let media = offLog.filter { !$0.path.hasSuffix(".m3u8") }.map(\.path)
+        XCTAssertEqual(Set(media.map { ($0 as NSString).lastPathComponent }), ["init.mp4", "seg0.m4s"], "\(media)")
+        XCTAssertEqual(media.count, Set(media).count, "each rendition probed once")
+        try server.resetLog()
+
+        let on = try audit(Self.stream)
+        let onLog = try server.log()
+        let cost = try XCTUnwrap(on["loudness"] as? [String: Any])
+        XCTAssertEqual(cost["bytesRead"] as? Int, onLog.map(\.bytes).reduce(0, +) - offLog.map(\.bytes).reduce(0, +),
+                       "the reported cost is every byte past the probes'")
+        // The loud ad's second segment is only read by loudness: once, though 7 classes play it.
+        XCTAssertEqual(onLog.filter { $0.path == "/files/loud/seg1.m4s" }.count, 1)
+        XCTAssertEqual(on["findings"].map { ($0 as? [[String: Any]] ?? []).filter { $0["rule"] as? String == "loudness-mismatch" }.isEmpty }, false)
+        XCTAssertEqual((off["findings"] as? [[String: Any]] ?? []).filter { $0["rule"] as? String == "loudness-mismatch" }.count, 0)
+    }
+
+    func testTransportStreamSegmentsAreMeasuredToo() throws {
+        let stream = InterstitialStream(primary: Self.programme, primaryCodecs: "avc1.64000d,mp4a.40.2",
+                                        ads: [.init(id: "loud", source: Self.loudAd, boundary: 3), .init(id: "match", source: Self.matchingAd, boundary: 6)],
+                                        segmentType: .mpegts, segmentSeconds: 2)
+        let json = try audit(stream, ["--profile", "smart-tv-low-end"])
+        XCTAssertEqual(try loudnessFindings(json, "loud").count, 1)
+        XCTAssertEqual(try loudnessFindings(json, "match").count, 0)
+        let entry = try XCTUnwrap(try loudness(json, "loud").first)
+        XCTAssertEqual(try XCTUnwrap((entry["interstitial"] as? [String: Any])?["integrated"] as? Double), -11, accuracy: 0.5)
+        XCTAssertEqual(try XCTUnwrap(entry["programme"] as? Double), -23, accuracy: 0.5)
+        XCTAssertTrue(((entry["interstitial"] as? [String: Any])?["rendition"] as? String ?? "").hasSuffix("/files/loud/index.m3u8"))
+    }
+
+    func testATargetAndATolerancePassThroughToPlaylistAudits() throws {
+        let stream = InterstitialStream(primary: Self.programme, primaryCodecs: "avc1.64000d,mp4a.40.2",
+                                        ads: [.init(id: "match", source: Self.matchingAd, boundary: 6)], segmentSeconds: 2)
+        XCTAssertEqual(try loudnessFindings(try audit(stream, ["--profile", "mac"]), "match").count, 0)
+        let targeted = try loudnessFindings(try audit(stream, ["--profile", "mac", "--loudness-target", "-20"]), "match")
+        XCTAssertEqual(targeted.count, 1, "-23 LUFS is 3 LU off a -20 target")
+        XCTAssertTrue((targeted.first?["remediation"] as? String ?? "").contains("loudnorm=I=-20.0"), "\(targeted)")
+        XCTAssertEqual(try loudnessFindings(try audit(stream, ["--profile", "mac", "--loudness-target", "-20", "--loudness-tolerance", "4"]), "match").count, 0)
+    }
+}
