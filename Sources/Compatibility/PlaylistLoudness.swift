@@ -116,9 +116,14 @@ struct PlaylistLoudness: Sendable {
             guard let brk = breaks[asset.role], let location = try? asset.base.resolving(asset.uri),
                   case .success(let (root, resource))? = playlists.known(location) else { continue }
             let adSources = Self.audioSources(root, at: resource.location, profiles: profiles)
+            // An asset that is a media playlist was read by the loader already: no second fetch.
+            var known: MediaPlaylist?
+            if case .media(let media) = root.playlist { known = media }
+            let final = resource.location
             for case let (primarySource?, adSource?) in zip(primarySources, adSources)
             where seen.insert("\(asset.role)|\(primarySource)|\(adSource)").inserted {
-                jobs.append {
+                jobs.append { [known] in
+                    if let known { await session.seed(known, at: final) }
                     guard let ad = try? await probes.describeRendition(adSource), !ad.audio.isEmpty,
                           let primary = try? await probes.describeRendition(primarySource), !primary.audio.isEmpty else { return }
                     _ = await session.whole(adSource)
@@ -178,9 +183,8 @@ struct PlaylistLoudness: Sendable {
         let programme = SegmentsLoudness.combined(sides.compactMap { side in side.integrated.map { ($0, side.seconds) } })
         record.programme = programme
         guard let level = whole.integrated, let programme else {
-            let reason = whole.integrated == nil ? "the interstitial: \(whole.problem ?? "no value")"
-                : "the programme around the break: " + (around.problem ?? sides.compactMap(\.problem).first ?? "no value")
-            record.problem = "not measured: \(reason)"
+            record.problem = whole.integrated == nil ? "not measured (the interstitial): \(whole.problem ?? "no value")"
+                : "not measured (the programme around the break): " + (around.problem ?? sides.compactMap(\.problem).first ?? "no value")
             return pair
         }
         record.difference = level - programme
@@ -254,6 +258,11 @@ actor LoudnessSession {
             if let range = windows.after { after = await span(playlist, at: final, segments: range) }
             return (before, after, windows.problem)
         }
+    }
+
+    /// A media playlist read elsewhere in the audit.
+    func seed(_ playlist: MediaPlaylist, at location: InputLocation) {
+        if playlists[location] == nil { playlists[location] = Task { .success((playlist, location)) } }
     }
 
     private func playlist(_ location: InputLocation) async -> Result<(MediaPlaylist, InputLocation), LoadError> {

@@ -71,7 +71,7 @@ extension LoudnessMeter {
         let wanted = segments.clamped(to: playlist.segments.indices)
         var result = SegmentsLoudness.notMeasured("no segment to measure", asked: wanted.count)
         if let key = playlist.segments[wanted].compactMap(\.key).first(where: { $0.method != "NONE" && $0.method != "AES-128" }) {
-            result.problem = "encrypted with METHOD=\(key.method): not measured (only AES-128 segments can be decrypted here)"
+            result.problem = "encrypted with METHOD=\(key.method); only AES-128 segments are decrypted here"
             return result
         }
         let deadline = started.addingTimeInterval(max(fetchTimeout, 1) * 4)

@@ -165,6 +165,9 @@ final class PlaylistLoudnessTests: XCTestCase {
                        "the reported cost is every byte past the probes'")
         // The loud ad's second segment is only read by loudness: once, though 7 classes play it.
         XCTAssertEqual(onLog.filter { $0.path == "/files/loud/seg1.m4s" }.count, 1)
+        // No playlist is read again: the primary's and the assets' media playlists were loaded already.
+        let playlists = { (log: [TestHTTPServer.Request]) in Dictionary(grouping: log.filter { $0.path.hasSuffix(".m3u8") }, by: \.path).mapValues(\.count) }
+        XCTAssertEqual(playlists(onLog), playlists(offLog))
         XCTAssertEqual(on["findings"].map { ($0 as? [[String: Any]] ?? []).filter { $0["rule"] as? String == "loudness-mismatch" }.isEmpty }, false)
         XCTAssertEqual((off["findings"] as? [[String: Any]] ?? []).filter { $0["rule"] as? String == "loudness-mismatch" }.count, 0)
     }
@@ -190,5 +193,43 @@ final class PlaylistLoudnessTests: XCTestCase {
         XCTAssertEqual(targeted.count, 1, "-23 LUFS is 3 LU off a -20 target")
         XCTAssertTrue((targeted.first?["remediation"] as? String ?? "").contains("loudnorm=I=-20.0"), "\(targeted)")
         XCTAssertEqual(try loudnessFindings(try audit(stream, ["--profile", "mac", "--loudness-target", "-20", "--loudness-tolerance", "4"]), "match").count, 0)
+    }
+
+    /// An AES-128 ad is decrypted and measured like a clear one; an ad whose later segments are
+    /// SAMPLE-AES is probed (its first segment is clear) but its loudness is not measured, and said so.
+    func testAnAES128AdIsMeasuredAndASampleAESOneIsSaidNotToBe() throws {
+        let stream = InterstitialStream(primary: Self.programme, primaryCodecs: "avc1.64000d,mp4a.40.2",
+                                        ads: [.init(id: "aes", source: nil, rawPath: "/files/aes/index.m3u8", boundary: 3),
+                                              .init(id: "sample", source: nil, rawPath: "/files/aes/sample.m3u8", boundary: 6)],
+                                        segmentSeconds: 2)
+        let url = server.url(try stream.write(into: root, port: server.port))
+        let folder = root.appendingPathComponent("aes").path
+        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        try Data((0..<16).map { UInt8(0x30 + $0) }).write(to: URL(fileURLWithPath: folder + "/key.bin"))
+        try "key.bin\n\(folder)/key.bin\n".write(toFile: folder + "/keyinfo", atomically: true, encoding: .utf8)
+        let made = try Command.run("ffmpeg", ["-nostdin", "-v", "error", "-y", "-i", try Self.loudAd.path(), "-c", "copy",
+                                              "-bsf:v", "h264_mp4toannexb", "-f", "hls", "-hls_time", "2", "-hls_playlist_type", "vod",
+                                              "-hls_key_info_file", folder + "/keyinfo", "-hls_segment_filename", folder + "/seg%d.ts",
+                                              folder + "/index.m3u8"])
+        XCTAssertEqual(made.status, 0, made.stderr)
+        // The same segments, the second one marked SAMPLE-AES (the first stays AES-128, so the probe succeeds).
+        var lines = try String(contentsOfFile: folder + "/index.m3u8", encoding: .utf8).components(separatedBy: "\n")
+        let second = try XCTUnwrap(lines.firstIndex(of: "seg1.ts"))
+        lines.insert("#EXT-X-KEY:METHOD=SAMPLE-AES,URI=\"key.bin\",KEYFORMAT=\"identity\"", at: second - 1)
+        try lines.joined(separator: "\n").write(toFile: folder + "/sample.m3u8", atomically: true, encoding: .utf8)
+
+        let result = try SeamcheckBinary.run(["audit", url, "--format", "json", "--fail-on", "never", "--profile", "apple-tv-4k"])
+        XCTAssertEqual(result.status, 0, result.stderr)
+        let json = try XCTUnwrap(try JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as? [String: Any])
+        XCTAssertEqual(try loudnessFindings(json, "aes").count, 1, "the decrypted ad is 12 LU louder")
+        let aes = try XCTUnwrap(try loudness(json, "aes").first?["interstitial"] as? [String: Any])
+        XCTAssertEqual(try XCTUnwrap(aes["integrated"] as? Double), -11, accuracy: 0.5)
+        XCTAssertEqual(aes["segments"] as? Int, aes["segmentsAsked"] as? Int)
+
+        XCTAssertEqual(try loudnessFindings(json, "sample").count, 0)
+        let sample = try XCTUnwrap(try loudness(json, "sample").first)
+        XCTAssertEqual(sample["problem"] as? String,
+                       "not measured (the interstitial): encrypted with METHOD=SAMPLE-AES; only AES-128 segments are decrypted here")
+        XCTAssertFalse(result.stdout.contains("303132333435"), "the key never appears in output")
     }
 }
