@@ -78,8 +78,8 @@ public struct LoudnessCost: Codable, Sendable, Equatable {
     public var summary: String {
         guard measured else { return "loudness: not measured (\(reason ?? "off"))" }
         let megabytes = String(format: "%.2f", Double(bytesRead) / 1_000_000)
-        var text = "loudness: \(measurements) measurement(s) of \(segments) segment(s), \(megabytes) MB read and \(milliseconds) ms "
-            + "beyond the probes"
+        var text = "loudness: \(measurements) measurement(s)" + (segments > 0 ? " of \(segments) segment(s)" : "")
+            + ", \(megabytes) MB read and \(milliseconds) ms beyond the probes"
         if let programmeSeconds { text += "; programme measured over \(LoudnessRule.format(programmeSeconds)) s each side of a break" }
         if notMeasured > 0 { text += "; \(notMeasured) span(s) not measured (see each interstitial)" }
         return text

@@ -66,7 +66,7 @@ public enum MediaText {
 
     /// Playlist audits: the interstitial's loudness against the programme around its break, one
     /// line per group of classes (named when there are several groups), or why it was not measured.
-    public static func loudnessLines(_ asset: AuditedAsset, classes: Int) -> [String] {
+    public static func loudnessLines(_ asset: AuditedAsset) -> [String] {
         asset.loudness.map { entry in
             let who = asset.loudness.count > 1 ? " (\(entry.deviceClasses.joined(separator: ", ")))" : ""
             var text = "loudness\(who): "

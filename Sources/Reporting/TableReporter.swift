@@ -19,7 +19,7 @@ public struct TableReporter: AuditReporter {
             if asset.role != "primary" { out.append("") }
             out.append(bold(line(MediaText.heading(asset))))
             out += MediaText.mediaLines(asset).map { line("  " + $0) }
-            out += MediaText.loudnessLines(asset, classes: result.deviceClasses.count).map { line("  " + $0) }
+            out += MediaText.loudnessLines(asset).map { line("  " + $0) }
             let found = findings(for: asset, in: result)
             if asset.role == "primary" {
                 if !primaryFindings.isEmpty {
