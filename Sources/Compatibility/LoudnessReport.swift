@@ -53,6 +53,7 @@ public struct LoudnessCost: Codable, Sendable, Equatable {
     /// Spans measured (each distinct rendition and window once) and spans without a value.
     public var measurements: Int
     public var notMeasured: Int
+    /// Segments measured, summed over measurements (one that two windows share counts twice, and is fetched once).
     public var segments: Int
     /// Bytes fetched: segments, init sections, keys, and interstitial media playlists read again.
     public var bytesRead: Int64

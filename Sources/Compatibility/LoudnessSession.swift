@@ -11,6 +11,8 @@ actor LoudnessSession {
     private let width: Int
     private let base: InputLocation
     private let cancellation = ProbeCancellation()
+    /// Programme segments shared by the windows of breaks close together.
+    private let programmeSegments = SegmentCache()
     private var playlists: [InputLocation: Task<Result<(MediaPlaylist, InputLocation), LoadError>, Never>] = [:]
     private var spans: [String: Task<SegmentsLoudness, Never>] = [:]
     private var running = 0
@@ -36,7 +38,7 @@ actor LoudnessSession {
     func whole(_ location: InputLocation) async -> SegmentsLoudness {
         switch await playlist(location) {
         case .failure(let error): return .notMeasured("its media playlist cannot be loaded: \(error.description)")
-        case .success(let (playlist, final)): return await span(playlist, at: final, segments: 0..<playlist.segments.count)
+        case .success(let (playlist, final)): return await span(playlist, at: final, segments: 0..<playlist.segments.count, cache: nil)
         }
     }
 
@@ -48,8 +50,8 @@ actor LoudnessSession {
         case .success(let (playlist, final)):
             let windows = brk.windows(in: playlist, seconds: seconds)
             var before: SegmentsLoudness?, after: SegmentsLoudness?
-            if let range = windows.before { before = await span(playlist, at: final, segments: range) }
-            if let range = windows.after { after = await span(playlist, at: final, segments: range) }
+            if let range = windows.before { before = await span(playlist, at: final, segments: range, cache: programmeSegments) }
+            if let range = windows.after { after = await span(playlist, at: final, segments: range, cache: programmeSegments) }
             return (before, after, windows.problem)
         }
     }
@@ -78,7 +80,7 @@ actor LoudnessSession {
         return await task.value
     }
 
-    private func span(_ playlist: MediaPlaylist, at location: InputLocation, segments: Range<Int>) async -> SegmentsLoudness {
+    private func span(_ playlist: MediaPlaylist, at location: InputLocation, segments: Range<Int>, cache: SegmentCache?) async -> SegmentsLoudness {
         let key = "\(location)|\(segments.lowerBound)|\(segments.upperBound)"
         if let known = spans[key] { return await known.value }
         let meter = self.meter, timeout = fetchTimeout, cancellation = self.cancellation
@@ -87,7 +89,7 @@ actor LoudnessSession {
             let measured = await withCheckedContinuation { continuation in
                 Thread.detachNewThread {
                     continuation.resume(returning: meter.measure(segments: segments, of: playlist, at: location, fetchTimeout: timeout,
-                                                                 cancellation: cancellation))
+                                                                 cache: cache, cancellation: cancellation))
                 }
             }
             self.release(after: measured)

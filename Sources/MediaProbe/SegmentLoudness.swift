@@ -56,16 +56,18 @@ extension LoudnessMeter {
     /// under one init section with no discontinuity between them are measured together; separate
     /// runs are combined by ``SegmentsLoudness/combined(_:)``. Each read gets `fetchTimeout`; the
     /// whole window stops at four times that (what was read is measured). Blocking; never throws.
+    /// `cache`, when given, is shared with the other measurements of the same rendition.
     public func measure(segments: Range<Int>, of playlist: MediaPlaylist, at location: InputLocation, fetchTimeout: Double,
-                        cancellation: ProbeCancellation = ProbeCancellation()) -> SegmentsLoudness {
+                        cache: SegmentCache? = nil, cancellation: ProbeCancellation = ProbeCancellation()) -> SegmentsLoudness {
         let started = Date()
-        var result = measureWindow(segments: segments, of: playlist, at: location, fetchTimeout: fetchTimeout, cancellation: cancellation)
+        var result = measureWindow(segments: segments, of: playlist, at: location, fetchTimeout: fetchTimeout, cache: cache,
+                                   cancellation: cancellation)
         result.elapsed = Date().timeIntervalSince(started)
         return result
     }
 
     private func measureWindow(segments: Range<Int>, of playlist: MediaPlaylist, at location: InputLocation, fetchTimeout: Double,
-                               cancellation: ProbeCancellation) -> SegmentsLoudness {
+                               cache: SegmentCache?, cancellation: ProbeCancellation) -> SegmentsLoudness {
         let started = Date()
         let label = location.description
         let wanted = segments.clamped(to: playlist.segments.indices)
@@ -84,9 +86,17 @@ extension LoudnessMeter {
             let target: InputLocation
             do { target = try location.resolving(reference) } catch { throw .playlist(error) }
             reader.maxBytes = maxBytes
-            let interrupt = InterruptState(deadline: min(deadline, Date().addingTimeInterval(fetchTimeout)), cancellation: cancellation)
-            let data = try reader.read(target, offset: range?.offset ?? 0, length: range?.length, interrupt: interrupt)
-            result.bytesRead += Int64(data.count)
+            let fetch = { () throws(ProbeError) -> Data in
+                let interrupt = InterruptState(deadline: min(deadline, Date().addingTimeInterval(fetchTimeout)), cancellation: cancellation)
+                return try reader.read(target, offset: range?.offset ?? 0, length: range?.length, interrupt: interrupt)
+            }
+            guard let cache else {
+                let data = try fetch()
+                result.bytesRead += Int64(data.count)
+                return data
+            }
+            let (data, fetched) = try cache.data("\(target)|\(range?.offset ?? 0)|\(range?.length ?? -1)|\(maxBytes)", fetch: fetch)
+            if fetched { result.bytesRead += Int64(data.count) }
             return data
         }
         var previousMeasured = false
@@ -161,4 +171,42 @@ extension LoudnessMeter {
     }
 
     static func seconds(_ value: Double) -> String { String(format: "%g", (value * 10).rounded() / 10) }
+}
+
+/// Resources read by the loudness measurements of one audit, so that windows that overlap (breaks
+/// less than two windows apart) fetch each segment once: a reader that finds a resource being
+/// fetched by another measurement waits for it. Holds at most `maxBytes`; past that, resources
+/// are read but not kept. A failed read is not kept: the next reader tries again.
+public final class SegmentCache: @unchecked Sendable {
+    public let maxBytes: Int
+    private let condition = NSCondition()
+    private var stored: [String: Data] = [:]
+    private var loading: Set<String> = []
+    private var held = 0
+
+    public init(maxBytes: Int = 64 << 20) {
+        self.maxBytes = maxBytes
+    }
+
+    /// The bytes of `key`, from the cache or from `fetch` (then `fetched` is true: they were read now).
+    func data(_ key: String, fetch: () throws(ProbeError) -> Data) throws(ProbeError) -> (data: Data, fetched: Bool) {
+        condition.lock()
+        while true {
+            if let data = stored[key] { condition.unlock(); return (data, false) }
+            if !loading.contains(key) { break }
+            condition.wait()
+        }
+        loading.insert(key)
+        condition.unlock()
+        let result = Result { () throws(ProbeError) -> Data in try fetch() }
+        condition.lock()
+        loading.remove(key)
+        if case .success(let data) = result, held + data.count <= maxBytes {
+            stored[key] = data
+            held += data.count
+        }
+        condition.broadcast()
+        condition.unlock()
+        return (try result.get(), true)
+    }
 }
