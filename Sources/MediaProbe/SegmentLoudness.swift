@@ -176,11 +176,13 @@ extension LoudnessMeter {
 /// Resources read by the loudness measurements of one audit, so that windows that overlap (breaks
 /// less than two windows apart) fetch each segment once: a reader that finds a resource being
 /// fetched by another measurement waits for it. Holds at most `maxBytes`; past that, resources
-/// are read but not kept. A failed read is not kept: the next reader tries again.
+/// are read but not kept. A failed read is remembered (a 404 or a timeout is not asked twice),
+/// unless it was cancelled.
 public final class SegmentCache: @unchecked Sendable {
     public let maxBytes: Int
     private let condition = NSCondition()
     private var stored: [String: Data] = [:]
+    private var failed: [String: ProbeError] = [:]
     private var loading: Set<String> = []
     private var held = 0
 
@@ -193,6 +195,7 @@ public final class SegmentCache: @unchecked Sendable {
         condition.lock()
         while true {
             if let data = stored[key] { condition.unlock(); return (data, false) }
+            if let error = failed[key] { condition.unlock(); throw error }
             if !loading.contains(key) { break }
             condition.wait()
         }
@@ -201,9 +204,15 @@ public final class SegmentCache: @unchecked Sendable {
         let result = Result { () throws(ProbeError) -> Data in try fetch() }
         condition.lock()
         loading.remove(key)
-        if case .success(let data) = result, held + data.count <= maxBytes {
+        switch result {
+        case .success(let data) where held + data.count <= maxBytes:
             stored[key] = data
             held += data.count
+        case .failure(let error):
+            if case .cancelled = error { break }
+            failed[key] = error
+        default:
+            break
         }
         condition.broadcast()
         condition.unlock()

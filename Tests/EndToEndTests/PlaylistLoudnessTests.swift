@@ -238,4 +238,26 @@ final class PlaylistLoudnessTests: XCTestCase {
                        "not measured (the interstitial): encrypted with METHOD=SAMPLE-AES; only AES-128 segments are decrypted here")
         XCTAssertFalse(result.stdout.contains("303132333435"), "the key never appears in output")
     }
+
+    /// A programme segment that does not arrive within --timeout is left out and named in both
+    /// windows that want it; the rest of each is measured.
+    func testASegmentThatTimesOutIsLeftOutAndTheRestMeasured() throws {
+        let url = server.url(try Self.stream.write(into: root, port: server.port))
+        let media = root.appendingPathComponent("primary/index.m3u8")
+        let text = try String(contentsOf: media, encoding: .utf8)
+        try text.replacingOccurrences(of: "\nseg9.m4s", with: "\n/slow/30/primary/seg9.m4s").write(to: media, atomically: true, encoding: .utf8)
+        let started = Date()
+        let result = try SeamcheckBinary.run(["audit", url, "--format", "json", "--fail-on", "never", "--profile", "smart-tv-low-end",
+                                              "--timeout", "2"])
+        XCTAssertEqual(result.status, 0, result.stderr)
+        XCTAssertLessThan(Date().timeIntervalSince(started), 15, "the 2 s timeout bounds the wait, not the server's 30 s")
+        let json = try XCTUnwrap(try JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as? [String: Any])
+        for (id, side) in [("match", "after"), ("post", "before")] {
+            let span = try XCTUnwrap(try loudness(json, id).first?[side] as? [String: Any], id)
+            XCTAssertEqual(span["skipped"] as? [String], ["/slow/30/primary/seg9.m4s: timed out after 2 s"], id)
+            XCTAssertEqual(span["segments"] as? Int, (span["segmentsAsked"] as? Int ?? 0) - 1, id)
+            XCTAssertEqual(try XCTUnwrap(span["integrated"] as? Double), -23, accuracy: 0.5, id)
+        }
+        XCTAssertEqual(try loudnessFindings(json, "post").count, 1, "the loud post-roll is still found")
+    }
 }
