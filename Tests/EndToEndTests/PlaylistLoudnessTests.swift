@@ -260,4 +260,45 @@ final class PlaylistLoudnessTests: XCTestCase {
         }
         XCTAssertEqual(try loudnessFindings(json, "post").count, 1, "the loud post-roll is still found")
     }
+
+    /// A primary whose audio is a rendition of its own (EXT-X-MEDIA): the programme is measured
+    /// on that rendition, and its video segments are never read past the probe's first one.
+    func testTheProgrammeIsMeasuredOnTheAudioRenditionTheClassPlays() throws {
+        let video = MediaFixture.clip("h264-2997-24s-gop60-no-audio", duration: 24, video: Self.gop60, audio: nil)
+        let audio = MediaFixture.clip("aac48-24s-minus23lufs", container: "m4a", duration: 24, video: nil, audio: Self.level(-1.2))
+        for (folder, source) in [("video", video), ("audio", audio), ("loud", Self.loudAd)] {
+            let made = try HLSFixture(name: "loudness-\(folder)", source: source, segmentType: .fmp4, segmentSeconds: 2).directory()
+            try FileManager.default.copyItem(atPath: made, toPath: root.appendingPathComponent(folder).path)
+        }
+        let media = root.appendingPathComponent("video/index.m3u8")
+        let text = try String(contentsOf: media, encoding: .utf8)
+        let tags = "#EXT-X-PROGRAM-DATE-TIME:2026-01-01T00:00:00.000Z\n#EXT-X-DATERANGE:ID=\"loud\",CLASS=\"com.apple.hls.interstitial\","
+            + "START-DATE=\"2026-01-01T00:00:06.006Z\",X-ASSET-URI=\"\(server.url("/files/loud/index.m3u8"))\",X-RESUME-OFFSET=0\n#EXTINF:"
+        try text.replacingOccurrences(of: "#EXT-X-MAP:URI=\"init.mp4\"\n#EXTINF:", with: "#EXT-X-MAP:URI=\"init.mp4\"\n" + tags)
+            .write(to: media, atomically: true, encoding: .utf8)
+        try """
+            #EXTM3U
+            #EXT-X-INDEPENDENT-SEGMENTS
+            #EXT-X-MEDIA:TYPE=AUDIO,GROUP-ID="aud",NAME="English",LANGUAGE="en",DEFAULT=YES,AUTOSELECT=YES,CHANNELS="2",URI="../audio/index.m3u8"
+            #EXT-X-STREAM-INF:BANDWIDTH=500000,CODECS="avc1.64000d,mp4a.40.2",RESOLUTION=320x180,FRAME-RATE=29.970,VIDEO-RANGE=SDR,AUDIO="aud"
+            index.m3u8
+
+            """.write(to: root.appendingPathComponent("video/main.m3u8"), atomically: true, encoding: .utf8)
+
+        let result = try SeamcheckBinary.run(["audit", server.url("/files/video/main.m3u8"), "--format", "json", "--fail-on", "never",
+                                              "--profile", "smart-tv-low-end", "--profile", "speaker-audio-only"])
+        XCTAssertEqual(result.status, 0, result.stderr)
+        let json = try XCTUnwrap(try JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as? [String: Any])
+        let entries = try loudness(json, "loud")
+        XCTAssertEqual(entries.count, 1, "both classes play the same audio rendition: \(entries)")
+        XCTAssertEqual(entries.first?["deviceClasses"] as? [String], ["smart-tv-low-end", "speaker-audio-only"])
+        for side in ["before", "after"] {
+            let span = try XCTUnwrap(entries.first?[side] as? [String: Any], side)
+            XCTAssertEqual(span["rendition"] as? String, server.url("/files/audio/index.m3u8"), side)
+            XCTAssertEqual(try XCTUnwrap(span["integrated"] as? Double), -23, accuracy: 0.5, side)
+        }
+        XCTAssertEqual(try loudnessFindings(json, "loud").count, 2)
+        let videoReads = try server.log().map(\.path).filter { $0.hasPrefix("/files/video/") && !$0.hasSuffix(".m3u8") }
+        XCTAssertEqual(Set(videoReads), ["/files/video/init.mp4", "/files/video/seg0.m4s"], "the video is only probed")
+    }
 }
