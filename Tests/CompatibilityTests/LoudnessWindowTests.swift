@@ -58,6 +58,15 @@ final class LoudnessWindowTests: XCTestCase {
         XCTAssertEqual(found.problem, "the break has no place on the programme's timeline (no EXT-X-PROGRAM-DATE-TIME)")
     }
 
+    func testABreakOutsideTheSegmentsIsNotMeasuredAndSaysWhy() {
+        for offset in [-30.0, 40] {
+            let found = windows(.midRoll, at: offset)
+            XCTAssertNil(found.before)
+            XCTAssertNil(found.after)
+            XCTAssertEqual(found.problem, "the break at \(Int(offset)).0 s is outside the programme's segments (0-24.0 s)")
+        }
+    }
+
     func testTheRenditionsOwnProgramDateTimePlacesTheBreak() {
         var shifted = Self.programme
         let origin = Date(timeIntervalSince1970: 1_767_225_600)

@@ -301,4 +301,36 @@ final class PlaylistLoudnessTests: XCTestCase {
         let videoReads = try server.log().map(\.path).filter { $0.hasPrefix("/files/video/") && !$0.hasSuffix(".m3u8") }
         XCTAssertEqual(Set(videoReads), ["/files/video/init.mp4", "/files/video/seg0.m4s"], "the video is only probed")
     }
+
+    /// An asset list of two ads at one break: each asset is measured whole and compared with
+    /// the same programme; only the loud one fires.
+    func testEachAssetOfAnAssetListIsMeasured() throws {
+        let stream = InterstitialStream(primary: Self.programme, primaryCodecs: "avc1.64000d,mp4a.40.2",
+                                        ads: [.init(id: "pod", source: nil, rawPath: "/files/list.json", boundary: 3)], segmentSeconds: 2)
+        let url = server.url(try stream.write(into: root, port: server.port))
+        for (folder, source) in [("loud", Self.loudAd), ("match", Self.matchingAd)] {
+            let made = try HLSFixture(name: folder, source: source, segmentType: .fmp4, segmentSeconds: 2).directory()
+            try FileManager.default.copyItem(atPath: made, toPath: root.appendingPathComponent(folder).path)
+        }
+        let list = #"{"ASSETS": [{"URI": "\#(server.url("/files/loud/index.m3u8"))", "DURATION": 4.004}, "#
+            + #"{"URI": "\#(server.url("/files/match/index.m3u8"))", "DURATION": 4.004}]}"#
+        try list.write(to: root.appendingPathComponent("list.json"), atomically: true, encoding: .utf8)
+        let media = root.appendingPathComponent("primary/index.m3u8")
+        try String(contentsOf: media, encoding: .utf8).replacingOccurrences(of: "X-ASSET-URI=", with: "X-ASSET-LIST=")
+            .write(to: media, atomically: true, encoding: .utf8)
+
+        let result = try SeamcheckBinary.run(["audit", url, "--format", "json", "--fail-on", "never", "--profile", "mac"])
+        XCTAssertEqual(result.status, 0, result.stderr)
+        let json = try XCTUnwrap(try JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as? [String: Any])
+        let assets = (json["assets"] as? [[String: Any]] ?? []).filter { $0["role"] as? String != "primary" }
+        XCTAssertEqual(assets.count, 2)
+        let levels = assets.compactMap { (($0["loudness"] as? [[String: Any]])?.first?["interstitial"] as? [String: Any])?["integrated"] as? Double }
+        XCTAssertEqual(levels.count, 2, "\(assets)")
+        XCTAssertEqual(levels.first ?? 0, -11, accuracy: 0.5)
+        XCTAssertEqual(levels.last ?? 0, -23, accuracy: 0.5)
+        let programmes = Set(assets.compactMap { ($0["loudness"] as? [[String: Any]])?.first?["programme"] as? Double })
+        XCTAssertEqual(programmes.count, 1, "one programme level for the break")
+        let fired = (json["findings"] as? [[String: Any]] ?? []).filter { $0["rule"] as? String == "loudness-mismatch" }
+        XCTAssertEqual(fired.compactMap { $0["subject"] as? String }.map { $0.hasPrefix("interstitial 1 (") }, [true])
+    }
 }
