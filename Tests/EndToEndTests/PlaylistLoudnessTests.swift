@@ -333,4 +333,35 @@ final class PlaylistLoudnessTests: XCTestCase {
         let fired = (json["findings"] as? [[String: Any]] ?? []).filter { $0["rule"] as? String == "loudness-mismatch" }
         XCTAssertEqual(fired.compactMap { $0["subject"] as? String }.map { $0.hasPrefix("interstitial 1 (") }, [true])
     }
+
+    /// The fix printed for the loud ad of a playlist audit runs as printed (reading the ad over
+    /// HTTP), and once its output replaces the ad's segments the break is quiet again.
+    func testThePrintedFixRunsAndTheReauditedBreakIsWithinTolerance() throws {
+        let stream = InterstitialStream(primary: Self.programme, primaryCodecs: "avc1.64000d,mp4a.40.2",
+                                        ads: [.init(id: "loud", source: Self.loudAd, boundary: 3)], segmentSeconds: 2)
+        let json = try audit(stream, ["--profile", "smart-tv-low-end"])
+        XCTAssertEqual(try loudnessFindings(json, "loud").count, 1)
+        let fixes = try XCTUnwrap(try asset(json, "loud")["fixes"] as? [[String: Any]])
+        XCTAssertEqual(fixes.count, 1)
+        let argv = try ShellWords.split(try XCTUnwrap(fixes.first?["command"] as? String))
+        let work = root.appendingPathComponent("fix")
+        try FileManager.default.createDirectory(at: work, withIntermediateDirectories: true)
+        let ran = try Command.run("ffmpeg", ["-nostdin", "-v", "error", "-y"] + argv.dropFirst(), currentDirectory: work)
+        XCTAssertEqual(ran.status, 0, ran.stderr)
+        // Package the output as the ad's rendition again, in place.
+        let folder = root.appendingPathComponent("loud").path
+        for name in try FileManager.default.contentsOfDirectory(atPath: folder) { try FileManager.default.removeItem(atPath: folder + "/" + name) }
+        let packaged = try Command.run("ffmpeg", ["-nostdin", "-v", "error", "-y", "-i", work.appendingPathComponent(argv.last ?? "").path,
+                                                  "-c", "copy", "-f", "hls", "-hls_time", "2", "-hls_playlist_type", "vod",
+                                                  "-hls_segment_type", "fmp4", "-hls_fmp4_init_filename", "init.mp4",
+                                                  "-hls_segment_filename", folder + "/seg%d.m4s", folder + "/index.m3u8"])
+        XCTAssertEqual(packaged.status, 0, packaged.stderr)
+        let url = server.url("/files/primary/main.m3u8")
+        let again = try SeamcheckBinary.run(["audit", url, "--format", "json", "--fail-on", "never", "--profile", "smart-tv-low-end"])
+        let after = try XCTUnwrap(try JSONSerialization.jsonObject(with: Data(again.stdout.utf8)) as? [String: Any], again.stderr)
+        XCTAssertEqual(try loudnessFindings(after, "loud").count, 0, "\((try? loudness(after, "loud")) ?? [])")
+        XCTAssertEqual(try XCTUnwrap(try loudness(after, "loud").first?["difference"] as? Double), 0, accuracy: 2)
+        XCTAssertEqual((after["findings"] as? [[String: Any]] ?? []).filter { ($0["subject"] as? String ?? "").hasPrefix("interstitial 1 (") }.count, 0,
+                       "the fix adds no finding")
+    }
 }
