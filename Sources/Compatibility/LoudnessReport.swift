@@ -86,3 +86,53 @@ public struct LoudnessCost: Codable, Sendable, Equatable {
         return text
     }
 }
+
+// Written with every key, null where there is no value, as the rest of the audit JSON is.
+extension LoudnessSpan {
+    enum CodingKeys: String, CodingKey { case rendition, integrated, seconds, segments, segmentsAsked, skipped, problem }
+
+    public func encode(to encoder: Encoder) throws {
+        var c = encoder.container(keyedBy: CodingKeys.self)
+        try c.encode(rendition, forKey: .rendition)
+        try c.encode(integrated, forKey: .integrated)
+        try c.encode(seconds, forKey: .seconds)
+        try c.encode(segments, forKey: .segments)
+        try c.encode(segmentsAsked, forKey: .segmentsAsked)
+        try c.encode(skipped, forKey: .skipped)
+        try c.encode(problem, forKey: .problem)
+    }
+}
+
+extension AssetLoudness {
+    enum CodingKeys: String, CodingKey { case deviceClasses, sides, interstitial, before, after, programme, difference, problem }
+
+    public func encode(to encoder: Encoder) throws {
+        var c = encoder.container(keyedBy: CodingKeys.self)
+        try c.encode(deviceClasses, forKey: .deviceClasses)
+        try c.encode(sides, forKey: .sides)
+        try c.encode(interstitial, forKey: .interstitial)
+        try c.encode(before, forKey: .before)
+        try c.encode(after, forKey: .after)
+        try c.encode(programme, forKey: .programme)
+        try c.encode(difference, forKey: .difference)
+        try c.encode(problem, forKey: .problem)
+    }
+}
+
+extension LoudnessCost {
+    enum CodingKeys: String, CodingKey {
+        case measured, reason, programmeSeconds, measurements, notMeasured, segments, bytesRead, milliseconds
+    }
+
+    public func encode(to encoder: Encoder) throws {
+        var c = encoder.container(keyedBy: CodingKeys.self)
+        try c.encode(measured, forKey: .measured)
+        try c.encode(reason, forKey: .reason)
+        try c.encode(programmeSeconds, forKey: .programmeSeconds)
+        try c.encode(measurements, forKey: .measurements)
+        try c.encode(notMeasured, forKey: .notMeasured)
+        try c.encode(segments, forKey: .segments)
+        try c.encode(bytesRead, forKey: .bytesRead)
+        try c.encode(milliseconds, forKey: .milliseconds)
+    }
+}

@@ -151,8 +151,8 @@ final class PlaylistLoudnessTests: XCTestCase {
         let off = try audit(Self.stream, ["--no-loudness"])
         let offLog = try server.log()
         XCTAssertEqual(off["loudness"] as? [String: Any] as NSDictionary?,
-                       ["measured": false, "reason": "turned off with --no-loudness", "bytesRead": 0, "measurements": 0, "notMeasured": 0,
-                        "segments": 0, "milliseconds": 0] as NSDictionary)
+                       ["measured": false, "reason": "turned off with --no-loudness", "programmeSeconds": NSNull(), "bytesRead": 0,
+                        "measurements": 0, "notMeasured": 0, "segments": 0, "milliseconds": 0] as NSDictionary)
         let media = offLog.filter { !$0.path.hasSuffix(".m3u8") }.map(\.path)
         XCTAssertEqual(Set(media.map { ($0 as NSString).lastPathComponent }), ["init.mp4", "seg0.m4s"], "\(media)")
         XCTAssertEqual(media.count, Set(media).count, "each rendition probed once")
