@@ -166,7 +166,11 @@ extension LoudnessMeter {
         case .notMedia(_, let reason), .openFailed(_, let reason), .truncated(_, let reason), .unreadable(_, let reason): return reason
         case .fileNotFound: return "not found"
         case .timedOut(_, let seconds): return "timed out after \(Self.seconds(seconds)) s"
-        default: return error.description
+        default:
+            // The segment is named next to it already.
+            let text = error.description
+            if let input = error.input, text.hasPrefix(input + ": ") { return String(text.dropFirst(input.count + 2)) }
+            return text
         }
     }
 

@@ -364,4 +364,24 @@ final class PlaylistLoudnessTests: XCTestCase {
         XCTAssertEqual((after["findings"] as? [[String: Any]] ?? []).filter { ($0["subject"] as? String ?? "").hasPrefix("interstitial 1 (") }.count, 0,
                        "the fix adds no finding")
     }
+
+    /// A remote programme playlist that names a local file for a segment: the file is never read
+    /// (though it is real media), the segment is left out and named.
+    func testALocalFileNamedByARemotePlaylistIsNeverMeasured() throws {
+        let url = server.url(try Self.stream.write(into: root, port: server.port))
+        let local = FileManager.default.temporaryDirectory.appendingPathComponent("loudness-local-\(UUID().uuidString).m4s")
+        try FileManager.default.copyItem(at: root.appendingPathComponent("primary/seg9.m4s"), to: local)
+        defer { try? FileManager.default.removeItem(at: local) }
+        let media = root.appendingPathComponent("primary/index.m3u8")
+        try String(contentsOf: media, encoding: .utf8).replacingOccurrences(of: "\nseg9.m4s", with: "\n" + local.absoluteString)
+            .write(to: media, atomically: true, encoding: .utf8)
+        let result = try SeamcheckBinary.run(["audit", url, "--format", "json", "--fail-on", "never", "--profile", "mac"])
+        XCTAssertEqual(result.status, 0, result.stderr)
+        let json = try XCTUnwrap(try JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as? [String: Any])
+        let span = try XCTUnwrap(try loudness(json, "match").first?["after"] as? [String: Any])
+        XCTAssertEqual(span["segments"] as? Int, 4)
+        let skipped = try XCTUnwrap(span["skipped"] as? [String])
+        XCTAssertEqual(skipped.count, 1)
+        XCTAssertTrue(skipped[0].hasPrefix(local.absoluteString + ": refused: the remote playlist "), skipped[0])
+    }
 }
