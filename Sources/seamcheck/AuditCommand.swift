@@ -13,7 +13,8 @@ struct AuditCommand: AsyncParsableCommand {
         discussion: """
         Give a primary PLAYLIST: each device class's variant selection is made for the primary and for every \
         interstitial asset it schedules, each selected rendition is probed once (init section and first \
-        segment), and the spec, capability, transition and declared-versus-measured rules run. Or give media \
+        segment), and the spec, capability, transition and declared-versus-measured rules run; loudness (unless \
+        --no-loudness) reads more: each interstitial's audio whole and 10 s of programme each side of its break. Or give media \
         files with --primary and --interstitial. Without --profile, the project file's profiles, else every \
         profile in DeviceProfiles/, are used. A .seamcheck.yml in the working folder (or --config) sets profiles, \
         failOn, timeout, per-rule severities (on top of the profiles) and accepted findings; options given here win.
