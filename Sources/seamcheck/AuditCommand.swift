@@ -115,7 +115,7 @@ struct AuditCommand: AsyncParsableCommand {
         let locations = try ProbeRunner.locations(inputs)
         var media = try await ProbeRunner.describeAll(locations, with: session)
         var cost = LoudnessCost.off(Self.offReason)
-        if !noLoudness { (media, cost) = await Self.measureLoudness(media, locations: locations, timeout: timeout.timeout) }
+        if !noLoudness { (media, cost) = await FileLoudness.measure(media, locations: locations, timeout: timeout.timeout) }
 
         let primaryAsset = AuditedAsset(role: "primary", input: inputs[0], media: media[0])
         let interstitials = zip(inputs.dropFirst(), media.dropFirst()).enumerated().map { offset, pair in
@@ -129,25 +129,4 @@ struct AuditCommand: AsyncParsableCommand {
     var loudnessPolicy: LoudnessPolicy { LoudnessPolicy(tolerance: loudnessTolerance, target: loudnessTarget) }
 
     static let offReason = "turned off with --no-loudness"
-
-    /// Integrated loudness of each local file's first audio track, decoded whole (off the
-    /// cooperative pool), and what that cost. An input that cannot be measured keeps no value, so the rule skips it.
-    static func measureLoudness(_ media: [MediaDescription], locations: [InputLocation], timeout: Double)
-        async -> ([MediaDescription], LoudnessCost) {
-        await withCheckedContinuation { continuation in
-            DispatchQueue.global().async {
-                let meter = LoudnessMeter(timeout: max(timeout, 60))
-                var measured = media
-                var cost = LoudnessCost(measured: true)
-                for (index, location) in locations.enumerated() where !measured[index].audio.isEmpty {
-                    guard case .file(let path) = location, let result = try? meter.measure(path: path) else { cost.notMeasured += 1; continue }
-                    measured[index].audio[0].integratedLoudness = result.integrated
-                    cost.measurements += 1
-                    cost.bytesRead += result.bytesRead
-                    cost.milliseconds += Int((result.elapsed * 1000).rounded())
-                }
-                continuation.resume(returning: (measured, cost))
-            }
-        }
-    }
 }

@@ -384,4 +384,37 @@ final class PlaylistLoudnessTests: XCTestCase {
         XCTAssertEqual(skipped.count, 1)
         XCTAssertTrue(skipped[0].hasPrefix(local.absoluteString + ": refused: the remote playlist "), skipped[0])
     }
+
+    /// `matrix run` measures loudness as `audit` does, in playlist cases and explicit-input cases
+    /// alike, so a cell and an audit of the same title agree; `--no-loudness` turns it off there too.
+    func testAMatrixRunFindsTheLoudAdInPlaylistAndFileCasesUnlessLoudnessIsOff() throws {
+        let stream = InterstitialStream(primary: Self.programme, primaryCodecs: "avc1.64000d,mp4a.40.2",
+                                        ads: [.init(id: "loud", source: Self.loudAd, boundary: 3)], segmentSeconds: 2)
+        let playlist = server.url(try stream.write(into: root, port: server.port))
+        let matrix = root.appendingPathComponent("matrix.yaml")
+        try """
+        name: loudness
+        defaults: {jobs: 2, timeout: 60}
+        deviceClasses: [apple-tv-4k, smart-tv-low-end]
+        cases:
+          - {id: title, playlist: "\(playlist)"}
+          - {id: files, primary: "\(try Self.programme.path())", interstitials: ["\(try Self.loudAd.path())"]}
+
+        """.write(to: matrix, atomically: true, encoding: .utf8)
+        for (index, extra) in [[], ["--no-loudness"]].enumerated() {
+            let result = try SeamcheckBinary.run(["matrix", "run", matrix.path, "--db", root.appendingPathComponent("results.sqlite").path,
+                                                  "--output", root.appendingPathComponent("reports-\(index)").path, "--format", "json"] + extra)
+            let document = try XCTUnwrap(try JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as? [String: Any], result.stderr)
+            for matrixCase in document["cases"] as? [[String: Any]] ?? [] {
+                let cells = matrixCase["cells"] as? [[String: Any]] ?? []
+                XCTAssertEqual(cells.count, 2, "\(matrixCase)")
+                for cell in cells {
+                    let rules = (cell["findings"] as? [[String: Any]] ?? []).compactMap { $0["rule"] as? String }
+                    XCTAssertEqual(rules.contains("loudness-mismatch"), extra.isEmpty,
+                                   "\(matrixCase["id"] ?? "") \(cell["deviceClass"] ?? "") \(extra): \(rules)")
+                }
+            }
+            XCTAssertEqual((document["cases"] as? [Any])?.count, 2, result.stdout)
+        }
+    }
 }
