@@ -16,12 +16,14 @@ struct AuditPlan {
         var placement: Placement
         /// The loader's failure to fetch the asset's playlist (already the spec finding asset-unreachable).
         var knownFailure: String?
+        /// Its entry in the schedule.
+        var entry: Int
     }
 
     var assets: [Asset] = []
 
     init(schedule: InterstitialSchedule, presentation: Presentation, timeline: LoadedMediaPlaylist) {
-        for entry in schedule.entries {
+        for (entryIndex, entry) in schedule.entries.enumerated() {
             let base = PlaylistAuditor.assetBase(entry, presentation: presentation, timeline: timeline)
             for asset in entry.assets {
                 let role = "interstitial \(assets.count + 1)"
@@ -29,17 +31,18 @@ struct AuditPlan {
                                           pod: entry.pod, positionInPod: entry.positionInPod, duration: asset.duration)
                 var knownFailure: String?
                 if case .failed(let error)? = presentation.asset(asset.uri, from: base) { knownFailure = error.description }
-                assets.append(Asset(uri: asset.uri, base: base, role: role, placement: placement, knownFailure: knownFailure))
+                assets.append(Asset(uri: asset.uri, base: base, role: role, placement: placement, knownFailure: knownFailure, entry: entryIndex))
             }
         }
     }
 
     /// Fetch and probe: the asset playlists not loaded yet, then the rendition (and audio
-    /// rendition) each class selects first, of the primary and of every asset, in parallel.
+    /// rendition) each class selects first, of the primary and of every asset, in parallel,
+    /// followed by the loudness measurements of those renditions when `loudness` is given.
     /// Failures are cached like successes; failover to a class's next variant happens in
     /// evaluation, for the few classes that need it.
     func prefetch(presentation: Presentation, profiles: [DeviceProfile], playlists: inout AssetPlaylists,
-                  probes: RenditionProbes, width: Int) async {
+                  probes: RenditionProbes, width: Int, loudness: PlaylistLoudness? = nil) async {
         let locations = assets.compactMap { try? $0.base.resolving($0.uri) }
         await playlists.prefetch(locations, width: width)
         var roots: [(ParsedPlaylist, InputLocation)] = [(presentation.root, presentation.location)]
@@ -55,9 +58,12 @@ struct AuditPlan {
                 targets.append(target)
             }
         }
-        _ = await PresentationLoader.map(targets, width: width) { [rootPlaylists] target in
-            try? await probes.describe(target, playlist: rootPlaylists[target])
+        // Probes first: a loudness job waits for its rendition's probe, which has started by then.
+        var work: [@Sendable () async -> Void] = targets.map { target in
+            { [rootPlaylists] in _ = try? await probes.describe(target, playlist: rootPlaylists[target]) }
         }
+        work += loudness?.prefetchJobs(plan: self, presentation: presentation, playlists: playlists, profiles: profiles, probes: probes) ?? []
+        _ = await PresentationLoader.map(work, width: width) { await $0() }
     }
 
     /// What each class selects first of `root`: its variant and audio rendition, resolved (`location` itself for a media playlist).

@@ -37,12 +37,15 @@ public struct PlaylistAuditor: Sendable {
     public var loader: PresentationLoader
     public var auditor: TransitionAuditor
     public var specFindings: @Sendable (Presentation) -> [Finding]
+    /// Measure loudness (interstitials whole, the programme around each break); nil: not measured.
+    public var loudness: LoudnessOptions?
 
     public init(loader: PresentationLoader = PresentationLoader(), auditor: TransitionAuditor = TransitionAuditor(),
-                specFindings: @escaping @Sendable (Presentation) -> [Finding] = { SpecLinter.lint($0) }) {
+                specFindings: @escaping @Sendable (Presentation) -> [Finding] = { SpecLinter.lint($0) }, loudness: LoudnessOptions? = nil) {
         self.loader = loader
         self.auditor = auditor
         self.specFindings = specFindings
+        self.loudness = loudness
     }
 
     public func audit(_ input: InputLocation, profiles: [DeviceProfile], session: ProbeSession) async throws(PlaylistAuditError) -> AuditResult {
@@ -65,8 +68,10 @@ public struct PlaylistAuditor: Sendable {
         let plan = AuditPlan(schedule: schedule, presentation: presentation, timeline: timeline)
         var assetPlaylists = AssetPlaylists(loader: loader, presentation: presentation)
         let probes = RenditionProbes(session: session, presentation: presentation)
+        let loudnessStep = loudness.map { PlaylistLoudness(options: $0, plan: plan, schedule: schedule, presentation: presentation,
+                                                           loader: loader, width: loader.options.concurrency, loaded: probes.loaded) }
         await plan.prefetch(presentation: presentation, profiles: profiles, playlists: &assetPlaylists, probes: probes,
-                            width: loader.options.concurrency)
+                            width: loader.options.concurrency, loudness: loudnessStep)
         if Task.isCancelled { throw .probe(.cancelled(input.description)) }
 
         // The primary: what each class plays of it. A class whose selection cannot be read fails
@@ -109,12 +114,15 @@ public struct PlaylistAuditor: Sendable {
             if Task.isCancelled { throw .probe(.cancelled(input.description)) }
             let (audited, found) = try await auditAsset(asset.uri, base: asset.base, role: asset.role, placement: asset.placement,
                                                         profiles: profiles, primaryPicks: primaryPicks, primaryRoot: presentation.root, probes: probes,
-                                                        knownFailure: asset.knownFailure, playlists: &assetPlaylists, declared: &declared)
+                                                        knownFailure: asset.knownFailure, playlists: &assetPlaylists, declared: &declared,
+                                                        loudness: loudnessStep)
             interstitials.append(audited)
             findings += found
         }
-        return AuditResult(input: input.description, deviceClasses: profiles.map(\.id), primary: primary,
-                           interstitials: interstitials, findings: Self.graded(findings + declared.findings, by: profiles))
+        var result = AuditResult(input: input.description, deviceClasses: profiles.map(\.id), primary: primary,
+                                 interstitials: interstitials, findings: Self.graded(findings + declared.findings, by: profiles))
+        if let loudnessStep { await loudnessStep.report(into: &result, order: profiles.map(\.id)) }
+        return result
     }
 
     /// ladder-mismatch per video class, when primary and interstitial are both multivariant.
@@ -152,7 +160,8 @@ public struct PlaylistAuditor: Sendable {
 
     private func auditAsset(_ uri: String, base: InputLocation, role: String, placement: Placement, profiles: [DeviceProfile],
                             primaryPicks: [String: RenditionPick], primaryRoot: ParsedPlaylist, probes: RenditionProbes, knownFailure: String?,
-                            playlists: inout AssetPlaylists, declared: inout DeclaredFindings) async throws(PlaylistAuditError) -> (AuditedAsset, [Finding]) {
+                            playlists: inout AssetPlaylists, declared: inout DeclaredFindings,
+                            loudness: PlaylistLoudness?) async throws(PlaylistAuditError) -> (AuditedAsset, [Finding]) {
         let label = placement.id.map { "\(role) \"\($0)\"" } ?? role
         func unreachable(_ reason: String) -> (AuditedAsset, [Finding]) {
             let asset = AuditedAsset(role: role, input: uri, media: MediaDescription(input: uri, container: "", duration: nil),
@@ -186,8 +195,9 @@ public struct PlaylistAuditor: Sendable {
                     if let finding = AuditFindings.primaryNotProbed(label: label, subject: subject, profile: profile) { findings.append(finding) }
                     continue
                 }
-                let (found, fixes) = auditor.transitionFindings(primary: primary.media, interstitial: pick.media,
-                                                                subject: subject, profile: profile)
+                let pair = await loudness?.pair(primary: primary, interstitial: pick, role: role, profile: profile)
+                let (found, fixes) = auditor.transitionFindings(primary: pair?.primary ?? primary.media, interstitial: pair?.interstitial ?? pick.media,
+                                                                subject: subject, profile: profile, loudnessScope: pair?.scope)
                 findings += found
                 perClass.append((profile.id, fixes))
             case .noPlayable(let reason):

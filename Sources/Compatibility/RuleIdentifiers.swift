@@ -28,8 +28,8 @@ public enum RuleIdentifiers {
         "playlist-syntax", "interstitial-outside-timeline", "daterange-hexadecimal-invalid",
         // A media playlist below the input that cannot be loaded (a finding, not the end of the run).
         "media-playlist-unreachable",
-        // Draft -22: Appendix F; X-CUE, the pre-standard CUE that players still read.
-        "preload-daterange-invalid", "x-cue-attribute",
+        // Draft -22: Appendix F; X-CUE, the pre-standard CUE that players still read; a date read as UTC.
+        "preload-daterange-invalid", "x-cue-attribute", "date-without-time-zone",
     ]
     /// Playlist audits: media that no rule could look at (unreachable, encrypted, refused), never counted as seamless.
     public static let audit = ["media-not-probed"]

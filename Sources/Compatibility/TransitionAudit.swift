@@ -61,6 +61,8 @@ public struct AuditedAsset: Codable, Sendable, Equatable {
     public var selections: [RenditionSelection]
     /// Playlist audits: where the interstitial is scheduled.
     public var placement: Placement?
+    /// Playlist audits: the asset's loudness against the programme around its break, per group of classes.
+    public var loudness: [AssetLoudness] = []
     /// Why the asset could not be described (unreachable, nothing playable); its findings say more.
     public var problem: String?
 
@@ -96,13 +98,17 @@ public struct AuditResult: Sendable, Equatable {
     public var primary: AuditedAsset
     public var interstitials: [AuditedAsset]
     public var findings: [Finding]
+    /// What measuring loudness read and took; nil when the audit did not say.
+    public var loudness: LoudnessCost?
 
-    public init(input: String, deviceClasses: [String], primary: AuditedAsset, interstitials: [AuditedAsset], findings: [Finding]) {
+    public init(input: String, deviceClasses: [String], primary: AuditedAsset, interstitials: [AuditedAsset], findings: [Finding],
+                loudness: LoudnessCost? = nil) {
         self.input = input
         self.deviceClasses = deviceClasses
         self.primary = primary
         self.interstitials = interstitials
         self.findings = findings
+        self.loudness = loudness
     }
 
     public var summary: FindingSummary { FindingSummary(findings) }
@@ -162,10 +168,11 @@ public struct TransitionAuditor: Sendable {
     /// What one class's receivers hit when switching from `primary` to `interstitial`, with the
     /// encoder settings that avoid it.
     public func transitionFindings(primary: MediaDescription, interstitial: MediaDescription, subject: String,
-                                   profile: DeviceProfile) -> (findings: [Finding], remediations: [Remediation]) {
+                                   profile: DeviceProfile, loudnessScope: LoudnessScope? = nil) -> (findings: [Finding], remediations: [Remediation]) {
         var findings: [Finding] = []
         var remediations: [Remediation] = []
-        let context = TransitionContext(primary: primary, interstitial: interstitial, rendersVideo: profile.plays.video)
+        let context = TransitionContext(primary: primary, interstitial: interstitial, rendersVideo: profile.plays.video,
+                                        loudnessScope: loudnessScope)
         // Matching a primary the class cannot play would make the ad unplayable too: no fix then.
         let unplayable = capabilityRules.filter { $0.evaluate(primary, on: profile.plays) != nil }.map(\.id)
         for rule in rules {

@@ -99,9 +99,12 @@ public struct CaseFailure: Error, Sendable, Equatable, Codable, CustomStringConv
 /// pre-roll pod, since explicit inputs carry no timing.
 public struct ExplicitInputAuditor: CaseAuditor {
     public var auditor: TransitionAuditor
+    /// Seconds a loudness measurement may take; nil: loudness is not measured.
+    public var loudnessTimeout: Double?
 
-    public init(auditor: TransitionAuditor = TransitionAuditor()) {
+    public init(auditor: TransitionAuditor = TransitionAuditor(), loudnessTimeout: Double? = nil) {
         self.auditor = auditor
+        self.loudnessTimeout = loudnessTimeout
     }
 
     public func accepts(_ source: CaseSource) -> Bool {
@@ -138,11 +141,14 @@ public struct ExplicitInputAuditor: CaseAuditor {
         guard failures.isEmpty else {
             throw CaseFailure(kind: .input, input: failures[0].0, reason: failures.map(\.1).joined(separator: "; "))
         }
+        var cost: LoudnessCost?
+        if let loudnessTimeout { (media, cost) = await FileLoudness.measure(media, locations: inputs, timeout: loudnessTimeout) }
         let primaryAsset = AuditedAsset(role: "primary", input: primary.description, media: media[0])
         let assets = zip(interstitials, media.dropFirst()).enumerated().map { offset, pair in
             AuditedAsset(role: "interstitial \(offset + 1)", input: pair.0.description, media: pair.1)
         }
-        let result = auditor.audit(primary: primaryAsset, interstitials: assets, profiles: profiles)
+        var result = auditor.audit(primary: primaryAsset, interstitials: assets, profiles: profiles)
+        result.loudness = cost
         return CaseAudit(result: result, placements: InterstitialPlacement.preRollPod(durations: assets.map(\.media.duration)))
     }
 }

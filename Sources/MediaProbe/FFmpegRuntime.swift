@@ -21,8 +21,13 @@ enum FFmpegRuntime {
     }()
 
     /// Loads FFmpeg's libraries (once per process) or says why they cannot be.
+    /// Also installs the log callback: FFmpeg's default logger writes to stderr, and I/O outside a
+    /// probe (a segment read) would otherwise print "[http @ 0x…] HTTP error 404" on the terminal.
     static func requireLibraries(for input: String) throws(ProbeError) {
-        guard sc_ffmpeg_load() != 0 else { return }
+        guard sc_ffmpeg_load() != 0 else {
+            _ = configured
+            return
+        }
         throw .ffmpegUnavailable(input, reason: sc_ffmpeg_load_error().map { String(cString: $0) } ?? "unknown reason")
     }
 

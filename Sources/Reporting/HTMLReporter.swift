@@ -14,6 +14,7 @@ public struct HTMLReporter: AuditReporter {
         h.append("<p>Primary <code>\(xmlEscape(result.primary.input))</code><br>\(xmlEscape(MediaText.summary(result.primary.media)))</p>")
         let s = result.summary
         h.append("<p class=\"summary\">\(s.error) error(s), \(s.warning) warning(s), \(s.info) info across \(result.deviceClasses.count) device class(es)</p>")
+        if let loudness = result.loudness { h.append("<p>\(xmlEscape(loudness.summary))</p>") }
         h.append("<table class=\"grid\"><thead><tr><th>interstitial</th>")
         h.append(result.deviceClasses.map { "<th>\(xmlEscape($0))</th>" }.joined())
         h.append("</tr></thead><tbody>")
@@ -33,7 +34,8 @@ public struct HTMLReporter: AuditReporter {
         h.append("</tbody></table>")
         for asset in result.interstitials {
             h.append("<section><h2>\(xmlEscape(MediaText.heading(asset)))</h2>")
-            h.append("<ul>" + MediaText.mediaLines(asset).map { "<li>\(xmlEscape($0))</li>" }.joined() + "</ul>")
+            h.append("<ul>" + (MediaText.mediaLines(asset) + MediaText.loudnessLines(asset))
+                .map { "<li>\(xmlEscape($0))</li>" }.joined() + "</ul>")
             let found = findings(for: asset, in: result)
             if found.isEmpty { h.append("<p class=\"pass\">No findings: the switch is seamless on every device class audited.</p>") }
             for (title, severity) in [("Must fix", Severity.error), ("Should fix", .warning), ("Good to know", .info)] {

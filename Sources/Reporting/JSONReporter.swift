@@ -25,6 +25,8 @@ public struct AuditDocument: Codable, Sendable {
         public var selections: [RenditionSelection]
         public var placement: Placement?
         public var problem: String?
+        /// Playlist audits: the interstitial's loudness against the programme around its break.
+        public var loudness: [AssetLoudness] = []
     }
 
     public var schemaVersion: Int
@@ -34,6 +36,8 @@ public struct AuditDocument: Codable, Sendable {
     public var findings: [Finding]
     public var summary: FindingSummary
     public var assets: [Asset]
+    /// What measuring loudness read and took (or why it was not measured).
+    public var loudness: LoudnessCost?
 
     public init(_ result: AuditResult) {
         schemaVersion = jsonSchemaVersion
@@ -42,6 +46,7 @@ public struct AuditDocument: Codable, Sendable {
         deviceClasses = result.deviceClasses
         findings = result.findings
         summary = result.summary
+        loudness = result.loudness
         assets = ([result.primary] + result.interstitials).map { asset in
             var document = Asset(asset)
             document.fixes = remediationCommands(for: asset, in: result).map { Fix(deviceClasses: $0.deviceClasses, command: $0.text) }
@@ -50,7 +55,7 @@ public struct AuditDocument: Codable, Sendable {
     }
 
     enum CodingKeys: String, CodingKey {
-        case schemaVersion, input, interstitials, deviceClasses, findings, summary, assets
+        case schemaVersion, input, interstitials, deviceClasses, findings, summary, assets, loudness
     }
 }
 
@@ -58,10 +63,10 @@ extension AuditDocument.Asset {
     /// The asset fields every JSON document shares (audits and matrix runs).
     public init(_ asset: AuditedAsset) {
         self.init(role: asset.role, input: asset.input, media: asset.media, remediation: asset.remediation?.rendered,
-                  selections: asset.selections, placement: asset.placement, problem: asset.problem)
+                  selections: asset.selections, placement: asset.placement, problem: asset.problem, loudness: asset.loudness)
     }
 
-    enum CodingKeys: String, CodingKey { case role, input, media, remediation, fixes, selections, placement, problem }
+    enum CodingKeys: String, CodingKey { case role, input, media, remediation, fixes, selections, placement, problem, loudness }
 
     public func encode(to encoder: Encoder) throws {
         var c = encoder.container(keyedBy: CodingKeys.self)
@@ -73,6 +78,7 @@ extension AuditDocument.Asset {
         try c.encode(selections, forKey: .selections)
         try c.encode(placement, forKey: .placement)
         try c.encode(problem, forKey: .problem)
+        try c.encode(loudness, forKey: .loudness)
     }
 }
 

@@ -16,6 +16,7 @@ public struct MarkdownReporter: AuditReporter {
         md.append("")
         let s = result.summary
         md.append("**\(s.error) error(s), \(s.warning) warning(s), \(s.info) info** across \(result.deviceClasses.count) device class(es).")
+        if let loudness = result.loudness { md.append(""); md.append(loudness.summary.prefix(1).uppercased() + loudness.summary.dropFirst() + ".") }
         md.append("")
         md.append("## Overview")
         md.append("")
@@ -31,7 +32,7 @@ public struct MarkdownReporter: AuditReporter {
             md.append("")
             md.append("## \(MediaText.heading(asset))")
             md.append("")
-            md += MediaText.mediaLines(asset).map { "- " + $0 }
+            md += (MediaText.mediaLines(asset) + MediaText.loudnessLines(asset)).map { "- " + $0 }
             md.append("")
             let found = findings(for: asset, in: result)
             if found.isEmpty {

@@ -64,5 +64,23 @@ public enum MediaText {
         }
     }
 
+    /// Playlist audits: the interstitial's loudness against the programme around its break, one
+    /// line per group of classes (named when there are several groups), or why it was not measured.
+    public static func loudnessLines(_ asset: AuditedAsset) -> [String] {
+        asset.loudness.map { entry in
+            let who = asset.loudness.count > 1 ? " (\(entry.deviceClasses.joined(separator: ", ")))" : ""
+            var text = "loudness\(who): "
+            if let difference = entry.difference, let level = entry.interstitial?.integrated, let programme = entry.programme {
+                text += "\(String(format: "%.1f", level)) LUFS against the programme's \(String(format: "%.1f", programme)) LUFS "
+                    + "(\(entry.sides.joined(separator: " and ")) the break): \(String(format: "%+.1f", abs(difference) < 0.05 ? 0 : difference)) LU"
+            } else {
+                text += entry.problem ?? "not measured"
+            }
+            let skipped = [entry.interstitial, entry.before, entry.after].compactMap { $0 }.flatMap(\.skipped)
+            if !skipped.isEmpty { text += "; left out: " + skipped.joined(separator: ", ") }
+            return text
+        }
+    }
+
     public static func formatNumber(_ value: Double) -> String { HLSNumber.format(value) }
 }

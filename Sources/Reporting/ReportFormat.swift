@@ -87,10 +87,21 @@ public func remediationCommands(for asset: AuditedAsset, in result: AuditResult?
     return groups.map { group in
         let suffix = groups.count > 1 ? group.deviceClasses.first.map { "-" + safeFileStem($0) } ?? "" : ""
         let output = "./" + uniqueStem + suffix + "-matched." + ext
-        let text = group.remediation.command(input: asset.input, output: output).map(shellQuoted).joined(separator: " ")
+        let text = group.remediation.command(input: fixInput(for: asset, classes: group.deviceClasses), output: output)
+            .map(shellQuoted).joined(separator: " ")
         return RemediationCommand(deviceClasses: group.deviceClasses, isVariant: groups.count > 1,
                                   servesEveryClass: concerned.isSubset(of: group.deviceClasses), text: text)
     }
+}
+
+/// What a fix reads: the rendition the group's classes were audited on when it is one media
+/// playlist with its audio muxed in (given a multivariant playlist, ffmpeg fetches every variant,
+/// broken ones included, and encodes a stream of its own choosing); else the asset as given.
+private func fixInput(for asset: AuditedAsset, classes: [String]) -> String {
+    let audited = asset.selections.filter { !Set($0.deviceClasses).isDisjoint(with: classes) }
+    guard !classes.isEmpty, let only = audited.first, audited.allSatisfy({ $0.rendition == only.rendition }),
+          only.audioRendition == nil, !only.rendition.isEmpty else { return asset.input }
+    return only.rendition
 }
 
 /// The single command of an asset (the first when classes need different encodes).

@@ -19,6 +19,7 @@ public struct TableReporter: AuditReporter {
             if asset.role != "primary" { out.append("") }
             out.append(bold(line(MediaText.heading(asset))))
             out += MediaText.mediaLines(asset).map { line("  " + $0) }
+            out += MediaText.loudnessLines(asset).map { line("  " + $0) }
             let found = findings(for: asset, in: result)
             if asset.role == "primary" {
                 if !primaryFindings.isEmpty {
@@ -50,6 +51,7 @@ public struct TableReporter: AuditReporter {
         }
         let summary = result.summary
         out.append("")
+        if let loudness = result.loudness { out.append(line(loudness.summary)) }
         out.append(line("\(summary.error) error(s), \(summary.warning) warning(s), \(summary.info) info across "
             + "\(result.deviceClasses.count) device class(es): \(result.deviceClasses.joined(separator: ", "))"))
         return out.joined(separator: "\n") + "\n"

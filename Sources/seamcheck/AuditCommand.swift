@@ -13,7 +13,8 @@ struct AuditCommand: AsyncParsableCommand {
         discussion: """
         Give a primary PLAYLIST: each device class's variant selection is made for the primary and for every \
         interstitial asset it schedules, each selected rendition is probed once (init section and first \
-        segment), and the spec, capability, transition and declared-versus-measured rules run. Or give media \
+        segment), and the spec, capability, transition and declared-versus-measured rules run; loudness (unless \
+        --no-loudness) reads more: each interstitial's audio whole and 10 s of programme each side of its break. Or give media \
         files with --primary and --interstitial. Without --profile, the project file's profiles, else every \
         profile in DeviceProfiles/, are used. A .seamcheck.yml in the working folder (or --config) sets profiles, \
         failOn, timeout, per-rule severities (on top of the profiles) and accepted findings; options given here win.
@@ -39,7 +40,7 @@ struct AuditCommand: AsyncParsableCommand {
     @Option(help: "Interstitial asset playlists and renditions fetched and probed at once (default 16); the report's order does not depend on it.")
     var jobs: Int = 16
 
-    @Flag(name: .customLong("no-loudness"), help: "Do not measure integrated loudness (file audits decode every input's audio for loudness-mismatch).")
+    @Flag(name: .customLong("no-loudness"), help: "Do not measure integrated loudness (loudness-mismatch decodes each interstitial's audio whole, and the primary's around each break).")
     var noLoudness = false
 
     @Option(name: .customLong("loudness-target"), parsing: .unconditional, help: "An integrated loudness every interstitial should meet, in LUFS (-23 EBU R128, -24 ATSC A/85).")
@@ -99,7 +100,11 @@ struct AuditCommand: AsyncParsableCommand {
             var options = PlaylistInput.loaderOptions(timeout: seconds, fetchAssets: true)
             options.concurrency = jobs
             let loader = PresentationLoader(options: options)
-            return try await PlaylistAuditor(loader: loader).audit(location, profiles: profiles, session: session)
+            let auditor = PlaylistAuditor(loader: loader, auditor: TransitionAuditor(loudness: loudnessPolicy),
+                                          loudness: noLoudness ? nil : LoudnessOptions(fetchTimeout: seconds))
+            var result = try await auditor.audit(location, profiles: profiles, session: session)
+            if noLoudness { result.loudness = .off(Self.offReason) }
+            return result
         } catch {
             throw CLIFailure.input(error.description)
         }
@@ -109,29 +114,19 @@ struct AuditCommand: AsyncParsableCommand {
         let inputs = [primary!] + interstitial
         let locations = try ProbeRunner.locations(inputs)
         var media = try await ProbeRunner.describeAll(locations, with: session)
-        if !noLoudness { media = await Self.measureLoudness(media, locations: locations, timeout: timeout.timeout) }
+        var cost = LoudnessCost.off(Self.offReason)
+        if !noLoudness { (media, cost) = await FileLoudness.measure(media, locations: locations, timeout: timeout.timeout) }
 
         let primaryAsset = AuditedAsset(role: "primary", input: inputs[0], media: media[0])
         let interstitials = zip(inputs.dropFirst(), media.dropFirst()).enumerated().map { offset, pair in
             AuditedAsset(role: "interstitial \(offset + 1)", input: pair.0, media: pair.1)
         }
-        let policy = LoudnessPolicy(tolerance: loudnessTolerance, target: loudnessTarget)
-        return TransitionAuditor(loudness: policy).audit(primary: primaryAsset, interstitials: interstitials, profiles: deviceProfiles)
+        var result = TransitionAuditor(loudness: loudnessPolicy).audit(primary: primaryAsset, interstitials: interstitials, profiles: deviceProfiles)
+        result.loudness = cost
+        return result
     }
 
-    /// Integrated loudness of each local file's first audio track, decoded whole (off the
-    /// cooperative pool). An input that cannot be measured keeps no value, so the rule skips it.
-    static func measureLoudness(_ media: [MediaDescription], locations: [InputLocation], timeout: Double) async -> [MediaDescription] {
-        await withCheckedContinuation { continuation in
-            DispatchQueue.global().async {
-                let meter = LoudnessMeter(timeout: max(timeout, 60))
-                var measured = media
-                for (index, location) in locations.enumerated() where !measured[index].audio.isEmpty {
-                    guard case .file(let path) = location, let result = try? meter.measure(path: path) else { continue }
-                    measured[index].audio[0].integratedLoudness = result.integrated
-                }
-                continuation.resume(returning: measured)
-            }
-        }
-    }
+    var loudnessPolicy: LoudnessPolicy { LoudnessPolicy(tolerance: loudnessTolerance, target: loudnessTarget) }
+
+    static let offReason = "turned off with --no-loudness"
 }

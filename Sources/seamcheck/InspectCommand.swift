@@ -233,11 +233,16 @@ enum InspectTable {
                 facts.append("timeline \(e.timelineOccupies)/\(e.timelineStyle)")
                 if !e.contentMayVary { facts.append("content does not vary") }
                 if let skip = e.skipControl {
-                    facts.append("skip button" + (skip.offset.map { " after \(clockShort($0))" } ?? "") + (skip.labelID.map { " \"\($0)\"" } ?? ""))
+                    facts.append("skip button" + (skip.offset.map { " after \(clockShort($0))" } ?? "")
+                        + (skip.duration.map { " for \(clockShort($0))" } ?? "") + (skip.labelID.map { " \"\($0)\"" } ?? "")
+                        + (e.skipControlFromAssetList.isEmpty ? "" : " (asset list SKIP-CONTROL: \(e.skipControlFromAssetList.joined(separator: ", ")))"))
                 }
                 if e.onSegmentBoundary == false { facts.append("not on a segment boundary") }
                 out.append("    \(n + 1). \(e.id ?? "(no ID)") (line \(e.line))  " + facts.joined(separator: "  "))
                 if let list = e.assetList { out.append("       asset list \(list)") }
+                for problem in e.assetListProblems {
+                    out.append("       asset list problem: \(problem) (\(problem.outcome.rawValue))")
+                }
                 for asset in e.assets {
                     out.append("       asset \(asset.uri)" + (asset.duration.map { "  \(clockShort($0))" } ?? ""))
                 }

@@ -55,6 +55,9 @@ struct MatrixRunCommand: AsyncParsableCommand {
     @Option(help: "Seconds one case may take, probes included (default: the file's defaults.timeout, else 120).")
     var timeout: Double?
 
+    @Flag(name: .customLong("no-loudness"), help: "Do not measure integrated loudness (loudness-mismatch decodes each interstitial's audio whole, and a playlist's programme around each break).")
+    var noLoudness = false
+
     @OptionGroup var database: DatabaseOption
     @OptionGroup var profilesDir: ProfilesDirOption
     @OptionGroup var config: ConfigOption
@@ -75,7 +78,12 @@ struct MatrixRunCommand: AsyncParsableCommand {
         // defaults (failOn, timeout, jobs) and device classes are the matrix's.
         let project = try ProjectFile.load(config, knownProfiles: allProfiles.map(\.id))
         spec.expectedIssues += project?.accepted ?? []
-        let auditors: [any CaseAuditor] = [ExplicitInputAuditor(), PlaylistCaseAuditor()]
+        let caseTimeout = timeout ?? spec.defaults.timeout
+        // Loudness as `audit` measures it, so that a matrix cell and an audit of the same input agree.
+        let auditors: [any CaseAuditor] = [
+            ExplicitInputAuditor(loudnessTimeout: noLoudness ? nil : caseTimeout),
+            PlaylistCaseAuditor(auditor: PlaylistAuditor(loudness: noLoudness ? nil : LoudnessOptions(fetchTimeout: min(caseTimeout, 15)))),
+        ]
         do { try MatrixPlan.check(spec, auditors: auditors) } catch { throw CLIFailure.input(error.description) }
         let profiles: [DeviceProfile]
         do {
@@ -94,7 +102,6 @@ struct MatrixRunCommand: AsyncParsableCommand {
         do { store = try ResultStore(path: database.path) } catch { throw CLIFailure.input(error.description) }
 
         let jobs = self.jobs ?? spec.defaults.jobs ?? ProcessInfo.processInfo.activeProcessorCount
-        let caseTimeout = timeout ?? spec.defaults.timeout
         let threshold = failOn ?? spec.defaults.failOn
         let runId: Int64
         do {

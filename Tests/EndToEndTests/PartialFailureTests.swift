@@ -151,4 +151,40 @@ final class PartialFailureTests: XCTestCase {
         let remote = try SeamcheckBinary.run(["lint", server.url(path), "--offline"])
         XCTAssertEqual(remote.status, 2, "--offline needs a local playlist")
     }
+
+    /// An ad whose preferred variant is gone is audited on the variant players fail over to, and
+    /// its fix reads that variant (given the multivariant playlist, ffmpeg picks a variant itself).
+    func testAnAdWithABrokenVariantIsAuditedOnTheOtherAndItsFixReadsThatOne() throws {
+        let stream = InterstitialStream(primary: Fixtures.primaryWithSegments, primaryCodecs: "avc1.64000d,mp4a.40.2",
+                                        ads: [.init(id: "ad-4x3", source: Fixtures.fourByThree, multivariantCodecs: "avc1.64000d,mp4a.40.2",
+                                                    boundary: 2)])
+        // A folder and server of its own: asset URIs are absolute from the server's root.
+        let adRoot = root.appendingPathComponent("second")
+        try FileManager.default.createDirectory(at: adRoot, withIntermediateDirectories: true)
+        let adServer = try TestHTTPServer(root: adRoot.path)
+        defer { adServer.stop() }
+        let primaryPath = try stream.write(into: adRoot, port: adServer.port)
+        let adMain = adRoot.appendingPathComponent("ad-4x3/main.m3u8")
+        let ladder = try String(contentsOf: adMain, encoding: .utf8)
+        try ladder.replacingOccurrences(of: "#EXTM3U\n", with: """
+            #EXTM3U
+            #EXT-X-STREAM-INF:BANDWIDTH=9000000,CODECS="avc1.64000d,mp4a.40.2",RESOLUTION=320x240
+            gone/index.m3u8
+
+            """).write(to: adMain, atomically: true, encoding: .utf8)
+        let result = try SeamcheckBinary.run(["audit", adServer.url(primaryPath),
+                                              "--profile", "apple-tv-4k", "--format", "json"])
+        let document = try json(result.stdout, result.stderr)
+        let all = findings(document)
+        XCTAssertTrue(all.contains { $0["rule"] as? String == "aspect-ratio-mismatch" }, "the 4:3 ad is still found: \(all)")
+        let failover = all.first { $0["rule"] as? String == "media-not-probed" }
+        XCTAssertTrue((failover?["message"] as? String ?? "").contains("gone/index.m3u8"), "\(all)")
+        let ad = try XCTUnwrap((document["assets"] as? [[String: Any]])?.first { $0["role"] as? String == "interstitial 1" })
+        let fix = try XCTUnwrap((ad["fixes"] as? [[String: Any]])?.first?["command"] as? String, "\(ad)")
+        let argv = try ShellWords.split(fix)
+        XCTAssertEqual(argv.dropFirst().first, "-i")
+        XCTAssertEqual(argv.dropFirst(2).first, adServer.url("/files/ad-4x3/index.m3u8"), fix)
+        let run = try Command.run("ffmpeg", ["-nostdin", "-v", "error", "-y"] + argv.dropFirst(), currentDirectory: root)
+        XCTAssertEqual(run.status, 0, "\(fix)\n\(run.stderr)")
+    }
 }

@@ -95,4 +95,31 @@ final class ProbeCommandTests: XCTestCase {
         XCTAssertEqual(result.stdout, "")
         XCTAssertTrue(result.stderr.contains(missing))
     }
+
+    /// FFmpeg's own logger writes "[http @ 0x…] HTTP error 404" to stderr; every FFmpeg call, the
+    /// segment reads that happen before any probe included, must go through ours instead.
+    func testAMissingInitSectionIsOneErrorLineWithoutFFmpegsLogNoise() throws {
+        let rendition = scratch.appendingPathComponent("rendition")
+        try FileManager.default.createDirectory(at: rendition, withIntermediateDirectories: true)
+        try """
+        #EXTM3U
+        #EXT-X-VERSION:7
+        #EXT-X-TARGETDURATION:2
+        #EXT-X-MAP:URI="init.mp4"
+        #EXTINF:2.0,
+        seg0.m4s
+        #EXT-X-ENDLIST
+
+        """.write(to: rendition.appendingPathComponent("index.m3u8"), atomically: true, encoding: .utf8)
+        let server = try TestHTTPServer(root: scratch.path)
+        defer { server.stop() }
+        let result = try SeamcheckBinary.run(["probe", server.url("/files/rendition/index.m3u8"), "--format", "json"])
+        XCTAssertEqual(result.status, 2, result.stderr)
+        XCTAssertEqual(result.stdout, "")
+        let lines = result.stderr.split(separator: "\n")
+        XCTAssertEqual(lines.count, 1, result.stderr)
+        XCTAssertTrue(result.stderr.hasPrefix("seamcheck: error: ") && result.stderr.contains("init.mp4") && result.stderr.contains("404"),
+                      result.stderr)
+        XCTAssertFalse(result.stderr.contains(" @ 0x"), result.stderr)
+    }
 }

@@ -109,10 +109,8 @@ final class InterstitialScheduleTests: XCTestCase {
             ("<html><body>500</body></html>", .html),
             ("[1, 2]", .notAnObject),
             ("{\"assets\": []}", .missingAssets(caseMismatch: "assets")),
-            ("{\"ASSETS\": {}}", .assetsNotAnArray),
-            ("{\"ASSETS\": [{\"DURATION\": 5}]}", .invalidAsset(index: 0, reason: "has no \"URI\"")),
-            ("{\"ASSETS\": [{\"URI\": \"u\", \"DURATION\": \"5\"}]}", .invalidAsset(index: 0, reason: "\"DURATION\" is not a number of seconds")),
-            ("{\"ASSETS\": [{\"URI\": \"u\", \"DURATION\": true}]}", .invalidAsset(index: 0, reason: "\"DURATION\" is not a number of seconds")),
+            ("{\"ASSETS\": {}}", .assetsNotAnArray("{}")),
+            ("{\"ASSETS\": \"ad.m3u8\"}", .assetsNotAnArray("\"ad.m3u8\"")),
         ]
         for (text, expected) in bad {
             XCTAssertThrowsError(try AssetList.decode(Data(text.utf8)), text) { XCTAssertEqual($0 as? AssetListError, expected, text) }
@@ -120,5 +118,70 @@ final class InterstitialScheduleTests: XCTestCase {
         XCTAssertThrowsError(try AssetList.decode(Data("ASSETS=1".utf8))) { error in
             guard case .notJSON? = error as? AssetListError else { return XCTFail("\(error)") }
         }
+    }
+
+    /// One wrong value is scheduled as players do: a numeric string read as the number, a bad
+    /// entry skipped and the others kept, a bad SKIP-CONTROL value ignored; each named precisely.
+    func testAssetListValueTypesAreProblemsScheduledAsPlayersDo() throws {
+        func decode(_ text: String) throws -> AssetList { try AssetList.decode(Data(text.utf8)) }
+        let cases: [(entry: String, kept: Double?, problem: String, outcome: AssetListProblem.Outcome)] = [
+            ("{\"URI\": \"u\", \"DURATION\": \"30\"}", 30, "ASSETS[1] \"DURATION\": \"30\" is a string, not a number", .readAsNumber),
+            ("{\"URI\": \"u\", \"DURATION\": \" 7.5 \"}", 7.5, "ASSETS[1] \"DURATION\": \" 7.5 \" is a string", .readAsNumber),
+            ("{\"URI\": \"u\", \"DURATION\": -5}", nil, "ASSETS[1] \"DURATION\": -5 is negative", .assetSkipped),
+            ("{\"URI\": \"u\", \"DURATION\": \"-5\"}", nil, "ASSETS[1] \"DURATION\": \"-5\" is negative", .assetSkipped),
+            ("{\"URI\": \"u\", \"DURATION\": 1e400}", nil, "ASSETS[1] \"DURATION\": 1e400 is beyond any finite number", .assetSkipped),
+            ("{\"URI\": \"u\", \"DURATION\": \"thirty\"}", nil, "ASSETS[1] \"DURATION\": \"thirty\" is a string, not a number of seconds", .assetSkipped),
+            ("{\"URI\": \"u\", \"DURATION\": true}", nil, "ASSETS[1] \"DURATION\": true is a boolean", .assetSkipped),
+            ("{\"URI\": \"u\", \"DURATION\": null}", nil, "ASSETS[1] \"DURATION\": null is null", .assetSkipped),
+            ("{\"URI\": 42, \"DURATION\": 5}", nil, "ASSETS[1] \"URI\": 42 is a number, not a string", .assetSkipped),
+            ("{\"URI\": [\"u\"], \"DURATION\": 5}", nil, "ASSETS[1] \"URI\": [\"u\"] is an array, not a string", .assetSkipped),
+            ("{\"uri\": \"u\", \"DURATION\": 5}", nil, "ASSETS[1] \"URI\" is missing (found \"uri\": keys are case-sensitive)", .assetSkipped),
+            ("{\"URI\": \"u\", \"Duration\": 5}", nil, "ASSETS[1] \"DURATION\" is missing (found \"Duration\"", .assetSkipped),
+            ("{\"DURATION\": 5}", nil, "ASSETS[1] \"URI\" is missing", .assetSkipped),
+            ("\"https://a.example/2.m3u8\"", nil, "ASSETS[1]: \"https://a.example/2.m3u8\" is not a JSON object", .assetSkipped),
+        ]
+        for (entry, kept, problem, outcome) in cases {
+            let list = try decode("{\"ASSETS\": [{\"URI\": \"https://a.example/1.m3u8\", \"DURATION\": 10}, \(entry), {\"URI\": \"https://a.example/3.m3u8\", \"DURATION\": 5}]}")
+            XCTAssertEqual(list.assets.map(\.index), kept == nil ? [0, 2] : [0, 1, 2], entry)
+            XCTAssertEqual(list.totalDuration, 15 + (kept ?? 0), entry)
+            XCTAssertEqual(list.problems.last?.outcome, outcome, entry)
+            XCTAssertTrue(list.problems.last?.description.hasPrefix(problem) ?? false, "\(entry): \(list.problems.map(\.description))")
+        }
+        let skip = try decode("{\"ASSETS\": [], \"SKIP-CONTROL\": {\"OFFSET\": \"five\", \"DURATION\": 2.5, \"LABEL-ID\": 3, \"offset\": 1}}")
+        XCTAssertEqual(skip.skipControl, AssetList.SkipControl(offset: nil, duration: 2.5, labelID: nil))
+        XCTAssertEqual(skip.problems.map(\.key), ["SKIP-CONTROL.OFFSET", "SKIP-CONTROL.DURATION", "SKIP-CONTROL.LABEL-ID", "SKIP-CONTROL.offset"])
+        XCTAssertEqual(skip.problems.map(\.outcome), [.ignored, .readAsNumber, .ignored, .ignored])
+        let notObject = try decode("{\"ASSETS\": [], \"SKIP-CONTROL\": [5]}")
+        XCTAssertNil(notObject.skipControl)
+        XCTAssertEqual(notObject.problems.map(\.description), ["\"SKIP-CONTROL\": [5] is an array, not an object"])
+        XCTAssertEqual(try decode("{\"ASSETS\": [], \"skip-control\": {\"OFFSET\": 5}}").problems.map(\.key), ["skip-control"])
+    }
+
+    /// The asset list's SKIP-CONTROL overrides the tag's X-SKIP-CONTROL-* key by key.
+    func testAssetListSkipControlOverridesTheTagKeyByKey() throws {
+        let text = """
+            #EXTM3U
+            #EXT-X-TARGETDURATION:6
+            #EXT-X-PROGRAM-DATE-TIME:2020-01-02T21:55:40.000Z
+            #EXTINF:6,
+            a.ts
+            #EXT-X-DATERANGE:ID="ad1",CLASS="com.apple.hls.interstitial",START-DATE="2020-01-02T21:55:46Z",X-ASSET-LIST="l.json",X-SKIP-CONTROL-OFFSET=3,X-SKIP-CONTROL-DURATION=8,X-SKIP-CONTROL-LABEL-ID="TAG"
+            #EXT-X-ENDLIST
+            """
+        let playlist = try media(text)
+        func entry(_ json: String) throws -> InterstitialSchedule.Entry {
+            let list = try AssetList.decode(Data(json.utf8))
+            return try XCTUnwrap(InterstitialSchedule(primary: playlist, assetList: { _ in list }).entries.first)
+        }
+        let overridden = try entry("{\"ASSETS\": [{\"URI\": \"https://a.example/1.m3u8\", \"DURATION\": 10}], \"SKIP-CONTROL\": {\"OFFSET\": 5, \"LABEL-ID\": \"LIST\"}}")
+        XCTAssertEqual(overridden.skipControl, AssetList.SkipControl(offset: 5, duration: 8, labelID: "LIST"))
+        XCTAssertEqual(overridden.skipControlFromAssetList, ["OFFSET", "LABEL-ID"])
+        let ignored = try entry("{\"ASSETS\": [], \"SKIP-CONTROL\": {\"OFFSET\": \"x\"}}")
+        XCTAssertEqual(ignored.skipControl, AssetList.SkipControl(offset: 3, duration: 8, labelID: "TAG"))
+        XCTAssertEqual(ignored.skipControlFromAssetList, [])
+        XCTAssertEqual(ignored.assetListProblems.map(\.key), ["SKIP-CONTROL.OFFSET"])
+        let stringDuration = try entry("{\"ASSETS\": [{\"URI\": \"https://a.example/1.m3u8\", \"DURATION\": \"30\"}]}")
+        XCTAssertEqual(stringDuration.playedDuration, 30)
+        XCTAssertEqual(stringDuration.resumesAt, 36)
     }
 }

@@ -206,6 +206,77 @@ final class PlaylistParserTests: XCTestCase {
         XCTAssertEqual(p.serverControl?["CAN-BLOCK-RELOAD"], .enumerated("YES"))
     }
 
+    /// A date without a time zone is read as UTC and flagged; every spelling of a zone and
+    /// fractions of any length are read exactly; a date that is no date is still refused.
+    func testDatesWithoutATimeZoneAreReadAsUTCAndFlagged() throws {
+        let utc = 1_578_002_144.0
+        let spellings: [(String, Double, Bool)] = [
+            ("2020-01-02T21:55:44", utc, false), ("2020-01-02T21:55:44.500", utc + 0.5, false), ("2020-01-02t21:55:44.5", utc + 0.5, false),
+            ("2020-01-02T21:55:44Z", utc, true), ("2020-01-02t21:55:44z", utc, true), ("2020-01-02T22:55:44+01:00", utc, true),
+            ("2020-01-02T22:55:44+0100", utc, true), ("2020-01-02T22:55:44+01", utc, true), ("2020-01-02T16:55:44-05:00", utc, true),
+            ("2020-01-02T21:55:44.1Z", utc + 0.1, true), ("2020-01-02T21:55:44.123456789Z", utc + 0.123456789, true),
+            ("2020-01-02T21:55:44.12345678901234567890123Z", utc + 0.123456789012345, true),
+        ]
+        for (text, seconds, zone) in spellings {
+            let read = try XCTUnwrap(HLSDate.parseAssumingUTC(text), text)
+            XCTAssertEqual(read.date.timeIntervalSince1970, seconds, accuracy: 1e-6, text)
+            XCTAssertEqual(read.hasTimeZone, zone, text)
+            XCTAssertEqual(HLSDate.parse(text) != nil, zone, "the strict parse wants a zone: \(text)")
+        }
+        for bad in ["2020-01-02T21:55:44.", "2020-01-02T21:55:44 UTC", "2020-01-02T21:55:44+1", "2020-01-02T21:55", "2020-13-02T21:55:44"] {
+            XCTAssertNil(HLSDate.parseAssumingUTC(bad), bad)
+        }
+        let text = """
+            #EXTM3U
+            #EXT-X-TARGETDURATION:6
+            #EXT-X-PROGRAM-DATE-TIME:2020-01-02T21:55:40
+            #EXTINF:6,
+            a.ts
+            #EXT-X-DATERANGE:ID="ad1",CLASS="com.apple.hls.interstitial",START-DATE="2020-01-02T21:55:44.000",END-DATE="2020-01-02T21:55:59Z",X-ASSET-URI="https://a.example/ad.m3u8"
+            #EXT-X-ENDLIST
+            """
+        let parsed = try PlaylistParser.parse(text)
+        let media = try XCTUnwrap(parsed.playlist.media)
+        XCTAssertEqual(parsed.diagnostics, [])
+        XCTAssertEqual(media.programDateTimesWithoutTimeZone, [ZonelessDate(text: "2020-01-02T21:55:40", line: 3)])
+        XCTAssertEqual(media.segments.first?.programDateTime?.timeIntervalSince1970, utc - 4)
+        let range = try XCTUnwrap(media.dateRanges.first)
+        XCTAssertEqual(range.datesWithoutTimeZone, ["START-DATE"])
+        XCTAssertEqual(range.typeProblems, [])
+        XCTAssertEqual(InterstitialSchedule(primary: media).entries.first?.offset, 4, "scheduled 4 s in, both dates read as UTC")
+    }
+
+    /// rfc8216bis 4.3: {$NAME} is substituted in hexadecimal-sequences (in any tag), not in other unquoted values.
+    func testVariablesAreSubstitutedInHexadecimalSequences() throws {
+        let text = """
+            #EXTM3U
+            #EXT-X-TARGETDURATION:6
+            #EXT-X-DEFINE:NAME="id",VALUE="ab12"
+            #EXT-X-DEFINE:NAME="cmd",VALUE="0xFC30"
+            #EXT-X-DEFINE:NAME="bad",VALUE="ZZ"
+            #EXT-X-DEFINE:NAME="n",VALUE="15"
+            #EXT-X-KEY:METHOD=AES-128,URI="k.bin",IV=0x{$id}{$id}{$id}{$id}{$id}{$id}{$id}{$id}
+            #EXTINF:6,
+            a.ts
+            #EXT-X-DATERANGE:ID="s1",START-DATE="2020-01-02T21:55:44Z",SCTE35-OUT={$cmd},X-A=0x{$id},X-B=0X{$bad},X-C={$n},X-D=0x{$nope}
+            #EXT-X-ENDLIST
+            """
+        let parsed = try PlaylistParser.parse(text)
+        let media = try XCTUnwrap(parsed.playlist.media)
+        let range = try XCTUnwrap(media.dateRanges.first)
+        XCTAssertEqual(range.attributes["SCTE35-OUT"], .hexadecimal("0xFC30"))
+        XCTAssertEqual(range.scte35Out, "0xFC30")
+        XCTAssertEqual(range.attributes["X-A"], .hexadecimal("0xab12"))
+        XCTAssertEqual(range.attributes["X-B"], .enumerated("0XZZ"), "substituted, then not hexadecimal")
+        XCTAssertEqual(range.attributes["X-C"], .enumerated("{$n}"), "4.3 allows no reference in a decimal: left as written")
+        XCTAssertEqual(range.attributes["X-D"], .enumerated("0x{$nope}"))
+        XCTAssertEqual(media.segments.first?.key?.iv?.lowercased(), "0x" + String(repeating: "ab12", count: 8))
+        let messages = parsed.diagnostics.map(\.message)
+        XCTAssertEqual(messages.count, 2, "\(messages)")
+        XCTAssertTrue(messages.contains { $0.hasPrefix("X-C={$n}: a variable reference in an unquoted value") }, "\(messages)")
+        XCTAssertTrue(messages.contains { $0.contains("{$nope} has no EXT-X-DEFINE") }, "\(messages)")
+    }
+
     func testNumbersAndDatesParseExactly() {
         XCTAssertEqual(HLSNumber.parse("6.006"), 6.006)
         XCTAssertEqual(HLSNumber.parse("0.1"), 0.1)

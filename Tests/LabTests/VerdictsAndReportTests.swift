@@ -70,7 +70,7 @@ final class VerdictsAndReportTests: XCTestCase {
             try store.upsert(LabReceiverRecord(address: address, name: name, deviceClass: "smart-tv-low-end", reason: "test", source: .avahi))
         }
         for name in ["Living Room", "TV 3", "TV 4"] {
-            try desk.record(receiver: name, caseId: "video-codec-hevc", verdict: name == "TV 4" ? "glitch" : "seamless", seconds: nil, note: nil, source: "cli")
+            _ = try desk.record(receiver: name, caseId: "video-codec-hevc", verdict: name == "TV 4" ? "glitch" : "seamless", seconds: nil, note: nil, source: "cli")
         }
         let report = LabReportBuilder(manifest: LabTestData.manifest, profiles: profiles).report(verdicts: try store.verdicts(), sessions: [])
         let three = ProfileCalibration(manifest: LabTestData.manifest, profiles: profiles, minObservations: 3).proposals(from: report.cells)

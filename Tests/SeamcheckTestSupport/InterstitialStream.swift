@@ -15,24 +15,34 @@ public struct InterstitialStream: Sendable {
         public var rawPath: String?
         /// Which primary segment boundary it starts at (1 = after the first segment).
         public var boundary: Int
+        /// CUE="PRE" or "POST": a pre-roll or post-roll instead of a mid-roll.
+        public var cue: String?
 
-        public init(id: String, source: MediaFixture?, multivariantCodecs: String? = nil, rawPath: String? = nil, boundary: Int) {
+        public init(id: String, source: MediaFixture?, multivariantCodecs: String? = nil, rawPath: String? = nil, boundary: Int,
+                    cue: String? = nil) {
             self.id = id
             self.source = source
             self.multivariantCodecs = multivariantCodecs
             self.rawPath = rawPath
             self.boundary = boundary
+            self.cue = cue
         }
     }
 
     public var primary: MediaFixture
     public var primaryCodecs: String
     public var ads: [Ad]
+    /// How every rendition is segmented (fMP4 by default).
+    public var segmentType: HLSFixture.SegmentType
+    public var segmentSeconds: Int
 
-    public init(primary: MediaFixture, primaryCodecs: String, ads: [Ad]) {
+    public init(primary: MediaFixture, primaryCodecs: String, ads: [Ad], segmentType: HLSFixture.SegmentType = .fmp4,
+                segmentSeconds: Int = 1) {
         self.primary = primary
         self.primaryCodecs = primaryCodecs
         self.ads = ads
+        self.segmentType = segmentType
+        self.segmentSeconds = segmentSeconds
     }
 
     static let programDateTime = "2026-01-01T00:00:00.000Z"
@@ -69,7 +79,8 @@ public struct InterstitialStream: Sendable {
             }
             let start = Self.date(offset: boundaries[min(ad.boundary, boundaries.count - 1)])
             tags.append("#EXT-X-DATERANGE:ID=\"\(ad.id)\",CLASS=\"com.apple.hls.interstitial\",START-DATE=\"\(start)\""
-                + (duration.map { String(format: ",DURATION=%.3f", $0) } ?? "") + ",X-ASSET-URI=\"\(uri)\",X-RESUME-OFFSET=0")
+                + (duration.map { String(format: ",DURATION=%.3f", $0) } ?? "") + ",X-ASSET-URI=\"\(uri)\",X-RESUME-OFFSET=0"
+                + (ad.cue.map { ",CUE=\"\($0)\"" } ?? ""))
         }
         let first = lines.firstIndex { $0.hasPrefix("#EXTINF:") } ?? lines.count
         lines.insert(contentsOf: tags, at: first)
@@ -81,7 +92,7 @@ public struct InterstitialStream: Sendable {
 
     private func copyRendition(_ source: MediaFixture, name: String, to folder: URL) throws {
         try? FileManager.default.removeItem(at: folder)
-        let generated = try HLSFixture(name: name, source: source, segmentType: .fmp4).directory()
+        let generated = try HLSFixture(name: name, source: source, segmentType: segmentType, segmentSeconds: segmentSeconds).directory()
         try FileManager.default.copyItem(atPath: generated, toPath: folder.path)
     }
 

@@ -17,11 +17,18 @@ enum CapabilityRules {
         ]
     ) { media, plays in
         guard plays.video, let video = media.primaryVideo, !plays.videoCodecs.contains(video.codec) else { return nil }
-        let target = plays.videoCodecs.contains("h264") ? "h264" : plays.videoCodecs.first ?? "h264"
         return Mismatch(expected: plays.videoCodecs.joined(separator: ", "), actual: video.codec,
                         message: "video codec \(video.codec) is not decoded by this device class (\(plays.videoCodecs.joined(separator: ", ")))",
-                        remediation: Remediation(arguments: VideoTransitionRules.videoEncoderArguments(
-                            for: VideoTrack(codec: target, width: video.width, height: video.height, frameRate: nil))))
+                        remediation: Remediation(arguments: VideoTransitionRules.videoEncoderArguments(for: decodable(video, plays))))
+    }
+
+    /// What a re-encode for this class makes: the asset's own codec and profile when the class
+    /// decodes it, else H.264 (or the class's first codec), so that no fix writes video the
+    /// class cannot decode.
+    static func decodable(_ video: VideoTrack, _ plays: Capabilities) -> VideoTrack {
+        guard !plays.videoCodecs.contains(video.codec) else { return video }
+        let codec = plays.videoCodecs.contains("h264") ? "h264" : plays.videoCodecs.first ?? "h264"
+        return VideoTrack(codec: codec, width: video.width, height: video.height, frameRate: nil)
     }
 
     static let dynamicRange = CapabilityRule(
@@ -36,9 +43,22 @@ enum CapabilityRules {
         ]
     ) { media, plays in
         guard plays.video, let video = media.primaryVideo, !plays.dynamicRanges.contains(video.dynamicRange.rawValue) else { return nil }
+        let remediation = dynamicRangeTarget(video, plays).flatMap { VideoTransitionRules.dynamicRangeRemediation(to: $0, from: video) }
+        let words = remediation == nil
+            ? ": no ffmpeg encode here converts it (deliver a \(plays.dynamicRanges.first ?? "SDR") rendition of the ad from its master)" : ""
         return Mismatch(expected: plays.dynamicRanges.joined(separator: ", "), actual: video.dynamicRange.rawValue,
-                        message: "\(video.dynamicRange.rawValue) is not displayed by this device class (\(plays.dynamicRanges.joined(separator: ", ")))",
-                        remediation: nil)
+                        message: "\(video.dynamicRange.rawValue) is not displayed by this device class (\(plays.dynamicRanges.joined(separator: ", ")))" + words,
+                        remediation: remediation)
+    }
+
+    /// What to convert an asset to for a class that cannot display its dynamic range: SDR when
+    /// the class shows SDR (tone mapped), else the first HDR10 or HLG it shows; in the asset's
+    /// codec when the class decodes it, else the one `decodable` picks.
+    static func dynamicRangeTarget(_ video: VideoTrack, _ plays: Capabilities) -> VideoTrack? {
+        guard let range = ["SDR", "HDR10", "HLG"].first(where: plays.dynamicRanges.contains).flatMap(DynamicRange.init(rawValue:)) else { return nil }
+        let codec = decodable(video, plays).codec
+        return VideoTrack(codec: codec, profile: range == .sdr ? nil : "Main 10", width: video.width, height: video.height, frameRate: nil,
+                          bitDepth: range == .sdr ? 8 : 10, dynamicRange: range)
     }
 
     static let audioCodec = CapabilityRule(
@@ -54,7 +74,9 @@ enum CapabilityRules {
         guard let audio = media.primaryAudio, !plays.audioCodecs.contains(audio.codec) else { return nil }
         return Mismatch(expected: plays.audioCodecs.joined(separator: ", "), actual: audio.codec,
                         message: "audio codec \(audio.codec) is not decoded by this device class (\(plays.audioCodecs.joined(separator: ", ")))",
-                        remediation: Remediation(arguments: ["-c:a", plays.audioCodecs.contains("aac") ? "aac" : plays.audioCodecs.first ?? "aac"]))
+                        remediation: Remediation(arguments: AudioTransitionRules.audioEncoderArguments(for: AudioTrack(
+                            codec: plays.audioCodecs.contains("aac") ? "aac" : plays.audioCodecs.first ?? "aac", profile: "LC",
+                            sampleRate: audio.sampleRate, bitDepth: audio.bitDepth, channels: audio.channels))))
     }
 
     static let channelCount = CapabilityRule(
@@ -88,7 +110,7 @@ enum CapabilityRules {
               video.width > maxW || video.height > maxH else { return nil }
         return Mismatch(expected: "at most \(maxW)x\(maxH)", actual: "\(video.width)x\(video.height)",
                         message: "\(video.width)x\(video.height) exceeds this device class's \(maxW)x\(maxH)",
-                        remediation: Remediation(arguments: VideoTransitionRules.videoEncoderArguments(for: video),
+                        remediation: Remediation(arguments: VideoTransitionRules.videoEncoderArguments(for: decodable(video, plays)),
                                                  videoFilters: ["scale=\(maxW):\(maxH):force_original_aspect_ratio=decrease:force_divisible_by=2"]))
     }
 
@@ -106,6 +128,21 @@ enum CapabilityRules {
               rate > maxRate + VideoTransitionRules.frameRateTolerance else { return nil }
         return Mismatch(expected: "at most \(VideoTransitionRules.formatRate(maxRate)) fps", actual: "\(VideoTransitionRules.formatRate(rate)) fps",
                         message: "\(VideoTransitionRules.formatRate(rate)) fps exceeds this device class's \(VideoTransitionRules.formatRate(maxRate)) fps",
-                        remediation: Remediation(arguments: VideoTransitionRules.videoEncoderArguments(for: video) + ["-r", VideoTransitionRules.formatRate(maxRate)]))
+                        remediation: Remediation(arguments: VideoTransitionRules.videoEncoderArguments(for: decodable(video, plays))
+                                                     + ["-r", reducedRate(video, max: maxRate)]))
+    }
+
+    /// The rate divided by the smallest whole number that brings it within `max`: 120 -> 60,
+    /// 59.94 -> 29.97 (30000/1001), 50 -> 25. Dropping every n-th frame keeps the cadence and the
+    /// x, 2x, x/2 family the primary is most likely in; the class's maximum itself (30 for a
+    /// 59.94 ad) would be a new frame-rate change against a 29.97 primary.
+    static func reducedRate(_ video: VideoTrack, max: Double) -> String {
+        guard let rate = video.frameRate, rate > 0 else { return VideoTransitionRules.formatRate(max) }
+        let divisor = Swift.max(2, Int((rate / (max + VideoTransitionRules.frameRateTolerance)).rounded(.up)))
+        if let exact = video.frameRateExact, exact.denominator > 0 {
+            let reduced = Rational(exact.numerator, exact.denominator * divisor)
+            return reduced.denominator == 1 ? String(reduced.numerator) : reduced.description
+        }
+        return VideoTransitionRules.formatRate(rate / Double(divisor))
     }
 }

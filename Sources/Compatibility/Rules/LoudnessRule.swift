@@ -12,6 +12,22 @@ public struct LoudnessPolicy: Sendable, Equatable {
     }
 }
 
+/// Where each level of a loudness comparison was measured (playlist audits), for the message.
+public struct LoudnessScope: Sendable, Equatable {
+    /// "around break \"ad1\" at 30.0 s (before: -23.0 LUFS over 10.0 s; after: ...)".
+    public var primary: String
+    /// "over the whole asset (10.0 s)".
+    public var interstitial: String
+    /// The level the fix normalises to: one per asset, whichever class the fix is for.
+    public var fixLevel: Double?
+
+    public init(primary: String, interstitial: String, fixLevel: Double? = nil) {
+        self.primary = primary
+        self.interstitial = interstitial
+        self.fixLevel = fixLevel
+    }
+}
+
 /// `loudness-mismatch`: the ad is louder or quieter than the programme around it.
 enum LoudnessRule {
     static func audio(lufs: Double) -> AudioTrack {
@@ -45,10 +61,11 @@ enum LoudnessRule {
         guard abs(i - reference) > policy.tolerance || abs(i - p) > policy.tolerance else { return nil }
         let offByPrimary = i - p
         let direction = offByPrimary > 0 ? "louder" : "quieter"
-        let target = min(max(reference, -70), -5)
+        let target = min(max(policy.target ?? context.loudnessScope?.fixLevel ?? p, -70), -5)
+        let levels = context.loudnessScope.map { "\(lufs(i)) \($0.interstitial) against \(lufs(p)) \($0.primary)" } ?? "\(lufs(i)) against \(lufs(p))"
         return Mismatch(
             expected: "\(lufs(reference)) (±\(format(policy.tolerance)) LU)", actual: lufs(i),
-            message: "the interstitial is \(format(abs(offByPrimary))) LU \(direction) than the primary (\(lufs(i)) against \(lufs(p))); normalise it to \(what)",
+            message: "the interstitial is \(format(abs(offByPrimary))) LU \(direction) than the primary (\(levels)); normalise it to \(what)",
             remediation: Remediation(
                 arguments: AudioTransitionRules.audioEncoderArguments(for: primary),
                 // loudnorm works at 192 kHz and drops the layout: both are set back.

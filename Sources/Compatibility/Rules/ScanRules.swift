@@ -97,7 +97,7 @@ enum ScanRules {
         guard plays.video, let video = media.primaryVideo, video.isInterlaced else { return nil }
         return Mismatch(expected: "progressive", actual: scanName(video),
                         message: "the video is \(scanName(video)): Apple devices play progressive video only",
-                        remediation: Remediation(arguments: VideoTransitionRules.videoEncoderArguments(for: video),
+                        remediation: Remediation(arguments: VideoTransitionRules.videoEncoderArguments(for: CapabilityRules.decodable(video, plays)),
                                                  videoFilters: ["bwdif=mode=send_frame"]))
     }
 }

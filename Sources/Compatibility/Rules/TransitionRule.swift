@@ -34,11 +34,14 @@ public struct TransitionContext: Sendable {
     public var interstitial: MediaDescription
     /// False on audio-only receivers: a missing video track is not a switch there.
     public var rendersVideo: Bool
+    /// Playlist audits: where the loudness levels were measured (a break's sides, the whole asset).
+    public var loudnessScope: LoudnessScope?
 
-    public init(primary: MediaDescription, interstitial: MediaDescription, rendersVideo: Bool = true) {
+    public init(primary: MediaDescription, interstitial: MediaDescription, rendersVideo: Bool = true, loudnessScope: LoudnessScope? = nil) {
         self.primary = primary
         self.interstitial = interstitial
         self.rendersVideo = rendersVideo
+        self.loudnessScope = loudnessScope
     }
 }
 

@@ -8,7 +8,8 @@ import MediaProbe
 /// each distinct location once.
 struct RenditionProbes: Sendable {
     let session: ProbeSession
-    private var loaded: [InputLocation: LoadedMediaPlaylist] = [:]
+    /// The loaded media playlists by the URL each was asked for (and the one it came from).
+    private(set) var loaded: [InputLocation: LoadedMediaPlaylist] = [:]
 
     init(session: ProbeSession, presentation: Presentation) {
         self.session = session

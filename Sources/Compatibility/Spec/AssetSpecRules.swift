@@ -12,33 +12,74 @@ enum AssetSpecRules {
     static let durationTolerance = 0.5
     static let list = "https://ads.example/list.json"
 
+    static func listed(_ assets: String, skipControl: String? = nil) -> String {
+        "{\"ASSETS\": [\(assets)]" + (skipControl.map { ", \"SKIP-CONTROL\": \($0)" } ?? "") + "}"
+    }
+
     static let assetListInvalid = SpecRule(
         SpecRule.describe("asset-list-invalid", "X-ASSET-LIST is not a valid asset list", severity: .error,
-                          rationale: "An asset list must be a JSON object whose ASSETS array holds objects with URI and DURATION (keys are case-sensitive); otherwise the client skips the interstitial. An empty ASSETS plays nothing, which may be intended (no ad sold): info.",
-                          source: source, inputs: "the asset lists (fetched)"),
+                          rationale: "An asset list must be a JSON object whose ASSETS array holds objects with URI (a string) and DURATION (a number of seconds, >= 0); an optional SKIP-CONTROL object has OFFSET and DURATION (whole seconds) and LABEL-ID (a string); keys are case-sensitive. A list that is not JSON, not an object or has no ASSETS array makes the client skip the interstitial. A wrong value in one entry is scheduled as players do it: a DURATION written as a string (\"30\", as some ad normalizers write it) is read as the number by hls.js and Shaka but drops the asset on Media3; an entry without a string URI or a usable DURATION (missing, negative, not a number, a key in the wrong case) is skipped and the others play; a wrong SKIP-CONTROL value is ignored. An empty ASSETS plays nothing, which may be intended (no ad sold): info.",
+                          source: source + "; draft-pantos-hls-rfc8216bis-22 Appendix D; hls.js 1.7 (parseFloat of DURATION), Media3 1.11 AssetListParser",
+                          inputs: "the asset lists (fetched)"),
         examples: [
             SpecExample("not JSON", triggers: true, playlist: P.media(P.interstitial("ad1", "X-ASSET-LIST=\"\(list)\"")), resources: [list: "ASSETS: ad1.m3u8"]),
             SpecExample("lowercase keys", triggers: true, playlist: P.media(P.interstitial("ad1", "X-ASSET-LIST=\"\(list)\"")),
                         resources: [list: "{\"assets\": [{\"uri\": \"\(P.ad1)\", \"duration\": 15}]}"]),
+            SpecExample("ASSETS is an object", triggers: true, playlist: P.media(P.interstitial("ad1", "X-ASSET-LIST=\"\(list)\"")),
+                        resources: [list: "{\"ASSETS\": {\"URI\": \"\(P.ad1)\", \"DURATION\": 15}}"]),
             SpecExample("entry without DURATION", triggers: true, playlist: P.media(P.interstitial("ad1", "X-ASSET-LIST=\"\(list)\"")),
-                        resources: [list: "{\"ASSETS\": [{\"URI\": \"\(P.ad1)\"}]}"]),
+                        resources: [list: listed("{\"URI\": \"\(P.ad1)\"}")]),
+            SpecExample("\"DURATION\": \"30\", a string", triggers: true, playlist: P.media(P.interstitial("ad1", "X-ASSET-LIST=\"\(list)\"")),
+                        resources: [list: listed("{\"URI\": \"\(P.ad1)\", \"DURATION\": \"30\"}"), P.ad1: P.asset(seconds: 30)]),
+            SpecExample("negative DURATION", triggers: true, playlist: P.media(P.interstitial("ad1", "X-ASSET-LIST=\"\(list)\"")),
+                        resources: [list: listed("{\"URI\": \"\(P.ad1)\", \"DURATION\": -15}")]),
+            SpecExample("DURATION beyond any finite number", triggers: true, playlist: P.media(P.interstitial("ad1", "X-ASSET-LIST=\"\(list)\"")),
+                        resources: [list: listed("{\"URI\": \"\(P.ad1)\", \"DURATION\": 1e400}")]),
+            SpecExample("URI is a number", triggers: true, playlist: P.media(P.interstitial("ad1", "X-ASSET-LIST=\"\(list)\"")),
+                        resources: [list: listed("{\"URI\": 1, \"DURATION\": 15}")]),
+            SpecExample("\"Duration\" in the wrong case", triggers: true, playlist: P.media(P.interstitial("ad1", "X-ASSET-LIST=\"\(list)\"")),
+                        resources: [list: listed("{\"URI\": \"\(P.ad1)\", \"Duration\": 15}")]),
+            SpecExample("SKIP-CONTROL OFFSET as a string", triggers: true, playlist: P.media(P.interstitial("ad1", "X-ASSET-LIST=\"\(list)\"")),
+                        resources: [list: listed("{\"URI\": \"\(P.ad1)\", \"DURATION\": 15}", skipControl: "{\"OFFSET\": \"five\"}"), P.ad1: P.asset()]),
+            SpecExample("SKIP-CONTROL DURATION of 2.5 s", triggers: true, playlist: P.media(P.interstitial("ad1", "X-ASSET-LIST=\"\(list)\"")),
+                        resources: [list: listed("{\"URI\": \"\(P.ad1)\", \"DURATION\": 15}", skipControl: "{\"OFFSET\": 5, \"DURATION\": 2.5}"), P.ad1: P.asset()]),
             SpecExample("empty ASSETS (info)", triggers: true, playlist: P.media(P.interstitial("ad1", "X-ASSET-LIST=\"\(list)\"")),
                         resources: [list: "{\"ASSETS\": []}"]),
             SpecExample("two assets and SKIP-CONTROL", triggers: false, playlist: P.media(P.interstitial("ad1", "X-ASSET-LIST=\"\(list)\"")),
-                        resources: [list: "{\"ASSETS\": [{\"URI\": \"\(P.ad1)\", \"DURATION\": 15}, {\"URI\": \"https://ads.example/ad2.m3u8\", \"DURATION\": 10.5}], \"SKIP-CONTROL\": {\"OFFSET\": 5, \"LABEL-ID\": \"SKIP\"}}",
+                        resources: [list: "{\"ASSETS\": [{\"URI\": \"\(P.ad1)\", \"DURATION\": 15}, {\"URI\": \"https://ads.example/ad2.m3u8\", \"DURATION\": 10.5}], \"SKIP-CONTROL\": {\"OFFSET\": 5, \"DURATION\": 10, \"LABEL-ID\": \"SKIP\"}}",
                                     P.ad1: P.asset(), "https://ads.example/ad2.m3u8": P.asset(seconds: 10.5)]),
         ]) { context in
-        context.interstitials.compactMap { interstitial, range, media -> SpecViolation? in
+        context.interstitials.flatMap { interstitial, range, media -> [SpecViolation] in
             switch context.presentation.assetList(for: interstitial, in: media) {
             case .invalid(let error, let location)?:
-                return SpecViolation(tag: range.label, line: range.line, playlist: media.reference, expected: "{\"ASSETS\": [{\"URI\": ..., \"DURATION\": ...}]}",
-                                     actual: error.description, message: "the asset list \(location) \(error); the client skips the interstitial")
-            case .loaded(let list, let location, _)? where list.assets.isEmpty:
-                return SpecViolation(tag: range.label, line: range.line, playlist: media.reference, expected: "at least one asset", actual: "ASSETS is empty",
-                                     message: "the asset list \(location) has no assets; nothing plays (fine if no ad was sold)", severity: .info)
+                return [SpecViolation(tag: range.label, line: range.line, playlist: media.reference, expected: "{\"ASSETS\": [{\"URI\": ..., \"DURATION\": ...}]}",
+                                      actual: error.description, message: "the asset list \(location) \(error); the client skips the interstitial")]
+            case .loaded(let list, let location, _)?:
+                var found = list.problems.map { problem in
+                    SpecViolation(tag: range.label, line: range.line, playlist: media.reference, expected: expected(problem),
+                                  actual: problem.place,
+                                  message: "the asset list \(location): \(problem); \(problem.consequence)")
+                }
+                if list.assets.isEmpty && list.problems.isEmpty {
+                    found.append(SpecViolation(tag: range.label, line: range.line, playlist: media.reference, expected: "at least one asset", actual: "ASSETS is empty",
+                                               message: "the asset list \(location) has no assets; nothing plays (fine if no ad was sold)", severity: .info))
+                }
+                return found
             default:
-                return nil
+                return []
             }
+        }
+    }
+
+    /// What the draft wants for the value a problem names.
+    static func expected(_ problem: AssetListProblem) -> String {
+        switch problem.key {
+        case "URI": return "\"URI\": an absolute URL as a string"
+        case "DURATION": return "\"DURATION\": a number of seconds >= 0"
+        case "SKIP-CONTROL.OFFSET", "SKIP-CONTROL.DURATION": return "\(problem.key!): whole seconds >= 0, as a number"
+        case "SKIP-CONTROL.LABEL-ID": return "SKIP-CONTROL.LABEL-ID: a string of \(Interstitial.labelCharacters)"
+        case nil: return "an object with URI and DURATION"
+        default: return "SKIP-CONTROL: {\"OFFSET\": ..., \"DURATION\": ..., \"LABEL-ID\": ...}"
         }
     }
 

@@ -55,13 +55,13 @@ enum DateRangeSpecRules {
 
     static let datesInvalid = SpecRule(
         SpecRule.describe("daterange-dates-invalid", "Dates or durations that cannot be right", severity: .error,
-                          rationale: "END-DATE must not precede START-DATE, DURATION and PLANNED-DURATION must not be negative, DURATION and END-DATE must agree, dates must be ISO 8601 with a time zone, and the time attributes (DURATION, X-RESUME-OFFSET, X-PLAYOUT-LIMIT >= 0, X-SKIP-CONTROL-*) must have their numeric types. Players reject such tags.",
+                          rationale: "END-DATE must not precede START-DATE, DURATION and PLANNED-DURATION must not be negative, DURATION and END-DATE must agree, dates must be ISO 8601 (one without a time zone is read as UTC: date-without-time-zone), and the time attributes (DURATION, X-RESUME-OFFSET, X-PLAYOUT-LIMIT >= 0, X-SKIP-CONTROL-*) must have their numeric types. Players reject such tags.",
                           source: source),
         examples: [
             SpecExample("END-DATE before START-DATE", triggers: true, playlist: P.media(P.interstitial("ad1", "END-DATE=\"2020-01-02T21:55:40.000Z\",X-ASSET-URI=\"\(P.ad1)\""))),
             SpecExample("negative DURATION", triggers: true, playlist: P.media(P.interstitial("ad1", "DURATION=-1,X-ASSET-URI=\"\(P.ad1)\""))),
             SpecExample("DURATION and END-DATE disagree", triggers: true, playlist: P.media(P.interstitial("ad1", "DURATION=15,END-DATE=\"2020-01-02T21:56:00.000Z\",X-ASSET-URI=\"\(P.ad1)\""))),
-            SpecExample("START-DATE without a time zone", triggers: true, playlist: P.media(P.interstitial("ad1", start: "2020-01-02T21:55:44"))),
+            SpecExample("START-DATE that is no date", triggers: true, playlist: P.media(P.interstitial("ad1", start: "2020-01-02 at 21:55"))),
             SpecExample("negative X-PLAYOUT-LIMIT", triggers: true, playlist: P.media(P.interstitial("ad1", "X-ASSET-URI=\"\(P.ad1)\",X-PLAYOUT-LIMIT=-5"))),
             SpecExample("X-RESUME-OFFSET quoted", triggers: true, playlist: P.media(P.interstitial("ad1", "X-ASSET-URI=\"\(P.ad1)\",X-RESUME-OFFSET=\"0\""))),
             SpecExample("DURATION in one tag, a contradicting END-DATE in a later one", triggers: true, playlist: P.media(
@@ -127,7 +127,7 @@ enum DateRangeSpecRules {
     static func expectedText(_ problem: AttributeProblem) -> String {
         switch problem.kind {
         case .wrongType(let expected, _): return "a \(expected)"
-        case .invalidDate: return "an ISO 8601 date with a time zone, e.g. 2020-01-02T21:55:44.000Z"
+        case .invalidDate: return "an ISO 8601 date, e.g. 2020-01-02T21:55:44.000Z"
         case .negative: return ">= 0"
         default: return "a valid value"
         }

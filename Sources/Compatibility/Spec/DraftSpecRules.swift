@@ -3,9 +3,9 @@ import HLS
 
 /// Draft -22 details the first catalog missed: preload date ranges (Appendix F:
 /// CLASS="com.apple.hls.preload" tells a client to fetch a resource ahead of the interstitial
-/// that will need it) and X-CUE, the pre-standard name of CUE.
+/// that will need it), X-CUE, the pre-standard name of CUE, and dates without a time zone.
 enum DraftSpecRules {
-    static let all = [invalid, xCue]
+    static let all = [invalid, xCue, dateWithoutTimeZone]
     static let preloadClass = "com.apple.hls.preload"
     typealias P = SpecPlaylist
 
@@ -76,4 +76,40 @@ enum DraftSpecRules {
                                  message: "X-CUE is ignored next to CUE (players that read X-CUE take CUE first); remove it")
         }
     }
+
+    static let dateWithoutTimeZone = SpecRule(
+        SpecRule.describe("date-without-time-zone", "Date without a time zone, read as UTC", severity: .warning,
+                          rationale: "START-DATE, END-DATE and EXT-X-PROGRAM-DATE-TIME are ISO 8601 dates that SHOULD carry a time zone (Z, +hh:mm or +hhmm). Players read one without as UTC (Media3 does), and so does Seamcheck: the interstitial is scheduled at that UTC time. If the packager meant local time, every interstitial lands hours off, on some players and not others.",
+                          source: "draft-pantos-hls-rfc8216bis-22 4.4.4.6 and 4.4.5.1; Media3 1.11 reads a date without a time zone as UTC; reference/interstitials.md"),
+        examples: [
+            SpecExample("START-DATE without a time zone", triggers: true, playlist: P.media(P.interstitial("ad1", start: "2020-01-02T21:55:44.000"))),
+            SpecExample("END-DATE without a time zone", triggers: true, playlist: P.media(
+                P.interstitial("ad1", "END-DATE=\"2020-01-02T21:55:59\",X-ASSET-URI=\"\(P.ad1)\""))),
+            SpecExample("EXT-X-PROGRAM-DATE-TIME without a time zone", triggers: true, playlist: P.media(P.interstitial())
+                .replacingOccurrences(of: "#EXT-X-PROGRAM-DATE-TIME:2020-01-02T21:55:40.000Z", with: "#EXT-X-PROGRAM-DATE-TIME:2020-01-02T21:55:40.000")),
+            SpecExample("Z, lower-case z and t, +hh:mm, +hhmm and a nine-digit fraction", triggers: false, playlist: P.media(
+                P.interstitial("ad1", start: "2020-01-02t21:55:44.000z"),
+                P.interstitial("ad2", "X-ASSET-URI=\"\(P.ad1)\"", start: "2020-01-02T22:55:44.000+01:00"),
+                P.interstitial("ad3", "X-ASSET-URI=\"\(P.ad1)\"", start: "2020-01-02T16:55:44-0500"),
+                P.interstitial("ad4", "X-ASSET-URI=\"\(P.ad1)\"", start: "2020-01-02T21:55:44.123456789Z"))),
+        ]) { context in
+        context.mediaPlaylists.flatMap { media -> [SpecViolation] in
+            let dates = media.playlist.programDateTimesWithoutTimeZone.map { date in
+                SpecViolation(tag: "EXT-X-PROGRAM-DATE-TIME (line \(date.line))", line: date.line, playlist: media.reference,
+                              expected: "a time zone (Z, +hh:mm or +hhmm)", actual: date.text,
+                              message: "EXT-X-PROGRAM-DATE-TIME:\(date.text) has no time zone: read as UTC (\(HLSDate.format(HLSDate.parseAssumingUTC(date.text)?.date ?? Date(timeIntervalSince1970: 0)))), as players read it; every date range is placed against it. Write the offset the packager meant (Z for UTC)")
+            }
+            return dates + media.playlist.dateRanges.flatMap { range in
+                range.datesWithoutTimeZone.map { name in
+                    let text = range.attributes[name]?.quotedString ?? ""
+                    let utc = (name == "START-DATE" ? range.startDate : range.endDate).map(HLSDate.format) ?? text
+                    return SpecViolation(tag: range.label, line: range.line, playlist: media.reference, expected: "a time zone (Z, +hh:mm or +hhmm)",
+                                         actual: "\(name)=\"\(text)\"",
+                                         message: "\(name)=\"\(text)\" has no time zone: read as UTC (\(utc)), as players read it, and scheduled there; "
+                                            + "if the packager meant local time the \(range.isInterstitial ? "interstitial" : "date range") is hours off. Write the offset (Z for UTC)")
+                }
+            }
+        }
+    }
 }
+

@@ -54,7 +54,8 @@ enum InterstitialSpecRules {
                                            actual: "X-ASSET-URI=\"\(uri)\"", message: "X-ASSET-URI \"\(uri)\" is relative; it must be an absolute URL"))
             }
             if case .loaded(let list, let location, _)? = context.presentation.assetList(for: interstitial, in: media) {
-                for (index, asset) in list.assets.enumerated() where !InputLocation.isAbsoluteURI(asset.uri) {
+                for (position, asset) in list.assets.enumerated() where !InputLocation.isAbsoluteURI(asset.uri) {
+                    let index = asset.index ?? position
                     found.append(SpecViolation(tag: range.label, line: range.line, playlist: media.reference, expected: "an absolute URL (https://...)",
                                                actual: "ASSETS[\(index)].URI=\"\(asset.uri)\"",
                                                message: "the asset list \(location) has a relative URI \"\(asset.uri)\" in ASSETS[\(index)]; it must be an absolute URL"))

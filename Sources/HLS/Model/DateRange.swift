@@ -26,6 +26,8 @@ public struct DateRange: Sendable, Equatable, Codable {
     public var clientAttributes: [String: AttributeValue]
     public var attributes: AttributeList
     public var typeProblems: [AttributeProblem]
+    /// START-DATE and END-DATE when written without a time zone: read as UTC, as players do.
+    public var datesWithoutTimeZone: [String]
     public var line: Int
 
     public init(attributes: AttributeList, line: Int) {
@@ -46,6 +48,7 @@ public struct DateRange: Sendable, Equatable, Codable {
         scte35In = nil
         clientAttributes = [:]
         typeProblems = []
+        datesWithoutTimeZone = []
         type()
     }
 
@@ -75,16 +78,10 @@ public struct DateRange: Sendable, Equatable, Codable {
             case "CLASS": classification = string(attribute)
             case "START-DATE":
                 startDateText = string(attribute)
-                if let text = startDateText {
-                    startDate = HLSDate.parse(text)
-                    if startDate == nil { typeProblems.append(.init(attribute: "START-DATE", kind: .invalidDate(text))) }
-                }
+                if let text = startDateText { startDate = date(attribute.name, text) }
             case "END-DATE":
                 endDateText = string(attribute)
-                if let text = endDateText {
-                    endDate = HLSDate.parse(text)
-                    if endDate == nil { typeProblems.append(.init(attribute: "END-DATE", kind: .invalidDate(text))) }
-                }
+                if let text = endDateText { endDate = date(attribute.name, text) }
             case "CUE":
                 if let text = string(attribute) { cue = EnumeratedList(text) }
             case "DURATION": duration = number(attribute)
@@ -108,6 +105,16 @@ public struct DateRange: Sendable, Equatable, Codable {
                 }
             }
         }
+    }
+
+    /// A date without a time zone is read as UTC (Media3 does; the rule date-without-time-zone warns).
+    private mutating func date(_ name: String, _ text: String) -> Date? {
+        guard let read = HLSDate.parseAssumingUTC(text) else {
+            typeProblems.append(.init(attribute: name, kind: .invalidDate(text)))
+            return nil
+        }
+        if !read.hasTimeZone { datesWithoutTimeZone.append(name) }
+        return read.date
     }
 
     private mutating func string(_ attribute: Attribute) -> String? {
@@ -152,7 +159,7 @@ public struct AttributeProblem: Sendable, Equatable, Codable {
     public var description: String {
         switch kind {
         case .wrongType(let expected, let actual): return "\(attribute) must be a \(expected), not a \(actual)"
-        case .invalidDate(let text): return "\(attribute)=\"\(text)\" is not an ISO 8601 date with a time zone"
+        case .invalidDate(let text): return "\(attribute)=\"\(text)\" is not an ISO 8601 date (YYYY-MM-DDThh:mm:ss.sssZ)"
         case .negative(let value): return "\(attribute)=\(HLSNumber.format(value)) must not be negative"
         case .unknownValue(let value, let allowed):
             return "\(attribute)=\(value) is not one of \(allowed.joined(separator: ", "))"

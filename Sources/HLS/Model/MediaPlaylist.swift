@@ -21,6 +21,8 @@ public struct MediaPlaylist: Sendable, Equatable, Codable {
     public var serverControl: AttributeList?
     public var partInformation: AttributeList?
     public var partCount: Int
+    /// EXT-X-PROGRAM-DATE-TIME tags written without a time zone: read as UTC, as players do.
+    public var programDateTimesWithoutTimeZone: [ZonelessDate]
 
     public init() {
         version = nil
@@ -38,6 +40,7 @@ public struct MediaPlaylist: Sendable, Equatable, Codable {
         serverControl = nil
         partInformation = nil
         partCount = 0
+        programDateTimesWithoutTimeZone = []
     }
 
     /// VOD: ENDLIST present, or PLAYLIST-TYPE:VOD (which promises it never changes).
@@ -148,5 +151,16 @@ public struct ProgramDateTimeIndex: Sendable {
         }
         let anchor = at.map { anchors[$0] } ?? first
         return anchor.elapsed + (target - anchor.stamp)
+    }
+}
+
+/// A date written without a time zone (`2020-01-02T21:55:44`), read as UTC.
+public struct ZonelessDate: Sendable, Equatable, Codable {
+    public var text: String
+    public var line: Int
+
+    public init(text: String, line: Int) {
+        self.text = text
+        self.line = line
     }
 }

@@ -61,7 +61,9 @@ enum AttributeListParser {
                     if i < n { i += 1 }
                     continue
                 }
-                value = classify(token)
+                value = variables.mayReference(token)
+                    ? substituted(token, name: name, line: line, tag: tag, variables: variables, diagnostics: &diagnostics)
+                    : classify(token)
             }
             if i < n { i += 1 }
             if !isValidName(name) {
@@ -80,6 +82,32 @@ enum AttributeListParser {
             items.append(Attribute(name: name, value: value))
         }
         return AttributeList(items)
+    }
+
+    /// An unquoted value with a `{$NAME}` in it. rfc8216bis 4.3 allows variable references in
+    /// hexadecimal-sequences (besides URI lines and quoted-strings): a value written `0x...`, or
+    /// one that substitution turns into `0x` and hexadecimal digits, is substituted and then
+    /// typed (so `0x{$id}` with id=ZZ is an invalid hexadecimal-sequence, as players see it).
+    /// A reference in any other unquoted value is a diagnostic and is left as written.
+    static func substituted(_ token: UnsafeBufferPointer<UInt8>, name: String, line: Int, tag: String, variables: VariableTable,
+                            diagnostics: inout [PlaylistDiagnostic]) -> AttributeValue {
+        let written = String(decoding: token, as: UTF8.self)
+        let hexadecimal = written.hasPrefix("0x") || written.hasPrefix("0X")
+        var scratch: [PlaylistDiagnostic] = []
+        var text = variables.substitute(written, line: line, tag: tag, diagnostics: &scratch)
+        let value = text.withUTF8 { classify($0) }
+        if hexadecimal {
+            diagnostics += scratch
+            return value
+        }
+        if case .hexadecimal = value {
+            diagnostics += scratch
+            return value
+        }
+        diagnostics.append(PlaylistDiagnostic(line: line, level: .warning, tag: tag,
+            message: "\(name)=\(written): a variable reference in an unquoted value that is not a hexadecimal-sequence; rfc8216bis 4.3 allows "
+                + "them only in URI lines, quoted-strings and hexadecimal-sequences, so it is left as written (hls.js substitutes it anyway): quote the value or write 0x..."))
+        return classify(token)
     }
 
     /// The type of an unquoted value from its spelling.

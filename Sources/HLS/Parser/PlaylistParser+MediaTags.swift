@@ -51,8 +51,13 @@ extension ParserState {
         case "EXT-X-BITRATE": currentBitrate = integer(v, name, number)
         case "EXT-X-PROGRAM-DATE-TIME":
             noteMediaTag(number)
-            if let date = HLSDate.parse(v) { pendingDate = date } else {
-                diagnose(number, name, "\"\(String(decoding: v, as: UTF8.self))\" is not an ISO 8601 date with a time zone; ignored")
+            if let read = HLSDate.parseAssumingUTC(v) {
+                pendingDate = read.date
+                if !read.hasTimeZone {
+                    media.programDateTimesWithoutTimeZone.append(ZonelessDate(text: String(decoding: v, as: UTF8.self), line: number))
+                }
+            } else {
+                diagnose(number, name, "\"\(String(decoding: v, as: UTF8.self))\" is not an ISO 8601 date (YYYY-MM-DDThh:mm:ss.sssZ); ignored")
             }
         case "EXT-X-KEY": key(v, number)
         case "EXT-X-MAP": map(v, number)

@@ -85,16 +85,27 @@ public enum HLSNumber {
 
 /// ISO 8601 dates of EXT-X-PROGRAM-DATE-TIME and EXT-X-DATERANGE, parsed without a formatter.
 ///
-/// Accepts `YYYY-MM-DDThh:mm:ss[.fraction](Z|±hh:mm|±hhmm|±hh)`, and a space or lowercase `t`
-/// for `T`. A missing time zone is refused: the spec requires one, and guessing UTC would move
-/// every interstitial by the server's offset.
+/// Accepts `YYYY-MM-DDThh:mm:ss[.fraction](Z|±hh:mm|±hhmm|±hh)`, with fractions of any length,
+/// a space or lowercase `t` for `T` and lowercase `z`. `parse` refuses a missing time zone (the
+/// spec requires one); `parseAssumingUTC` reads it as UTC, as players (Media3) do, and says so.
 public enum HLSDate {
     public static func parse(_ text: String) -> Date? {
+        guard let read = parseAssumingUTC(text), read.hasTimeZone else { return nil }
+        return read.date
+    }
+
+    /// The date, read as UTC when it has no time zone; `hasTimeZone` tells which.
+    public static func parseAssumingUTC(_ text: String) -> (date: Date, hasTimeZone: Bool)? {
         var copy = text
-        return copy.withUTF8 { parse($0) }
+        return copy.withUTF8 { parseAssumingUTC($0) }
     }
 
     static func parse(_ b: UnsafeBufferPointer<UInt8>) -> Date? {
+        guard let read = parseAssumingUTC(b), read.hasTimeZone else { return nil }
+        return read.date
+    }
+
+    static func parseAssumingUTC(_ b: UnsafeBufferPointer<UInt8>) -> (date: Date, hasTimeZone: Bool)? {
         let n = b.count
         guard n >= 19 else { return nil }
         func digits(_ at: Int, _ count: Int) -> Int? {
@@ -117,19 +128,26 @@ public enum HLSDate {
         var fraction = 0.0
         if i < n, b[i] == UInt8(ascii: ".") || b[i] == UInt8(ascii: ",") {
             i += 1
-            var scale = 0.1
+            // Up to 15 digits as one integer (exact); further digits are below a femtosecond.
+            var digitsValue: UInt64 = 0
+            var scale = 1.0
             let start = i
             while i < n, b[i] >= 48, b[i] <= 57 {
-                fraction += Double(b[i] - 48) * scale
-                scale /= 10
+                if i - start < 15 {
+                    digitsValue = digitsValue * 10 + UInt64(b[i] - 48)
+                    scale *= 10
+                }
                 i += 1
             }
             guard i > start else { return nil }
+            fraction = Double(digitsValue) / scale
         }
-        guard i < n else { return nil }
         var offsetSeconds = 0
-        let zone = b[i]
-        if zone == UInt8(ascii: "Z") || zone == UInt8(ascii: "z") {
+        var hasTimeZone = true
+        let zone: UInt8 = i < n ? b[i] : 0
+        if i == n {
+            hasTimeZone = false
+        } else if zone == UInt8(ascii: "Z") || zone == UInt8(ascii: "z") {
             i += 1
         } else if zone == UInt8(ascii: "+") || zone == UInt8(ascii: "-") {
             guard let hh = digits(i + 1, 2) else { return nil }
@@ -151,7 +169,7 @@ public enum HLSDate {
         guard i == n else { return nil }
         let days = daysFromCivil(year: year, month: month, day: day)
         let seconds = Double(days * 86400 + hour * 3600 + minute * 60 + second - offsetSeconds) + fraction
-        return Date(timeIntervalSince1970: seconds)
+        return (Date(timeIntervalSince1970: seconds), hasTimeZone)
     }
 
     /// Days since 1970-01-01 (Howard Hinnant's days_from_civil).

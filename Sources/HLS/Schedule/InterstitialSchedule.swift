@@ -25,6 +25,8 @@ public struct InterstitialSchedule: Sendable, Equatable, Codable {
         public var assetList: String?
         /// The assets played: the X-ASSET-URI, or the entries of the fetched asset list.
         public var assets: [Asset]
+        /// What the fetched asset list has wrong, and what was done with each (an asset skipped, a string read as a number).
+        public var assetListProblems: [AssetListProblem] = []
         /// What plays: the asset durations (limited by X-PLAYOUT-LIMIT), else DURATION.
         public var playedDuration: Double?
         /// X-RESUME-OFFSET, or the played duration when absent (nil when neither is known).
@@ -39,7 +41,11 @@ public struct InterstitialSchedule: Sendable, Equatable, Codable {
         public var timelineOccupies: String
         public var timelineStyle: String
         public var contentMayVary: Bool
+        /// The skip button: each of OFFSET, DURATION and LABEL-ID from the asset list's
+        /// SKIP-CONTROL when it gives a usable value, else from the tag's X-SKIP-CONTROL-*.
         public var skipControl: AssetList.SkipControl?
+        /// The SKIP-CONTROL keys taken from the asset list (`OFFSET`, `DURATION`, `LABEL-ID`).
+        public var skipControlFromAssetList: [String] = []
         /// Whether the offset falls on a primary segment boundary (within 1 ms); nil for pre/post-rolls.
         public var onSegmentBoundary: Bool?
     }
@@ -135,21 +141,30 @@ public struct InterstitialSchedule: Sendable, Equatable, Codable {
         var assets: [Asset] = []
         if let uri = item.assetURI { assets = [Asset(uri: uri, duration: assetDuration(uri) ?? item.scheduledDuration)] }
         if let list = assetList { assets = list.assets.map { Asset(uri: $0.uri, duration: $0.duration) } }
+        let skip = skipControl(item, assetList?.skipControl)
         var played: Double? = assets.isEmpty || assets.contains { $0.duration == nil } ? item.scheduledDuration
             : assets.reduce(0) { $0 + ($1.duration ?? 0) }
         if let limit = item.playoutLimit { played = played.map { min($0, limit) } ?? limit }
         return Entry(
             id: item.id, line: item.line, placement: placement, startDate: item.startDate, offset: nil, pod: pod,
             positionInPod: position, assetURI: item.assetURI, assetList: item.assetList, assets: assets,
+            assetListProblems: assetList?.problems ?? [],
             playedDuration: played, resumeOffset: item.resumeOffset ?? played, resumeOffsetIsExplicit: item.resumeOffset != nil,
             resumesAt: nil, playoutLimit: item.playoutLimit, restrictions: item.restrict?.tokens.map(\.rawValue) ?? [],
             snap: item.snap?.tokens.map(\.rawValue) ?? [], playsOnce: item.playsOnce,
             timelineOccupies: item.effectiveTimelineOccupies.rawValue, timelineStyle: item.effectiveTimelineStyle.rawValue,
             contentMayVary: item.effectiveContentMayVary,
-            skipControl: assetList?.skipControl ?? (item.skipControlOffset != nil || item.skipControlLabelID != nil
-                ? AssetList.SkipControl(offset: item.skipControlOffset, duration: item.skipControlDuration, labelID: item.skipControlLabelID)
-                : nil),
+            skipControl: skip.control, skipControlFromAssetList: skip.fromList,
             onSegmentBoundary: nil)
+    }
+
+    /// The asset list's SKIP-CONTROL overrides the tag's X-SKIP-CONTROL-* key by key (draft -22
+    /// Appendix D); a key it lacks, or whose value was ignored as invalid, keeps the tag's value.
+    static func skipControl(_ item: Interstitial, _ list: AssetList.SkipControl?) -> (control: AssetList.SkipControl?, fromList: [String]) {
+        let control = AssetList.SkipControl(offset: list?.offset ?? item.skipControlOffset, duration: list?.duration ?? item.skipControlDuration,
+                                            labelID: list?.labelID ?? item.skipControlLabelID)
+        let fromList = [("OFFSET", list?.offset != nil), ("DURATION", list?.duration != nil), ("LABEL-ID", list?.labelID != nil)].filter(\.1).map(\.0)
+        return (control == AssetList.SkipControl() ? nil : control, fromList)
     }
 
     /// Seconds rounded to the millisecond: offsets come from date arithmetic (8.007999897 for 8.008).

@@ -1,0 +1,144 @@
+import Foundation
+import HLS
+import MediaProbe
+
+/// The measurements of one audit, each distinct (rendition, segments) once, `width` at a time,
+/// and what they cost. FFmpeg blocks its thread, so each runs on a thread of its own.
+actor LoudnessSession {
+    private let meter = LoudnessMeter()
+    private let loader: PresentationLoader
+    private let fetchTimeout: Double
+    private let width: Int
+    private let cancellation = ProbeCancellation()
+    /// Programme segments shared by the windows of breaks close together.
+    private let programmeSegments = SegmentCache()
+    private var playlists: [InputLocation: Task<Result<(MediaPlaylist, InputLocation), LoadError>, Never>] = [:]
+    private var spans: [String: Task<SegmentsLoudness, Never>] = [:]
+    private var running = 0
+    private var waiters: [CheckedContinuation<Void, Never>] = []
+    private var cost = LoudnessCost(measured: true)
+    private var records: [String: [(key: String, record: AssetLoudness)]] = [:]
+    private var fixLevels: [String: Double] = [:]
+
+    /// `seed`: media playlists loaded already (the primary's, the assets'), by the URL each is asked for: no second fetch.
+    init(loader: PresentationLoader, fetchTimeout: Double, width: Int, seed: [InputLocation: LoadedMediaPlaylist]) {
+        self.loader = loader
+        self.fetchTimeout = fetchTimeout
+        self.width = max(1, width)
+        for (asked, loaded) in seed {
+            playlists[asked] = Task<Result<(MediaPlaylist, InputLocation), LoadError>, Never> { .success((loaded.playlist, loaded.location)) }
+        }
+    }
+
+    /// Every segment of the rendition at `location`.
+    func whole(_ location: InputLocation) async -> SegmentsLoudness {
+        switch await playlist(location) {
+        case .failure(let error): return .notMeasured("its media playlist cannot be loaded: \(error.description)")
+        case .success(let (playlist, final)): return await span(playlist, at: final, segments: 0..<playlist.segments.count, cache: nil)
+        }
+    }
+
+    /// The programme on each side of `brk` on the rendition at `location`.
+    func around(_ location: InputLocation, _ brk: LoudnessBreak, seconds: Double)
+        async -> (before: SegmentsLoudness?, after: SegmentsLoudness?, problem: String?) {
+        switch await playlist(location) {
+        case .failure(let error): return (nil, nil, "its media playlist cannot be loaded: \(error.description)")
+        case .success(let (playlist, final)):
+            let windows = brk.windows(in: playlist, seconds: seconds)
+            var before: SegmentsLoudness?, after: SegmentsLoudness?
+            if let range = windows.before { before = await span(playlist, at: final, segments: range, cache: programmeSegments) }
+            if let range = windows.after { after = await span(playlist, at: final, segments: range, cache: programmeSegments) }
+            return (before, after, windows.problem)
+        }
+    }
+
+    /// A media playlist read elsewhere in the audit.
+    func seed(_ playlist: MediaPlaylist, at location: InputLocation) {
+        if playlists[location] == nil { playlists[location] = Task { .success((playlist, location)) } }
+    }
+
+    private func playlist(_ location: InputLocation) async -> Result<(MediaPlaylist, InputLocation), LoadError> {
+        if let known = playlists[location] { return await known.value }
+        let loader = self.loader
+        let task = Task<Result<(MediaPlaylist, InputLocation), LoadError>, Never> {
+            do throws(LoadError) {
+                let (parsed, resource) = try await loader.loadPlaylist(location)
+                self.add(bytes: Int64(resource.data.count))
+                guard case .media(let media) = parsed.playlist else {
+                    return .failure(.notAPlaylist(resource.location.description, .unexpectedKind("a multivariant playlist where a media playlist belongs")))
+                }
+                return .success((media, resource.location))
+            } catch {
+                return .failure(error)
+            }
+        }
+        playlists[location] = task
+        return await task.value
+    }
+
+    private func span(_ playlist: MediaPlaylist, at location: InputLocation, segments: Range<Int>, cache: SegmentCache?) async -> SegmentsLoudness {
+        let key = "\(location)|\(segments.lowerBound)|\(segments.upperBound)"
+        if let known = spans[key] { return await known.value }
+        let meter = self.meter, timeout = fetchTimeout, cancellation = self.cancellation
+        let task = Task<SegmentsLoudness, Never> {
+            await self.acquire()
+            let measured = await withCheckedContinuation { continuation in
+                Thread.detachNewThread {
+                    continuation.resume(returning: meter.measure(segments: segments, of: playlist, at: location, fetchTimeout: timeout,
+                                                                 cache: cache, cancellation: cancellation))
+                }
+            }
+            self.release(after: measured)
+            return measured
+        }
+        spans[key] = task
+        return await withTaskCancellationHandler { await task.value } onCancel: { cancellation.cancel() }
+    }
+
+    private func add(bytes: Int64) { cost.bytesRead += bytes }
+
+    private func acquire() async {
+        if running < width { running += 1; return }
+        await withCheckedContinuation { waiters.append($0) }
+    }
+
+    private func release(after measured: SegmentsLoudness) {
+        if measured.integrated == nil { cost.notMeasured += 1 } else { cost.measurements += 1 }
+        cost.segments += measured.segmentsMeasured
+        cost.bytesRead += measured.bytesRead
+        cost.milliseconds += Int((measured.elapsed * 1000).rounded())
+        if waiters.isEmpty { running -= 1 } else { waiters.removeFirst().resume() }
+    }
+
+    /// The level the fix of `role` normalises to: the first class's programme level, so that one
+    /// encode serves every class hearing about the same programme.
+    func fixLevel(_ programme: Double, role: String) -> Double {
+        if let known = fixLevels[role] { return known }
+        fixLevels[role] = programme
+        return programme
+    }
+
+    func record(_ record: AssetLoudness, role: String, key: String) {
+        if let index = records[role, default: []].firstIndex(where: { $0.key == key && $0.record.problem == record.problem }) {
+            records[role]![index].record.deviceClasses += record.deviceClasses
+        } else {
+            records[role, default: []].append((key, record))
+        }
+    }
+
+    /// What was measured for `role`, one entry per group of classes, in `order`.
+    func records(for role: String, order: [String]) -> [AssetLoudness] {
+        let rank = Dictionary(order.enumerated().map { ($0.element, $0.offset) }) { first, _ in first }
+        return (records[role] ?? []).map(\.record).map { record in
+            var sorted = record
+            sorted.deviceClasses.sort { (rank[$0] ?? .max) < (rank[$1] ?? .max) }
+            return sorted
+        }.sorted { (rank[$0.deviceClasses.first ?? ""] ?? .max) < (rank[$1.deviceClasses.first ?? ""] ?? .max) }
+    }
+
+    func totals(programmeSeconds: Double) -> LoudnessCost {
+        var total = cost
+        total.programmeSeconds = programmeSeconds
+        return total
+    }
+}
