@@ -27,7 +27,7 @@ extension MediaProber {
             var keys = KeyFetches(reader: reader, playlist: location, interrupt: interrupt, label: label)
             if let map = first.map {
                 let section = try read(map.uri, range: map.byteRange, from: location, reader, interrupt)
-                bytes.append(try decryptedInitSection(section, key: map.key, keys: &keys, label: label))
+                bytes.append(try SegmentDecryption.initSection(section, key: map.key, label: label) { key throws(ProbeError) in try keys.key(key) })
             }
             // The limit is for both together: the segment gets what the init section left.
             reader.maxBytes = Self.maxSegmentBytes - bytes.count
@@ -45,23 +45,6 @@ extension MediaProber {
         // An EVENT playlist only grows: its first segment is the stream's start, as in VOD.
         media.liveWindow = !playlist.isVOD && playlist.playlistType != .event
         return (media, ProbeStatistics(bytesRead: Int64(bytes.count), seconds: Date().timeIntervalSince(started)))
-    }
-
-    /// The init section in the clear: as read, unless the EXT-X-KEY before its EXT-X-MAP is AES-128.
-    /// Such a key must carry an IV (RFC 8216 4.3.2.5; the parser reports one that does not); without
-    /// one, a zero IV is tried, as hls.js does. A wrong IV garbles only the first 16 bytes, which
-    /// padding cannot catch: the section must then start with an MP4 box.
-    private func decryptedInitSection(_ section: Data, key: EncryptionKey?, keys: inout KeyFetches, label: String) throws(ProbeError) -> Data {
-        guard let key, key.method == "AES-128" else { return section }
-        let iv = try SegmentDecryption.tagIV(key, label: label)
-        let clear = try SegmentDecryption.decrypt(section, key: try keys.key(key), iv: iv ?? [UInt8](repeating: 0, count: 16),
-                                                  label: label, part: "init section")
-        guard clear.count >= 8, clear[clear.startIndex + 4..<clear.startIndex + 8].allSatisfy({ (0x20...0x7E).contains($0) }) else {
-            let why = iv == nil ? "its EXT-X-KEY has no IV, which RFC 8216 4.3.2.5 requires, and a zero IV is not the one it was encrypted with"
-                                : "the EXT-X-KEY's IV is not the one it was encrypted with"
-            throw .openFailed(label, reason: "the AES-128 init section does not start with an MP4 box once decrypted: \(why)")
-        }
-        return clear
     }
 
     /// A byte range without an offset is the first sub-range of its resource here: it starts at 0.

@@ -41,6 +41,24 @@ enum SegmentDecryption {
         return bytes
     }
 
+    /// An init section in the clear: as read, unless `key` (the EXT-X-KEY in effect at its
+    /// EXT-X-MAP) is AES-128. Such a key must carry an IV (RFC 8216 4.3.2.5; the parser reports
+    /// one that does not); without one, a zero IV is tried, as hls.js does. A wrong IV garbles only
+    /// the first 16 bytes, which padding cannot catch: the section must then start with an MP4 box.
+    /// `keyBytes` fetches the key (once per URI, at the caller's limits).
+    static func initSection(_ section: Data, key: EncryptionKey?, label: String,
+                            keyBytes: (EncryptionKey) throws(ProbeError) -> Data) throws(ProbeError) -> Data {
+        guard let key, key.method == "AES-128" else { return section }
+        let iv = try tagIV(key, label: label)
+        let clear = try decrypt(section, key: try keyBytes(key), iv: iv ?? [UInt8](repeating: 0, count: 16), label: label, part: "init section")
+        guard clear.count >= 8, clear[clear.startIndex + 4..<clear.startIndex + 8].allSatisfy({ (0x20...0x7E).contains($0) }) else {
+            let why = iv == nil ? "its EXT-X-KEY has no IV, which RFC 8216 4.3.2.5 requires, and a zero IV is not the one it was encrypted with"
+                                : "the EXT-X-KEY's IV is not the one it was encrypted with"
+            throw .openFailed(label, reason: "the AES-128 init section does not start with an MP4 box once decrypted: \(why)")
+        }
+        return clear
+    }
+
     /// The clear bytes of `data`, or why it cannot be decrypted with this key; `part` names what
     /// `data` is in messages ("segment", "init section").
     static func decrypt(_ data: Data, key: Data, iv: [UInt8], label: String, part: String = "segment") throws(ProbeError) -> Data {

@@ -99,6 +99,13 @@ extension LoudnessMeter {
             if fetched { result.bytesRead += Int64(data.count) }
             return data
         }
+        func keyBytes(_ key: EncryptionKey) throws(ProbeError) -> Data {
+            guard let uri = key.uri else { throw .openFailed(label, reason: "EXT-X-KEY METHOD=AES-128 has no URI") }
+            if let known = keys[uri] { return known }
+            let data = try read(uri, range: nil, maxBytes: 1024)
+            keys[uri] = data
+            return data
+        }
         var previousMeasured = false
         for index in wanted {
             let segment = playlist.segments[index]
@@ -115,14 +122,16 @@ extension LoudnessMeter {
             do throws(ProbeError) {
                 let mapKey = segment.map.map { "\($0.uri)|\($0.byteRange.map { "\($0.offset ?? 0)+\($0.length)" } ?? "")" } ?? ""
                 if let map = segment.map, initSections[mapKey] == nil {
-                    initSections[mapKey] = try read(map.uri, range: map.byteRange, maxBytes: MediaProber.maxSegmentBytes)
+                    // Encrypted too when an AES-128 EXT-X-KEY precedes its EXT-X-MAP (RFC 8216 4.3.2.5).
+                    let section = try read(map.uri, range: map.byteRange, maxBytes: MediaProber.maxSegmentBytes)
+                    initSections[mapKey] = try SegmentDecryption.initSection(section, key: map.key, label: label) { key throws(ProbeError) in
+                        try keyBytes(key)
+                    }
                 }
                 var bytes = try read(segment.uri, range: segment.byteRange, maxBytes: MediaProber.maxSegmentBytes)
                 if let key = segment.key, key.method == "AES-128" {
-                    guard let uri = key.uri else { throw .openFailed(label, reason: "EXT-X-KEY METHOD=AES-128 has no URI") }
-                    if keys[uri] == nil { keys[uri] = try read(uri, range: nil, maxBytes: 1024) }
                     let iv = try SegmentDecryption.iv(key, mediaSequence: playlist.mediaSequence + index, label: label)
-                    bytes = try SegmentDecryption.decrypt(bytes, key: keys[uri]!, iv: iv, label: label)
+                    bytes = try SegmentDecryption.decrypt(bytes, key: try keyBytes(key), iv: iv, label: label)
                 }
                 held += bytes.count
                 if previousMeasured, !segment.discontinuity, let last = runs.last, last.map == mapKey {

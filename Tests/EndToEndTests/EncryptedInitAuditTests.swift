@@ -62,7 +62,8 @@ final class EncryptedInitAuditTests: XCTestCase {
     }
 
     func testTheEncryptedPrimaryIsProbedFromThePlaylistTheLoaderRead() throws {
-        let (status, json) = try run(["audit", server.url("/files/primary/main.m3u8")])
+        // Without loudness: the probes alone (loudness reads more segments, below).
+        let (status, json) = try run(["audit", server.url("/files/primary/main.m3u8"), "--no-loudness"])
         XCTAssertEqual(status, 0, "the ad matches the primary: \(json["findings"] ?? "")")
         let findings = (json["findings"] as? [[String: Any]]) ?? []
         XCTAssertEqual(findings.map { $0["rule"] as? String ?? "" }, [], "nothing unprobed, nothing mismatched")
@@ -75,6 +76,16 @@ final class EncryptedInitAuditTests: XCTestCase {
         XCTAssertEqual(log.filter { $0 == "/files/primary/index.m3u8" }.count, 1, "\(log)")
         XCTAssertEqual(log.filter { $0 == "/files/primary/k.bin" }.count, 1, "one key for init section and segment: \(log)")
         XCTAssertEqual(log.filter { $0.hasPrefix("/files/primary/iv-") }.count, 1, "the first segment only: \(log)")
+    }
+
+    func testLoudnessDecryptsTheInitSectionToo() throws {
+        let (_, json) = try run(["audit", server.url("/files/primary/main.m3u8"), "--profile", "mac"])
+        let ad = try XCTUnwrap((json["assets"] as? [[String: Any]])?.first { $0["role"] as? String == "interstitial 1" })
+        let measured = try XCTUnwrap((ad["loudness"] as? [[String: Any]])?.first, "\(ad)")
+        XCTAssertTrue(measured["problem"] is NSNull, "the programme around the break is measured: \(measured)")
+        XCTAssertNotNil(measured["programme"] as? Double, "\(measured)")
+        let before = try XCTUnwrap(measured["before"] as? [String: Any], "\(measured)")
+        XCTAssertEqual(before["skipped"] as? [String], [], "no encrypted segment left out: \(before)")
     }
 
     func testAKeyWithoutTheIVAnInitSectionRequiresIsASyntaxErrorAndAZeroIVIsTried() throws {
