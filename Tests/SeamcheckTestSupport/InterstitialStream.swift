@@ -28,11 +28,18 @@ public struct InterstitialStream: Sendable {
     public var primary: MediaFixture
     public var primaryCodecs: String
     public var ads: [Ad]
+    /// How the primary's rendition is cut: fMP4 or MPEG-TS segments, or one file addressed with
+    /// EXT-X-BYTERANGE (and an EXT-X-MAP with BYTERANGE for fMP4). Ads are fMP4 segments.
+    public var primarySegmentType: HLSFixture.SegmentType
+    public var primarySingleFile: Bool
 
-    public init(primary: MediaFixture, primaryCodecs: String, ads: [Ad]) {
+    public init(primary: MediaFixture, primaryCodecs: String, ads: [Ad], primarySegmentType: HLSFixture.SegmentType = .fmp4,
+                primarySingleFile: Bool = false) {
         self.primary = primary
         self.primaryCodecs = primaryCodecs
         self.ads = ads
+        self.primarySegmentType = primarySegmentType
+        self.primarySingleFile = primarySingleFile
     }
 
     static let programDateTime = "2026-01-01T00:00:00.000Z"
@@ -41,13 +48,21 @@ public struct InterstitialStream: Sendable {
     @discardableResult
     public func write(into root: URL, port: Int) throws -> String {
         let primaryFolder = root.appendingPathComponent("primary")
-        try copyRendition(primary, name: "primary", to: primaryFolder)
+        try Self.copyRendition(HLSFixture(name: "primary", source: primary, segmentType: primarySegmentType, singleFile: primarySingleFile),
+                               to: primaryFolder)
         let media = primaryFolder.appendingPathComponent("index.m3u8")
-        var lines = try String(contentsOf: media, encoding: .utf8).components(separatedBy: "\n")
-        let durations = lines.compactMap { $0.hasPrefix("#EXTINF:") ? Double($0.dropFirst(8).split(separator: ",")[0]) : nil }
-        var boundaries = [0.0]
-        for d in durations { boundaries.append(boundaries.last! + d) }
-        var tags = ["#EXT-X-PROGRAM-DATE-TIME:\(Self.programDateTime)"]
+        let boundaries = try Self.segmentBoundaries(media)
+        let tags = ["#EXT-X-PROGRAM-DATE-TIME:\(Self.programDateTime)"] + (try Self.dateRanges(for: ads, boundaries: boundaries, root: root, port: port))
+        try Self.insert(tags, beforeFirstSegmentOf: media)
+        try Self.multivariant(codecs: primaryCodecs, uri: "index.m3u8", source: primary)
+            .write(to: primaryFolder.appendingPathComponent("main.m3u8"), atomically: true, encoding: .utf8)
+        return "/files/primary/main.m3u8"
+    }
+
+    /// One interstitial EXT-X-DATERANGE per ad, START-DATE on the primary segment boundary it
+    /// names; generated ads are written under `root/ID/`.
+    public static func dateRanges(for ads: [Ad], boundaries: [Double], root: URL, port: Int) throws -> [String] {
+        var tags: [String] = []
         for ad in ads {
             let uri: String
             var duration: Double?
@@ -55,10 +70,10 @@ public struct InterstitialStream: Sendable {
                 uri = "http://127.0.0.1:\(port)\(raw)"
             } else if let source = ad.source {
                 let folder = root.appendingPathComponent(ad.id)
-                try copyRendition(source, name: ad.id, to: folder)
-                duration = try Self.totalDuration(folder.appendingPathComponent("index.m3u8"))
+                try copyRendition(HLSFixture(name: ad.id, source: source, segmentType: .fmp4), to: folder)
+                duration = try totalDuration(folder.appendingPathComponent("index.m3u8"))
                 if let codecs = ad.multivariantCodecs {
-                    try Self.multivariant(codecs: codecs, uri: "index.m3u8", source: source)
+                    try multivariant(codecs: codecs, uri: "index.m3u8", source: source)
                         .write(to: folder.appendingPathComponent("main.m3u8"), atomically: true, encoding: .utf8)
                     uri = "http://127.0.0.1:\(port)/files/\(ad.id)/main.m3u8"
                 } else {
@@ -67,22 +82,34 @@ public struct InterstitialStream: Sendable {
             } else {
                 continue
             }
-            let start = Self.date(offset: boundaries[min(ad.boundary, boundaries.count - 1)])
+            let start = date(offset: boundaries[min(ad.boundary, boundaries.count - 1)])
             tags.append("#EXT-X-DATERANGE:ID=\"\(ad.id)\",CLASS=\"com.apple.hls.interstitial\",START-DATE=\"\(start)\""
                 + (duration.map { String(format: ",DURATION=%.3f", $0) } ?? "") + ",X-ASSET-URI=\"\(uri)\",X-RESUME-OFFSET=0")
         }
-        let first = lines.firstIndex { $0.hasPrefix("#EXTINF:") } ?? lines.count
-        lines.insert(contentsOf: tags, at: first)
-        try lines.joined(separator: "\n").write(to: media, atomically: true, encoding: .utf8)
-        try Self.multivariant(codecs: primaryCodecs, uri: "index.m3u8", source: primary)
-            .write(to: primaryFolder.appendingPathComponent("main.m3u8"), atomically: true, encoding: .utf8)
-        return "/files/primary/main.m3u8"
+        return tags
     }
 
-    private func copyRendition(_ source: MediaFixture, name: String, to folder: URL) throws {
+    /// Segment boundaries of a media playlist, from 0 to its end.
+    public static func segmentBoundaries(_ playlist: URL) throws -> [Double] {
+        var boundaries = [0.0]
+        for line in try String(contentsOf: playlist, encoding: .utf8).components(separatedBy: "\n") where line.hasPrefix("#EXTINF:") {
+            boundaries.append(boundaries.last! + (Double(line.dropFirst(8).split(separator: ",")[0]) ?? 0))
+        }
+        return boundaries
+    }
+
+    /// Puts `tags` before the first EXTINF (after EXT-X-MAP and the header).
+    public static func insert(_ tags: [String], beforeFirstSegmentOf playlist: URL) throws {
+        var lines = try String(contentsOf: playlist, encoding: .utf8).components(separatedBy: "\n")
+        let first = lines.firstIndex { $0.hasPrefix("#EXTINF:") } ?? lines.count
+        lines.insert(contentsOf: tags, at: first)
+        try lines.joined(separator: "\n").write(to: playlist, atomically: true, encoding: .utf8)
+    }
+
+    /// A fresh copy of a generated rendition at `folder`.
+    public static func copyRendition(_ fixture: HLSFixture, to folder: URL) throws {
         try? FileManager.default.removeItem(at: folder)
-        let generated = try HLSFixture(name: name, source: source, segmentType: .fmp4).directory()
-        try FileManager.default.copyItem(atPath: generated, toPath: folder.path)
+        try FileManager.default.copyItem(atPath: try fixture.directory(), toPath: folder.path)
     }
 
     static func multivariant(codecs: String, uri: String, source: MediaFixture) -> String {
@@ -91,13 +118,13 @@ public struct InterstitialStream: Sendable {
             + "#EXT-X-STREAM-INF:BANDWIDTH=500000,CODECS=\"\(codecs)\"\(size),FRAME-RATE=\(source.declaredFrameRate),VIDEO-RANGE=SDR\n\(uri)\n"
     }
 
-    static func totalDuration(_ playlist: URL) throws -> Double {
+    public static func totalDuration(_ playlist: URL) throws -> Double {
         try String(contentsOf: playlist, encoding: .utf8).components(separatedBy: "\n")
             .compactMap { $0.hasPrefix("#EXTINF:") ? Double($0.dropFirst(8).split(separator: ",")[0]) : nil }
             .reduce(0, +)
     }
 
-    static func date(offset: Double) -> String {
+    public static func date(offset: Double) -> String {
         let formatter = ISO8601DateFormatter()
         formatter.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
         return formatter.string(from: formatter.date(from: programDateTime)!.addingTimeInterval(offset))
