@@ -41,9 +41,9 @@ enum LoadSpecRules {
             case .iFrame: ("EXT-X-I-FRAME-STREAM-INF", "I-frame")
             }
             let tag = name + " \(failure.reference)" + (line.map { " (line \($0))" } ?? "")
-            let status = failure.status.map { "HTTP \($0)" } ?? "not loaded"
-            return SpecViolation(tag: tag, line: line, playlist: nil, expected: "the \(what)'s media playlist loads",
-                                 actual: "\(failure.location ?? failure.reference): \(status)",
+            // The status when the server answered one, else the reason (a redirect loop, a timeout, a refusal).
+            let actual = failure.status.map { "\(failure.location ?? failure.reference): HTTP \($0)" } ?? failure.error.description
+            return SpecViolation(tag: tag, line: line, playlist: nil, expected: "the \(what)'s media playlist loads", actual: actual,
                                  message: "the \(what) playlist \(failure.location ?? failure.reference) cannot be loaded: \(failure.error); "
                                      + (failure.role == .iFrame ? "receivers show no thumbnails or fast-forward frames from it (the rest was checked)"
                                                                 : "receivers that select it fail over or stall (the rest was checked)"),
