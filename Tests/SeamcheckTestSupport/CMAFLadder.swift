@@ -83,7 +83,7 @@ public struct CMAFLadder: Sendable {
         for tier in Self.tiers {
             let target = base.appendingPathComponent("video-\(tier.name)")
             try InterstitialStream.copyRendition(HLSFixture(name: "ladder-\(tier.name)", source: Self.video(tier), segmentType: .fmp4), to: target)
-            videoCodecs[tier.name] = try Self.avcCodecString(target.appendingPathComponent("init.mp4").path)
+            videoCodecs[tier.name] = try Self.avcCodecString(try Self.video(tier).path())
             try Self.iFramePlaylist(for: target.appendingPathComponent("index.m3u8"))
                 .write(to: target.appendingPathComponent("iframes.m3u8"), atomically: true, encoding: .utf8)
             renditions.append(target.appendingPathComponent("index.m3u8"))
@@ -156,7 +156,7 @@ public struct CMAFLadder: Sendable {
 
         """
 
-    /// `avc1.PPCCLL` of the init section's H.264 track, read by ffprobe.
+    /// `avc1.PPCCLL` of the file's H.264 track, read by ffprobe (an init section has no level yet).
     static func avcCodecString(_ path: String) throws -> String {
         let result = try Command.run("ffprobe", ["-v", "error", "-select_streams", "v:0", "-show_entries", "stream=profile,level",
                                                  "-of", "csv=p=0", path])

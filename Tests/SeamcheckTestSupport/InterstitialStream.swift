@@ -13,6 +13,8 @@ public struct InterstitialStream: Sendable {
         public var multivariantCodecs: String?
         /// A path on the server instead of a generated asset (an unreachable one, say).
         public var rawPath: String?
+        /// With `rawPath`: the path is an asset list (X-ASSET-LIST), not an asset (X-ASSET-URI).
+        public var rawPathIsAssetList = false
         /// Which primary segment boundary it starts at (1 = after the first segment).
         public var boundary: Int
 
@@ -22,6 +24,13 @@ public struct InterstitialStream: Sendable {
             self.multivariantCodecs = multivariantCodecs
             self.rawPath = rawPath
             self.boundary = boundary
+        }
+
+        /// An interstitial whose X-ASSET-LIST is `path` on the server.
+        public static func assetList(id: String, path: String, boundary: Int) -> Ad {
+            var ad = Ad(id: id, source: nil, rawPath: path, boundary: boundary)
+            ad.rawPathIsAssetList = true
+            return ad
         }
     }
 
@@ -83,8 +92,9 @@ public struct InterstitialStream: Sendable {
                 continue
             }
             let start = date(offset: boundaries[min(ad.boundary, boundaries.count - 1)])
+            let source = ad.rawPathIsAssetList ? "X-ASSET-LIST" : "X-ASSET-URI"
             tags.append("#EXT-X-DATERANGE:ID=\"\(ad.id)\",CLASS=\"com.apple.hls.interstitial\",START-DATE=\"\(start)\""
-                + (duration.map { String(format: ",DURATION=%.3f", $0) } ?? "") + ",X-ASSET-URI=\"\(uri)\",X-RESUME-OFFSET=0")
+                + (duration.map { String(format: ",DURATION=%.3f", $0) } ?? "") + ",\(source)=\"\(uri)\",X-RESUME-OFFSET=0")
         }
         return tags
     }

@@ -21,8 +21,9 @@ public struct LiveWindowStream: Sendable {
 
     /// With a window of 3 at sequence 2 and 3, variant A covers 2.002-5.005 s and B 3.003-6.006 s:
     /// "left" is only in A's window (it has left B's), "both" in both, "entering" only in B's.
-    public static let ranges = [Range(id: "left", offset: 1.5, duration: 1.0), Range(id: "both", offset: 3.5, duration: 1.0),
-                                Range(id: "entering", offset: 5.5, duration: 0.4)]
+    /// Each lasts as long as the ad (1.001 s).
+    public static let ranges = [Range(id: "left", offset: 1.5, duration: 1.001), Range(id: "both", offset: 3.5, duration: 1.001),
+                                Range(id: "entering", offset: 5.5, duration: 1.001)]
 
     public var folder: String
     public var ranges: [Range]
