@@ -59,13 +59,18 @@ public struct AssetPlaylistSummary: Sendable, Equatable {
     /// The asset's own playlist as parsed (`location` is where it came from), so that an audit
     /// reads it without fetching it again.
     public var root: ParsedPlaylist?
+    /// Variants of a multivariant asset that did not load while others did: players that select
+    /// them fail over, so the asset still plays.
+    public var unloadedVariants: [LoadError]
 
-    public init(location: InputLocation, liveMediaPlaylists: [String], duration: Double, elapsed: Double, root: ParsedPlaylist? = nil) {
+    public init(location: InputLocation, liveMediaPlaylists: [String], duration: Double, elapsed: Double, root: ParsedPlaylist? = nil,
+                unloadedVariants: [LoadError] = []) {
         self.location = location
         self.liveMediaPlaylists = liveMediaPlaylists
         self.duration = duration
         self.elapsed = elapsed
         self.root = root
+        self.unloadedVariants = unloadedVariants
     }
 
     public var isVOD: Bool { liveMediaPlaylists.isEmpty }

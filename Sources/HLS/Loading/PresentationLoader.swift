@@ -189,17 +189,27 @@ public struct PresentationLoader: Sendable {
                 var duration: Double?
                 var elapsed = resource.elapsed
                 var seen: Set<String> = []
+                var failures: [LoadError] = []
+                var loaded = 0
+                // A variant that does not load is failed over by players: the asset fails only when none loads.
                 for variant in multivariant.variants {
-                    let variantLocation = try resource.location.resolving(variant.uri)
-                    guard seen.insert(variantLocation.description).inserted else { continue }
-                    let (child, childResource) = try await loadPlaylist(variantLocation, limits: assetPlaylistLimits, importing: parsed.variables)
-                    guard let media = child.playlist.media else { continue }
-                    if !media.isVOD { live.append(childResource.location.description) }
-                    if duration == nil { duration = media.totalDuration }
-                    elapsed = max(elapsed, resource.elapsed + childResource.elapsed)
+                    do throws(LoadError) {
+                        let variantLocation = try resource.location.resolving(variant.uri)
+                        guard seen.insert(variantLocation.description).inserted else { continue }
+                        let (child, childResource) = try await loadPlaylist(variantLocation, limits: assetPlaylistLimits, importing: parsed.variables)
+                        loaded += 1
+                        guard let media = child.playlist.media else { continue }
+                        if !media.isVOD { live.append(childResource.location.description) }
+                        if duration == nil { duration = media.totalDuration }
+                        elapsed = max(elapsed, resource.elapsed + childResource.elapsed)
+                    } catch {
+                        if case .cancelled = error { throw error }
+                        failures.append(error)
+                    }
                 }
+                if loaded == 0, let first = failures.first { throw first }
                 return .loaded(AssetPlaylistSummary(location: resource.location, liveMediaPlaylists: live,
-                                                    duration: duration ?? 0, elapsed: elapsed, root: parsed))
+                                                    duration: duration ?? 0, elapsed: elapsed, root: parsed, unloadedVariants: failures))
             }
         } catch {
             return .failed(error)
