@@ -123,6 +123,33 @@ final class FaultInjectionTests: ServedStreamTestCase {
         XCTAssertEqual(lint.findings.count, 1, "\(lint.findings)")
     }
 
+    func testAnAdWithOneBrokenVariantIsAuditedOnTheVariantsThatLoad() throws {
+        // The list's ad is a CMAF ladder too; its top tier answers 404, and so does its English AAC.
+        try write("{\"ASSETS\": [{\"URI\": \"\(server.url("/files/ad-ladder/main.m3u8"))\", \"DURATION\": 2.002}]}", to: "lists/ad.json")
+        try CMAFLadder(folder: "ad-ladder", ads: []).write(into: root, port: server.port)
+        try server.inject(.status(404), at: "/files/ad-ladder/video-360p/index.m3u8")
+        try server.inject(.status(404), at: "/files/ad-ladder/audio-aac-en/index.m3u8")
+        let lint = try run("lint", [server.url(path)])
+        XCTAssertEqual(lint.status, 0, "players fail over inside the ad: a warning, \(lint.findings)")
+        let partial = lint.findings("asset-unreachable")
+        XCTAssertEqual(partial.count, 1, "\(lint.findings)")
+        XCTAssertTrue(lint.string(partial[0], "message").hasPrefix("a variant of the asset \(server.url("/files/ad-ladder/main.m3u8")) cannot be loaded: "
+                                                                   + server.url("/files/ad-ladder/video-360p/index.m3u8") + ": the server answered HTTP 404"),
+                      "\(partial)")
+        XCTAssertFalse(lint.string(partial[0], "message").contains("skips the interstitial"), "\(partial)")
+
+        let audit = try run("audit", [server.url(path)])
+        let ad = audit.selections("interstitial 2").mapValues { $0.map(\.lastPathComponents2) }
+        for deviceClass in Classes.eac3 {
+            XCTAssertEqual(ad[deviceClass], ["video-270p/index.m3u8", "audio-ec3-en/index.m3u8"], "\(deviceClass) fails over inside the ad")
+        }
+        // The AAC classes have no English AAC to fail over to: they skip the ad, and the finding lists each try once.
+        let skipped = audit.findings("asset-unreachable").filter { $0["deviceClass"] as? String == "smart-tv-low-end" }
+        XCTAssertEqual(skipped.count, 1, "\(audit.findings)")
+        XCTAssertEqual(audit.string(skipped[0], "actual"),
+                       server.url("/files/ad-ladder/video-360p/index.m3u8") + " (HTTP 404); " + server.url("/files/ad-ladder/audio-aac-en/index.m3u8") + " (HTTP 404)")
+    }
+
     func testAFailingSegmentOfAnAdIsAFindingOnThatAdAndTheOtherAdsAreAudited() throws {
         try write("{\"ASSETS\": [{\"URI\": \"\(server.url("/files/ad-list/index.m3u8"))\", \"DURATION\": 2.002}]}", to: "lists/ad.json")
         try InterstitialStream.copyRendition(HLSFixture(name: "ad-list", source: Fixtures.fourByThree, segmentType: .fmp4),
