@@ -61,6 +61,19 @@ final class FaultInjectionTests: ServedStreamTestCase {
         XCTAssertEqual(audit.findings("audio-codec-mismatch").count, 0, "\(audit.findings)")
     }
 
+    func testAFaultOnTheInputItselfIsExitTwoNamingItsURL() throws {
+        for (fault, words) in [(TestHTTPServer.Fault.status(500), "HTTP 500"), (.html, "HTML"), (.redirect("/files/ladder/main.m3u8"), "redirect loop")] {
+            try server.clearFaults()
+            try server.inject(fault, at: "/files/ladder/main.m3u8")
+            for command in ["inspect", "lint", "audit"] {
+                let result = try SeamcheckBinary.run([command, server.url(path), "--format", "json"])
+                XCTAssertEqual(result.status, 2, "\(command), \(words): \(result.stderr)")
+                XCTAssertTrue(result.stderr.contains(server.url(path)) && result.stderr.contains(words), "\(command): \(result.stderr)")
+                XCTAssertEqual(result.stdout, "", command)
+            }
+        }
+    }
+
     func testASlowVariantIsWaitedForWithinTheTimeoutAndIsAFindingPastIt() throws {
         try server.inject(.delay(2.5), at: "/files/ladder/video-270p/index.m3u8")
         let hurried = try run("lint", [server.url(path), "--timeout", "1"])
