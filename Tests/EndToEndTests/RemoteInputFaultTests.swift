@@ -88,8 +88,9 @@ final class RemoteInputFaultTests: ServedStreamTestCase {
                                       beforeFirstSegmentOf: root.appendingPathComponent("primary-25/index.m3u8"))
         try write(try read("primary-25/index.m3u8").replacingOccurrences(of: "\nseg", with: "\n../primary-25/seg")
             .replacingOccurrences(of: "URI=\"init.mp4\"", with: "URI=\"../primary-25/init.mp4\""), to: "primary/index.m3u8.next")
-        try write(try read("primary/main.m3u8").replacingOccurrences(of: "\nindex.m3u8", with: "\n" + server.url("/flip/primary/index.m3u8")),
-                  to: "primary/main.m3u8")
+        // No FRAME-RATE: it would be right for one body only.
+        try write(try read("primary/main.m3u8").replacingOccurrences(of: "\nindex.m3u8", with: "\n" + server.url("/flip/primary/index.m3u8"))
+            .replacingOccurrences(of: ",FRAME-RATE=29.970", with: ""), to: "primary/main.m3u8")
 
         for (run, ad, rate) in [(1, "ad-match", 29.97), (2, "ad-25fps", 25.0)] {
             try server.resetLog()
@@ -103,6 +104,23 @@ final class RemoteInputFaultTests: ServedStreamTestCase {
             XCTAssertEqual(probedRate, rate, accuracy: 0.01, "run \(run)")
             XCTAssertEqual(audit.assets.compactMap { ($0["placement"] as? [String: Any])?["id"] as? String }, [ad], "run \(run)")
             XCTAssertEqual(audit.findings.count, 0, "run \(run): schedule and probe come from one body: \(audit.findings)")
+        }
+    }
+
+    func testAMultivariantPlaylistThatChangesBetweenFetchesIsReadOnce() throws {
+        try Self.stream.write(into: root, port: server.port)
+        // The second body offers another variant set: the byte-range cut of the same primary.
+        try InterstitialStream.copyRendition(HLSFixture(name: "primary", source: Fixtures.primaryWithSegments, segmentType: .fmp4, singleFile: true),
+                                             to: root.appendingPathComponent("primary-single"))
+        try write(try read("primary/main.m3u8").replacingOccurrences(of: "\nindex.m3u8", with: "\n../primary-single/index.m3u8"),
+                  to: "primary/main.m3u8.next")
+        for (run, variant) in [(1, "/flip/primary/index.m3u8"), (2, "/flip/primary-single/index.m3u8")] {
+            try server.resetLog()
+            if run == 2 { _ = try server.get("/flip/primary/main.m3u8") }
+            let audit = try self.run("audit", [server.url("/flip/primary/main.m3u8"), "--profile", "smart-tv-low-end"])
+            XCTAssertEqual(audit.status, 0, "run \(run): \(audit.findings)")
+            XCTAssertEqual(audit.selections("primary")["smart-tv-low-end"], [server.url(variant)], "run \(run)")
+            XCTAssertEqual(try server.log().filter { $0.path == "/flip/primary/main.m3u8" }.count, run, "run \(run): one fetch of the multivariant playlist")
         }
     }
 
