@@ -1,10 +1,21 @@
 import Foundation
 
+/// What names a media playlist in the multivariant playlist.
+public enum MediaPlaylistRole: String, Sendable, Codable {
+    /// EXT-X-STREAM-INF (or the input itself, for a media playlist input).
+    case variant
+    /// EXT-X-MEDIA with a URI.
+    case rendition
+    /// EXT-X-I-FRAME-STREAM-INF: trick play, never a playback variant.
+    case iFrame = "i-frame"
+}
+
 /// A media playlist as loaded: where from, how it was referenced, what it says.
 public struct LoadedMediaPlaylist: Sendable {
     public var location: InputLocation
     /// The URI as the multivariant playlist writes it; the input itself for a media playlist input.
     public var reference: String
+    public var role: MediaPlaylistRole
     public var playlist: MediaPlaylist {
         didSet { mergedDateRanges = InterstitialSchedule.merged(playlist.dateRanges) }
     }
@@ -13,9 +24,11 @@ public struct LoadedMediaPlaylist: Sendable {
     /// rather than once per rule.
     public private(set) var mergedDateRanges: [DateRange]
 
-    public init(location: InputLocation, reference: String, playlist: MediaPlaylist, diagnostics: [PlaylistDiagnostic]) {
+    public init(location: InputLocation, reference: String, playlist: MediaPlaylist, diagnostics: [PlaylistDiagnostic],
+                role: MediaPlaylistRole = .variant) {
         self.location = location
         self.reference = reference
+        self.role = role
         self.playlist = playlist
         self.diagnostics = diagnostics
         mergedDateRanges = InterstitialSchedule.merged(playlist.dateRanges)
@@ -46,13 +59,18 @@ public struct AssetPlaylistSummary: Sendable, Equatable {
     /// The asset's own playlist as parsed (`location` is where it came from), so that an audit
     /// reads it without fetching it again.
     public var root: ParsedPlaylist?
+    /// Variants of a multivariant asset that did not load while others did: players that select
+    /// them fail over, so the asset still plays.
+    public var unloadedVariants: [LoadError]
 
-    public init(location: InputLocation, liveMediaPlaylists: [String], duration: Double, elapsed: Double, root: ParsedPlaylist? = nil) {
+    public init(location: InputLocation, liveMediaPlaylists: [String], duration: Double, elapsed: Double, root: ParsedPlaylist? = nil,
+                unloadedVariants: [LoadError] = []) {
         self.location = location
         self.liveMediaPlaylists = liveMediaPlaylists
         self.duration = duration
         self.elapsed = elapsed
         self.root = root
+        self.unloadedVariants = unloadedVariants
     }
 
     public var isVOD: Bool { liveMediaPlaylists.isEmpty }
@@ -61,9 +79,7 @@ public struct AssetPlaylistSummary: Sendable, Equatable {
 /// A media playlist of the multivariant playlist that could not be loaded: a finding
 /// (`media-playlist-unreachable`), never the end of the run.
 public struct MediaPlaylistFailure: Sendable, Equatable {
-    public enum Role: String, Sendable, Codable {
-        case variant, rendition
-    }
+    public typealias Role = MediaPlaylistRole
 
     /// The URI as the multivariant playlist writes it.
     public var reference: String
@@ -114,8 +130,9 @@ public struct Presentation: Sendable {
         self.assets = assets
     }
 
-    /// The media playlist whose timeline interstitials are placed on: the first variant's.
-    public var primary: LoadedMediaPlaylist? { mediaPlaylists.first }
+    /// The media playlist whose timeline interstitials are placed on: the first variant's (an
+    /// I-frame playlist never is: players do not play it).
+    public var primary: LoadedMediaPlaylist? { mediaPlaylists.first { $0.role != .iFrame } }
 
     /// The asset list an interstitial of `media` names, or nil when it names none or it was not fetched.
     public func assetList(for interstitial: Interstitial, in media: LoadedMediaPlaylist) -> AssetListOutcome? {
