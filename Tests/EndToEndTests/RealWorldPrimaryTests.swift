@@ -10,11 +10,11 @@ final class RealWorldPrimaryTests: ServedStreamTestCase {
     static let ads: [InterstitialStream.Ad] = [.init(id: "ad-match", source: Fixtures.matching, boundary: 1),
                                                .init(id: "ad-25fps", source: Fixtures.fps25, boundary: 3)]
 
-    func audit(_ segmentType: HLSFixture.SegmentType, singleFile: Bool) throws -> JSONRun {
+    func audit(_ segmentType: HLSFixture.SegmentType, singleFile: Bool, _ extra: [String] = []) throws -> JSONRun {
         let stream = InterstitialStream(primary: Fixtures.primaryWithSegments, primaryCodecs: "avc1.64000d,mp4a.40.2", ads: Self.ads,
                                         primarySegmentType: segmentType, primarySingleFile: singleFile)
         let path = try stream.write(into: root, port: server.port)
-        return try run("audit", [server.url(path)])
+        return try run("audit", [server.url(path)] + extra)
     }
 
     func assertOnlyTheFrameRateChangeIsFound(_ audit: JSONRun, file: StaticString = #filePath, line: UInt = #line) {
@@ -37,7 +37,7 @@ final class RealWorldPrimaryTests: ServedStreamTestCase {
     }
 
     func testAByteRangeFMP4PrimaryIsReadByRanges() throws {
-        let audit = try audit(.fmp4, singleFile: true)
+        let audit = try audit(.fmp4, singleFile: true, ["--no-loudness"])
         let text = try read("primary/index.m3u8")
         XCTAssertTrue(text.contains("#EXT-X-MAP:URI=\"media.mp4\",BYTERANGE="), text)
         XCTAssertTrue(text.contains("#EXT-X-BYTERANGE:"), text)
@@ -46,7 +46,7 @@ final class RealWorldPrimaryTests: ServedStreamTestCase {
     }
 
     func testAByteRangeTransportStreamPrimaryIsReadByRanges() throws {
-        let audit = try audit(.mpegts, singleFile: true)
+        let audit = try audit(.mpegts, singleFile: true, ["--no-loudness"])
         XCTAssertTrue(try read("primary/index.m3u8").contains("#EXT-X-BYTERANGE:"))
         assertOnlyTheFrameRateChangeIsFound(audit)
         try assertReadByRanges("/files/primary/media.ts")
@@ -59,5 +59,12 @@ final class RealWorldPrimaryTests: ServedStreamTestCase {
         XCTAssertTrue(requests.allSatisfy { $0.range != nil && $0.status == 206 }, "\(requests)", file: file, line: line)
         let size = try XCTUnwrap(try FileManager.default.attributesOfItem(atPath: root.appendingPathComponent(String(path.dropFirst(7))).path)[.size] as? Int)
         XCTAssertLessThan(requests.map(\.bytes).reduce(0, +), size / 2, "only the init section and the first segment", file: file, line: line)
+        // Loudness reads the programme around each break: by ranges too, never the whole file at once.
+        try server.resetLog()
+        let measured = try run("audit", [server.url("/files/primary/main.m3u8")])
+        XCTAssertEqual(measured.status, 1, file: file, line: line)
+        let loudnessRequests = try server.log().filter { $0.path == path }
+        XCTAssertGreaterThan(loudnessRequests.count, requests.count, "the programme around the breaks is read", file: file, line: line)
+        XCTAssertTrue(loudnessRequests.allSatisfy { $0.range != nil && $0.status == 206 }, "\(loudnessRequests)", file: file, line: line)
     }
 }
