@@ -225,7 +225,8 @@ enum InspectTable {
             let entries = schedule.entries.filter { $0.pod == index }
             let at = pod.offset.map(clock) ?? (pod.placement == .postRoll ? "pending until the stream ends" : "unplaced")
             let what = "\(pod.placement.rawValue)" + (entries.count > 1 ? " pod of \(entries.count)" : "")
-            out.append("  \(at)  \(what)" + (pod.startDate.map { "  (START-DATE \(HLSDate.format($0)))" } ?? ""))
+            let before = pod.offset.flatMap { $0 < -0.0005 ? "  " + InterstitialSchedule.position(offset: $0) : nil } ?? ""
+            out.append("  \(at)  \(what)\(before)" + (pod.startDate.map { "  (START-DATE \(HLSDate.format($0)))" } ?? ""))
             for (n, e) in entries.enumerated() {
                 var facts = [e.playedDuration.map { clockShort($0) } ?? "duration unknown"]
                 if e.resumeOffset != nil { facts.append("resume +\(clockShort(e.resumeOffset!))" + (e.resumeOffsetIsExplicit ? "" : " (played duration)")) }

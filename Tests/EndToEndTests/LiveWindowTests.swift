@@ -61,4 +61,19 @@ final class LiveWindowTests: ServedStreamTestCase {
         XCTAssertEqual(placements.compactMap { $0["id"] as? String }, ["left", "both"])
         XCTAssertEqual(audit.selections("primary")["smart-tv-low-end"]?.first, server.url(LiveWindowStream().variantA))
     }
+
+    /// "left" starts at 1.5 s of the source; variant A's window starts at 2.002 s. Its break is
+    /// said to start before the first segment listed, never at a negative time, in every report.
+    func testABreakThatStartedBeforeTheWindowIsSaidToHaveStartedBeforeIt() throws {
+        let path = try LiveWindowStream().write(into: root, port: server.port)
+        let inspect = try SeamcheckBinary.run(["inspect", server.url(path), "--format", "table"])
+        XCTAssertEqual(inspect.status, 0, inspect.stderr)
+        XCTAssertTrue(inspect.stdout.contains("mid-roll  0.502 s before the first segment listed"), inspect.stdout)
+        for format in ["table", "markdown", "html"] {
+            let audit = try SeamcheckBinary.run(["audit", server.url(path), "--profile", "apple-tv-4k", "--format", format, "--fail-on", "never"])
+            XCTAssertEqual(audit.status, 0, audit.stderr)
+            XCTAssertTrue(audit.stdout.contains("mid-roll 0.502 s before the first segment listed"), "\(format): \(audit.stdout)")
+            XCTAssertFalse(audit.stdout.contains(" -0."), "\(format): \(audit.stdout)")
+        }
+    }
 }
