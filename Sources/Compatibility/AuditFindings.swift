@@ -6,18 +6,27 @@ enum AuditFindings {
     /// The class's preferred renditions failed and its players fail over to `pick`, which was audited instead.
     static func failover(_ pick: RenditionPick, label: String, subject: String, profile: DeviceProfile) -> Finding? {
         guard let first = pick.skipped.first, let severity = profile.severity(for: PlaylistRules.mediaNotProbed) else { return nil }
-        let tried = pick.skipped.map { "\($0.rendition) (\(reason($0.error)))" }.joined(separator: "; ")
+        let tried = tries(pick.skipped)
+        let failed = first.isAudio ? "the audio rendition" : "the variant"
+        let target = pick.rendition + (pick.audioRendition.map { " with \($0)" } ?? "")
         return Finding(rule: PlaylistRules.mediaNotProbed.id, severity: severity, deviceClass: profile.id, subject: subject,
                        expected: "\(first.rendition) probed", actual: tried,
-                       message: "\(label): the variant this class selects cannot be read (\(tried)); its players fail over to \(pick.rendition), which was audited instead",
+                       message: "\(label): \(failed) this class selects cannot be read (\(tried)); its players fail over to \(target), which was audited instead",
                        remediation: nil)
+    }
+
+    /// Each failed media playlist once, in the order tried: variants that share a video
+    /// playlist (one per audio group) fail on the same URL.
+    static func tries(_ skipped: [SkippedRendition]) -> String {
+        var seen: Set<String> = []
+        return skipped.map { "\($0.rendition) (\(reason($0.error)))" }.filter { seen.insert($0).inserted }.joined(separator: "; ")
     }
 
     /// Nothing the class would select could be probed.
     static func notProbed(_ error: ProbeError, skipped: [SkippedRendition], label: String, subject: String,
                           profile: DeviceProfile) -> Finding? {
         guard let severity = profile.severity(for: PlaylistRules.mediaNotProbed) else { return nil }
-        let tried = skipped.isEmpty ? reason(error) : skipped.map { "\($0.rendition) (\(reason($0.error)))" }.joined(separator: "; ")
+        let tried = skipped.isEmpty ? reason(error) : tries(skipped)
         return Finding(rule: PlaylistRules.mediaNotProbed.id, severity: severity, deviceClass: profile.id, subject: subject,
                        expected: "a rendition this class selects, probed", actual: tried,
                        message: "\(label): not audited for this class: no rendition it would select could be probed (\(tried))",

@@ -213,9 +213,11 @@ public struct PlaylistAuditor: Sendable {
                 let subject = "\(role) (\(location))"
                 if AuditFindings.isPlaylistFailure(error), let rule = SpecCatalog.rule("asset-unreachable")?.description,
                    let severity = profile.severity(for: rule) {
+                    // Every media playlist the class tried, each once (its player failed over through them).
+                    let tried = skipped.count > 1 ? AuditFindings.tries(skipped) : error.description
                     findings.append(Finding(rule: rule.id, severity: severity, deviceClass: profile.id, subject: subject,
-                                            expected: "a readable rendition", actual: error.description,
-                                            message: "\(label): no rendition this class selects can be read, so its receivers skip it: \(error.description)",
+                                            expected: "a readable rendition", actual: tried,
+                                            message: "\(label): no rendition this class selects can be read, so its receivers skip it: \(tried)",
                                             remediation: nil))
                 } else if let finding = AuditFindings.notProbed(error, skipped: skipped, label: label, subject: subject, profile: profile) {
                     findings.append(finding)

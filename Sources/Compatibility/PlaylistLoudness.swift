@@ -50,7 +50,7 @@ struct LoudnessBreak: Sendable {
         guard let at else { return (nil, nil, "the break has no place on the programme's timeline (no EXT-X-PROGRAM-DATE-TIME)") }
         // A live playlist's window may have moved past the date, or not reached it yet.
         guard at >= -0.001, at <= boundaries[count] + 0.001 else {
-            return (nil, nil, "the break at \(LoudnessRule.format(at)) s is outside the programme's segments (0-\(LoudnessRule.format(boundaries[count])) s)")
+            return (nil, nil, "the break (\(InterstitialSchedule.position(offset: at))) is outside the programme's segments (0-\(LoudnessRule.format(boundaries[count])) s)")
         }
         var before: Range<Int>?, after: Range<Int>?
         let startsBefore = boundaries.prefix(count).filter { $0 < at - 0.001 }.count

@@ -41,7 +41,7 @@ public enum MediaText {
         var parts = [asset.role.capitalized]
         if let placement = asset.placement {
             var position = placement.kind
-            if let offset = placement.offset { position += " at " + formatNumber(offset) + " s" }
+            if let offset = placement.offset { position += " " + InterstitialSchedule.position(offset: offset) }
             parts.append((placement.id.map { "ID=\"\($0)\" " } ?? "") + position + (placement.line.map { ", line \($0)" } ?? ""))
         }
         parts.append(asset.input)

@@ -43,6 +43,8 @@ struct InspectCommand: AsyncParsableCommand {
 struct InspectDocument: Encodable {
     struct MediaSummary: Encodable {
         var uri: String
+        /// variant, rendition or i-frame: which tag of the multivariant playlist names it.
+        var kind: String
         var location: String
         var segmentCount: Int
         var duration: Double
@@ -123,7 +125,7 @@ struct InspectDocument: Encodable {
         sessionData = multivariant?.sessionData ?? []
         mediaPlaylists = presentation.mediaPlaylists.map { loaded in
             let p = loaded.playlist
-            return MediaSummary(uri: loaded.reference, location: loaded.location.description, segmentCount: p.segments.count,
+            return MediaSummary(uri: loaded.reference, kind: loaded.role.rawValue, location: loaded.location.description, segmentCount: p.segments.count,
                                 duration: p.totalDuration, targetDuration: p.targetDuration, mediaSequence: p.mediaSequence,
                                 discontinuitySequence: p.discontinuitySequence, discontinuities: p.segments.lazy.filter(\.discontinuity).count,
                                 playlistType: p.playlistType?.rawValue, endList: p.endList, iFramesOnly: p.iFramesOnly,
@@ -179,7 +181,8 @@ enum InspectTable {
         out.append("Media playlists (\(d.mediaPlaylists.count))")
         for m in d.mediaPlaylists {
             let type = m.playlistType ?? (m.endList ? "VOD (ENDLIST)" : "live")
-            out.append("  \(m.uri): \(m.segmentCount) segment(s), \(clock(m.duration)), target \(m.targetDuration.map(String.init) ?? "?") s, \(type)"
+            let what = m.kind == MediaPlaylistRole.iFrame.rawValue ? "I-frame playlist, \(m.segmentCount) I-frame(s)" : "\(m.segmentCount) segment(s)"
+            out.append("  \(m.uri): \(what), \(clock(m.duration)), target \(m.targetDuration.map(String.init) ?? "?") s, \(type)"
                 + (m.dateRangeCount > 0 ? ", \(m.dateRangeCount) date range(s)" : ""))
         }
         if !d.unreachable.isEmpty {
@@ -222,7 +225,8 @@ enum InspectTable {
             let entries = schedule.entries.filter { $0.pod == index }
             let at = pod.offset.map(clock) ?? (pod.placement == .postRoll ? "pending until the stream ends" : "unplaced")
             let what = "\(pod.placement.rawValue)" + (entries.count > 1 ? " pod of \(entries.count)" : "")
-            out.append("  \(at)  \(what)" + (pod.startDate.map { "  (START-DATE \(HLSDate.format($0)))" } ?? ""))
+            let before = pod.offset.flatMap { $0 < -0.0005 ? "  " + InterstitialSchedule.position(offset: $0) : nil } ?? ""
+            out.append("  \(at)  \(what)\(before)" + (pod.startDate.map { "  (START-DATE \(HLSDate.format($0)))" } ?? ""))
             for (n, e) in entries.enumerated() {
                 var facts = [e.playedDuration.map { clockShort($0) } ?? "duration unknown"]
                 if e.resumeOffset != nil { facts.append("resume +\(clockShort(e.resumeOffset!))" + (e.resumeOffsetIsExplicit ? "" : " (played duration)")) }

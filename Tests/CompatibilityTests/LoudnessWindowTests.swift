@@ -59,11 +59,11 @@ final class LoudnessWindowTests: XCTestCase {
     }
 
     func testABreakOutsideTheSegmentsIsNotMeasuredAndSaysWhy() {
-        for offset in [-30.0, 40] {
+        for (offset, position) in [(-30.0, "30 s before the first segment listed"), (40, "at 40 s")] {
             let found = windows(.midRoll, at: offset)
             XCTAssertNil(found.before)
             XCTAssertNil(found.after)
-            XCTAssertEqual(found.problem, "the break at \(Int(offset)).0 s is outside the programme's segments (0-24.0 s)")
+            XCTAssertEqual(found.problem, "the break (\(position)) is outside the programme's segments (0-24.0 s)")
         }
     }
 

@@ -74,6 +74,23 @@ final class SpecRuleExampleTests: XCTestCase {
         XCTAssertEqual(findings.first?.subject, "EXT-X-DATERANGE ID=\"ad1\" (line 15) in video.m3u8 and 1 other media playlist(s)")
     }
 
+    func testTheSameViolationOnAnotherLineOfEachRenditionIsReportedOnce() async throws {
+        // The video playlist has an EXT-X-MAP and the audio one does not: one tag, two lines.
+        let broken = SpecPlaylist.media(SpecPlaylist.interstitial("ad1", "DURATION=15"), SpecPlaylist.interstitial("ad2", "DURATION=15"))
+        let video = broken.replacingOccurrences(of: "#EXT-X-PLAYLIST-TYPE:VOD\n", with: "#EXT-X-PLAYLIST-TYPE:VOD\n#EXT-X-MAP:URI=\"init.mp4\"\n")
+        let example = SpecExample("no asset, two renditions", triggers: true, playlist: RenditionExamples.multivariant,
+                                  resources: RenditionExamples.resources(video: video, audio: broken))
+        let findings = try await SpecLinter.run(example, rules: [try XCTUnwrap(SpecCatalog.rule("interstitial-asset-source"))])
+        XCTAssertEqual(findings.map(\.subject), ["EXT-X-DATERANGE ID=\"ad1\" (line 16) in video.m3u8 and 1 other media playlist(s)",
+                                                 "EXT-X-DATERANGE ID=\"ad2\" (line 17) in video.m3u8 and 1 other media playlist(s)"])
+        // Two tags without an ID in one playlist stay two findings.
+        let anonymous = SpecPlaylist.media("#EXT-X-DATERANGE:START-DATE=\"2020-01-02T21:55:44.000Z\"",
+                                           "#EXT-X-DATERANGE:START-DATE=\"2020-01-02T21:55:46.000Z\"")
+        let twice = try await SpecLinter.run(SpecExample("two without ID", triggers: true, playlist: anonymous),
+                                             rules: [try XCTUnwrap(SpecCatalog.rule("daterange-missing-id"))])
+        XCTAssertEqual(twice.count, 2, "\(twice.map(\.subject))")
+    }
+
     func testRemoteAssetListPointingAtALocalFileIsRefusedAndNamed() async throws {
         let rule = try XCTUnwrap(SpecCatalog.rule("asset-unreachable"))
         let example = try XCTUnwrap(rule.examples.first { $0.name.contains("local file") })

@@ -7,23 +7,12 @@ import XCTest
 /// playlist names on the local disk are each an error on that rendition, and the key's bytes
 /// never appear in output.
 final class EncryptedRenditionTests: XCTestCase {
-    static let key = Data((0..<16).map { UInt8(0xA0 + $0) })
+    static let key = EncryptedRendition.key
     var folder = ""
 
     override func setUpWithError() throws {
         folder = FileManager.default.temporaryDirectory.appendingPathComponent("aes-\(UUID().uuidString)").path
-        try FileManager.default.createDirectory(atPath: folder + "/aes", withIntermediateDirectories: true)
-        try Self.key.write(to: URL(fileURLWithPath: folder + "/aes/key.bin"))
-        // Key info: the URI written into the playlist, the key file, no IV (the media sequence is the IV).
-        try "key.bin\n\(folder)/aes/key.bin\n".write(toFile: folder + "/keyinfo", atomically: true, encoding: .utf8)
-        let result = try Command.run("ffmpeg", ["-nostdin", "-v", "error", "-y",
-                                                "-f", "lavfi", "-i", "testsrc2=size=320x180:rate=30000/1001:duration=4",
-                                                "-f", "lavfi", "-i", "sine=sample_rate=48000:duration=4",
-                                                "-c:v", "libx264", "-preset", "ultrafast", "-g", "30", "-c:a", "aac",
-                                                "-f", "hls", "-hls_time", "2", "-hls_playlist_type", "vod",
-                                                "-hls_key_info_file", folder + "/keyinfo",
-                                                "-hls_segment_filename", folder + "/aes/seg%d.ts", folder + "/aes/index.m3u8"])
-        XCTAssertEqual(result.status, 0, result.stderr)
+        try EncryptedRendition.write(into: folder + "/aes")
     }
 
     override func tearDown() {

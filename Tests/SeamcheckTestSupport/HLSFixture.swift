@@ -40,7 +40,9 @@ public struct HLSFixture: Sendable, Hashable {
             args += ["-hls_segment_type", "fmp4", "-hls_fmp4_init_filename", "init.mp4",
                      "-hls_segment_filename", "\(partial)/seg%d.m4s"]
         case .mpegts:
-            args += ["-bsf:v", source.isHEVC ? "hevc_mp4toannexb" : "h264_mp4toannexb", "-hls_segment_filename", "\(partial)/seg%d.ts"]
+            args += ["-bsf:v", source.isHEVC ? "hevc_mp4toannexb" : "h264_mp4toannexb"]
+            args += singleFile ? ["-hls_flags", "single_file", "-hls_segment_filename", "\(partial)/media.ts"]
+                               : ["-hls_segment_filename", "\(partial)/seg%d.ts"]
         }
         let result = try Command.run("ffmpeg", args + ["\(partial)/index.m3u8"])
         guard result.status == 0 else { throw CommandError.failed("ffmpeg hls \(name)", result) }

@@ -13,8 +13,11 @@ public struct InterstitialStream: Sendable {
         public var multivariantCodecs: String?
         /// A path on the server instead of a generated asset (an unreachable one, say).
         public var rawPath: String?
+        /// With `rawPath`: the path is an asset list (X-ASSET-LIST), not an asset (X-ASSET-URI).
+        public var rawPathIsAssetList = false
         /// Which primary segment boundary it starts at (1 = after the first segment).
         public var boundary: Int
+
         /// CUE="PRE" or "POST": a pre-roll or post-roll instead of a mid-roll.
         public var cue: String?
 
@@ -27,22 +30,35 @@ public struct InterstitialStream: Sendable {
             self.boundary = boundary
             self.cue = cue
         }
+
+        /// An interstitial whose X-ASSET-LIST is `path` on the server.
+        public static func assetList(id: String, path: String, boundary: Int) -> Ad {
+            var ad = Ad(id: id, source: nil, rawPath: path, boundary: boundary)
+            ad.rawPathIsAssetList = true
+            return ad
+        }
     }
 
     public var primary: MediaFixture
     public var primaryCodecs: String
     public var ads: [Ad]
-    /// How every rendition is segmented (fMP4 by default).
+    /// How every rendition is segmented (fMP4 by default), and in how many seconds.
     public var segmentType: HLSFixture.SegmentType
     public var segmentSeconds: Int
+    /// The primary's own cut when it differs (MPEG-TS under fMP4 ads), and whether it is one file
+    /// addressed with EXT-X-BYTERANGE (and an EXT-X-MAP with BYTERANGE for fMP4).
+    public var primarySegmentType: HLSFixture.SegmentType?
+    public var primarySingleFile: Bool
 
     public init(primary: MediaFixture, primaryCodecs: String, ads: [Ad], segmentType: HLSFixture.SegmentType = .fmp4,
-                segmentSeconds: Int = 1) {
+                segmentSeconds: Int = 1, primarySegmentType: HLSFixture.SegmentType? = nil, primarySingleFile: Bool = false) {
         self.primary = primary
         self.primaryCodecs = primaryCodecs
         self.ads = ads
         self.segmentType = segmentType
         self.segmentSeconds = segmentSeconds
+        self.primarySegmentType = primarySegmentType
+        self.primarySingleFile = primarySingleFile
     }
 
     static let programDateTime = "2026-01-01T00:00:00.000Z"
@@ -51,13 +67,25 @@ public struct InterstitialStream: Sendable {
     @discardableResult
     public func write(into root: URL, port: Int) throws -> String {
         let primaryFolder = root.appendingPathComponent("primary")
-        try copyRendition(primary, name: "primary", to: primaryFolder)
+        try Self.copyRendition(HLSFixture(name: "primary", source: primary, segmentType: primarySegmentType ?? segmentType,
+                                                  segmentSeconds: segmentSeconds, singleFile: primarySingleFile),
+                               to: primaryFolder)
         let media = primaryFolder.appendingPathComponent("index.m3u8")
-        var lines = try String(contentsOf: media, encoding: .utf8).components(separatedBy: "\n")
-        let durations = lines.compactMap { $0.hasPrefix("#EXTINF:") ? Double($0.dropFirst(8).split(separator: ",")[0]) : nil }
-        var boundaries = [0.0]
-        for d in durations { boundaries.append(boundaries.last! + d) }
-        var tags = ["#EXT-X-PROGRAM-DATE-TIME:\(Self.programDateTime)"]
+        let boundaries = try Self.segmentBoundaries(media)
+        let ranges = try Self.dateRanges(for: ads, boundaries: boundaries, root: root, port: port,
+                                          segmentType: segmentType, segmentSeconds: segmentSeconds)
+        let tags = ["#EXT-X-PROGRAM-DATE-TIME:\(Self.programDateTime)"] + ranges
+        try Self.insert(tags, beforeFirstSegmentOf: media)
+        try Self.multivariant(codecs: primaryCodecs, uri: "index.m3u8", source: primary)
+            .write(to: primaryFolder.appendingPathComponent("main.m3u8"), atomically: true, encoding: .utf8)
+        return "/files/primary/main.m3u8"
+    }
+
+    /// One interstitial EXT-X-DATERANGE per ad, START-DATE on the primary segment boundary it
+    /// names; generated ads are written under `root/ID/`.
+    public static func dateRanges(for ads: [Ad], boundaries: [Double], root: URL, port: Int,
+                                  segmentType: HLSFixture.SegmentType = .fmp4, segmentSeconds: Int = 1) throws -> [String] {
+        var tags: [String] = []
         for ad in ads {
             let uri: String
             var duration: Double?
@@ -65,10 +93,10 @@ public struct InterstitialStream: Sendable {
                 uri = "http://127.0.0.1:\(port)\(raw)"
             } else if let source = ad.source {
                 let folder = root.appendingPathComponent(ad.id)
-                try copyRendition(source, name: ad.id, to: folder)
-                duration = try Self.totalDuration(folder.appendingPathComponent("index.m3u8"))
+                try copyRendition(HLSFixture(name: ad.id, source: source, segmentType: segmentType, segmentSeconds: segmentSeconds), to: folder)
+                duration = try totalDuration(folder.appendingPathComponent("index.m3u8"))
                 if let codecs = ad.multivariantCodecs {
-                    try Self.multivariant(codecs: codecs, uri: "index.m3u8", source: source)
+                    try multivariant(codecs: codecs, uri: "index.m3u8", source: source)
                         .write(to: folder.appendingPathComponent("main.m3u8"), atomically: true, encoding: .utf8)
                     uri = "http://127.0.0.1:\(port)/files/\(ad.id)/main.m3u8"
                 } else {
@@ -77,23 +105,36 @@ public struct InterstitialStream: Sendable {
             } else {
                 continue
             }
-            let start = Self.date(offset: boundaries[min(ad.boundary, boundaries.count - 1)])
+            let start = date(offset: boundaries[min(ad.boundary, boundaries.count - 1)])
+            let source = ad.rawPathIsAssetList ? "X-ASSET-LIST" : "X-ASSET-URI"
             tags.append("#EXT-X-DATERANGE:ID=\"\(ad.id)\",CLASS=\"com.apple.hls.interstitial\",START-DATE=\"\(start)\""
-                + (duration.map { String(format: ",DURATION=%.3f", $0) } ?? "") + ",X-ASSET-URI=\"\(uri)\",X-RESUME-OFFSET=0"
+                + (duration.map { String(format: ",DURATION=%.3f", $0) } ?? "") + ",\(source)=\"\(uri)\",X-RESUME-OFFSET=0"
                 + (ad.cue.map { ",CUE=\"\($0)\"" } ?? ""))
         }
-        let first = lines.firstIndex { $0.hasPrefix("#EXTINF:") } ?? lines.count
-        lines.insert(contentsOf: tags, at: first)
-        try lines.joined(separator: "\n").write(to: media, atomically: true, encoding: .utf8)
-        try Self.multivariant(codecs: primaryCodecs, uri: "index.m3u8", source: primary)
-            .write(to: primaryFolder.appendingPathComponent("main.m3u8"), atomically: true, encoding: .utf8)
-        return "/files/primary/main.m3u8"
+        return tags
     }
 
-    private func copyRendition(_ source: MediaFixture, name: String, to folder: URL) throws {
+    /// Segment boundaries of a media playlist, from 0 to its end.
+    public static func segmentBoundaries(_ playlist: URL) throws -> [Double] {
+        var boundaries = [0.0]
+        for line in try String(contentsOf: playlist, encoding: .utf8).components(separatedBy: "\n") where line.hasPrefix("#EXTINF:") {
+            boundaries.append(boundaries.last! + (Double(line.dropFirst(8).split(separator: ",")[0]) ?? 0))
+        }
+        return boundaries
+    }
+
+    /// Puts `tags` before the first EXTINF (after EXT-X-MAP and the header).
+    public static func insert(_ tags: [String], beforeFirstSegmentOf playlist: URL) throws {
+        var lines = try String(contentsOf: playlist, encoding: .utf8).components(separatedBy: "\n")
+        let first = lines.firstIndex { $0.hasPrefix("#EXTINF:") } ?? lines.count
+        lines.insert(contentsOf: tags, at: first)
+        try lines.joined(separator: "\n").write(to: playlist, atomically: true, encoding: .utf8)
+    }
+
+    /// A fresh copy of a generated rendition at `folder`.
+    public static func copyRendition(_ fixture: HLSFixture, to folder: URL) throws {
         try? FileManager.default.removeItem(at: folder)
-        let generated = try HLSFixture(name: name, source: source, segmentType: segmentType, segmentSeconds: segmentSeconds).directory()
-        try FileManager.default.copyItem(atPath: generated, toPath: folder.path)
+        try FileManager.default.copyItem(atPath: try fixture.directory(), toPath: folder.path)
     }
 
     static func multivariant(codecs: String, uri: String, source: MediaFixture) -> String {
@@ -102,13 +143,13 @@ public struct InterstitialStream: Sendable {
             + "#EXT-X-STREAM-INF:BANDWIDTH=500000,CODECS=\"\(codecs)\"\(size),FRAME-RATE=\(source.declaredFrameRate),VIDEO-RANGE=SDR\n\(uri)\n"
     }
 
-    static func totalDuration(_ playlist: URL) throws -> Double {
+    public static func totalDuration(_ playlist: URL) throws -> Double {
         try String(contentsOf: playlist, encoding: .utf8).components(separatedBy: "\n")
             .compactMap { $0.hasPrefix("#EXTINF:") ? Double($0.dropFirst(8).split(separator: ",")[0]) : nil }
             .reduce(0, +)
     }
 
-    static func date(offset: Double) -> String {
+    public static func date(offset: Double) -> String {
         let formatter = ISO8601DateFormatter()
         formatter.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
         return formatter.string(from: formatter.date(from: programDateTime)!.addingTimeInterval(offset))

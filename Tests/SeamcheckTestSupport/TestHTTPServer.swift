@@ -56,8 +56,43 @@ public final class TestHTTPServer: @unchecked Sendable {
         try JSONDecoder().decode([Request].self, from: try get("/__log"))
     }
 
+    /// Clears the log and the /tick and /flip counters.
     public func resetLog() throws {
         _ = try get("/__reset")
+    }
+
+    /// How requests of one path misbehave (the server's /__fault route).
+    public enum Fault: Sendable {
+        /// An empty answer with this status.
+        case status(Int)
+        /// Waits this many seconds, then answers normally.
+        case delay(Double)
+        /// A 302 to this URL or path.
+        case redirect(String)
+        /// A 200 HTML page where the client expects a playlist or JSON.
+        case html
+    }
+
+    /// From now on, requests of exactly `path` (a server path like "/files/a/b.m3u8") get `fault`;
+    /// with `times`, only the next `times` requests.
+    public func inject(_ fault: Fault, at path: String, times: Int? = nil) throws {
+        var query = [URLQueryItem(name: "path", value: path)]
+        switch fault {
+        case .status(let code): query.append(URLQueryItem(name: "status", value: String(code)))
+        case .delay(let seconds): query.append(URLQueryItem(name: "delay", value: String(seconds)))
+        case .redirect(let target): query.append(URLQueryItem(name: "redirect", value: target))
+        case .html: query.append(URLQueryItem(name: "html", value: "1"))
+        }
+        if let times { query.append(URLQueryItem(name: "times", value: String(times))) }
+        var components = URLComponents()
+        components.queryItems = query
+        // "+" is a space in a query: encode it, and the other characters a path may hold.
+        let text = (components.percentEncodedQuery ?? "").replacingOccurrences(of: "+", with: "%2B")
+        _ = try get("/__fault?" + text)
+    }
+
+    public func clearFaults() throws {
+        _ = try get("/__faults/clear")
     }
 
     /// A blocking GET on this server (Foundation on Linux has no Data(contentsOf:) for http).

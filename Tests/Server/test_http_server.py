@@ -16,8 +16,21 @@ Serves files from a directory with byte-range support, plus routes that misbehav
   /huge/BYTES                 Content-Length BYTES of zeros, streamed until the client stops
   /endless                    a body without Content-Length that never ends (connection-delimited)
   /gzip/PATH                  the file gzip-compressed, with Content-Encoding: gzip, like a CDN
+  /live/START/SIZE/PATH       a live window of the VOD media playlist PATH: SIZE segments from segment START, with
+                              MEDIA-SEQUENCE START, PROGRAM-DATE-TIME moved to the window's first segment, no ENDLIST or
+                              PLAYLIST-TYPE, and only the date ranges whose dates map into the window or before its end
+                              (RFC 8216bis 6.2.1); `?drop=ID` leaves one out anyway (a packager that loses it). Other
+                              files under the prefix (segments, init sections) are /files/PATH's
+  /tick/SIZE/PATH             the window that advances one segment per request of this path (the first request is
+                              /live/0/SIZE/PATH's, the next /live/1/SIZE/PATH's...; it stays on the last window)
+  /flip/PATH                  a body that changes between fetches: odd requests of this path get the file PATH, even
+                              ones PATH.next when it exists (a playlist rewritten between two fetches)
+  /__fault?path=P&...         from now on, requests of exactly P (query ignored) misbehave: status=CODE (an empty
+                              answer), delay=S (wait, then answer normally), redirect=URL (302), html=1 (an HTML page
+                              with status 200); times=N: only the next N requests
+  /__faults/clear             removes every fault
   /__log                      JSON list of the requests served so far: path, range, status, bytes
-  /__reset                    clears the log
+  /__reset                    clears the log and the /tick and /flip counters
 
 With --delay SECONDS, every request waits that long before it is answered (a CDN far away; the
 interstitial benchmark's 50 ms a request).
@@ -41,6 +54,10 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 LOG = []
 LOG_LOCK = threading.Lock()
+# path -> {"status"|"delay"|"redirect"|"html": value, "times": remaining or None}
+FAULTS = {}
+# path -> requests served, for /tick and /flip
+COUNTERS = {}
 
 
 class Handler(BaseHTTPRequestHandler):
@@ -74,7 +91,28 @@ class Handler(BaseHTTPRequestHandler):
             if path == "/__reset":
                 with LOG_LOCK:
                     LOG.clear()
+                    COUNTERS.clear()
                 return self.send_body(200, b"ok\n", "text/plain", log=False)
+            if path == "/__fault":
+                return self.add_fault()
+            if path == "/__faults/clear":
+                with LOG_LOCK:
+                    FAULTS.clear()
+                return self.send_body(200, b"ok\n", "text/plain", log=False)
+            if self.apply_fault(path):
+                return
+            m = re.match(r"^/live/(\d+)/(\d+)/(.*)$", path)
+            if m:
+                return self.live(int(m.group(1)), int(m.group(2)), m.group(3), head)
+            m = re.match(r"^/tick/(\d+)/(.*)$", path)
+            if m:
+                start = self.count(path) if m.group(2).endswith(".m3u8") else 0
+                return self.live(start, int(m.group(1)), m.group(2), head, clamp=True)
+            if path.startswith("/flip/"):
+                rel = path[len("/flip/"):]
+                if self.count(path) % 2 == 1 and self.resolve(rel + ".next"):
+                    rel += ".next"
+                return self.serve_file(rel, ranges=True, head=head)
             if path.startswith("/files/"):
                 return self.serve_file(path[len("/files/"):], ranges=True, head=head)
             if path.startswith("/norange/"):
@@ -115,6 +153,70 @@ class Handler(BaseHTTPRequestHandler):
             return self.send_body(404, b"not found\n", "text/plain")
         except (BrokenPipeError, ConnectionResetError):
             return
+
+    def count(self, path):
+        """How many requests of `path` came before this one."""
+        with LOG_LOCK:
+            n = COUNTERS.get(path, 0)
+            COUNTERS[path] = n + 1
+        return n
+
+    def add_fault(self):
+        from urllib.parse import parse_qs, urlsplit
+        query = {k: v[0] for k, v in parse_qs(urlsplit(self.path).query, keep_blank_values=True).items()}
+        target = query.pop("path", None)
+        if not target:
+            return self.send_body(400, b"path is required\n", "text/plain", log=False)
+        times = int(query.pop("times")) if "times" in query else None
+        kinds = [k for k in ("status", "delay", "redirect", "html") if k in query]
+        if len(kinds) != 1:
+            return self.send_body(400, b"exactly one of status, delay, redirect, html\n", "text/plain", log=False)
+        with LOG_LOCK:
+            FAULTS[target] = {kinds[0]: query[kinds[0]], "times": times}
+        return self.send_body(200, b"ok\n", "text/plain", log=False)
+
+    def apply_fault(self, path):
+        """Answers a request that has a fault set; True when it was answered (a delay only waits)."""
+        with LOG_LOCK:
+            fault = FAULTS.get(path)
+            if fault is None:
+                return False
+            if fault["times"] is not None:
+                fault["times"] -= 1
+                if fault["times"] <= 0:
+                    del FAULTS[path]
+        if "delay" in fault:
+            time.sleep(float(fault["delay"]))
+            return False
+        if "status" in fault:
+            self.send_body(int(fault["status"]), b"", "text/plain")
+        elif "redirect" in fault:
+            self.redirect(fault["redirect"])
+        else:
+            self.send_body(200, b"<!DOCTYPE html><html><body><h1>Access denied</h1></body></html>", "text/html")
+        return True
+
+    def live(self, start, size, rel, head, clamp=False):
+        """A window of the VOD media playlist `rel` (see the module docstring); other files as /files/."""
+        if not rel.endswith(".m3u8"):
+            return self.serve_file(rel, ranges=True, head=head)
+        full = self.resolve(rel)
+        if full is None:
+            return self.send_body(404, b"not found\n", "text/plain")
+        from urllib.parse import parse_qs, urlsplit
+        drop = parse_qs(urlsplit(self.path).query).get("drop", [])
+        with open(full, encoding="utf-8") as f:
+            body = live_window(f.read(), start, size, drop, clamp)
+        if body is None:
+            return self.send_body(416, b"the window is past the end of the playlist\n", "text/plain")
+        data = body.encode()
+        if head:
+            self.send_response(200)
+            self.send_header("Content-Type", "application/vnd.apple.mpegurl")
+            self.send_header("Content-Length", str(len(data)))
+            self.end_headers()
+            return self.record(200, 0)
+        return self.send_body(200, data, "application/vnd.apple.mpegurl")
 
     def send_body(self, status, body, content_type, log=True):
         self.send_response(status)
@@ -276,6 +378,68 @@ class Handler(BaseHTTPRequestHandler):
         self.end_headers()
         self.wfile.write(body)
         self.record(200, len(body))
+
+
+def parse_date(text):
+    from datetime import datetime
+    return datetime.fromisoformat(text.replace("Z", "+00:00"))
+
+
+def format_date(date):
+    from datetime import timezone
+    return date.astimezone(timezone.utc).strftime("%Y-%m-%dT%H:%M:%S.") + f"{date.microsecond // 1000:03d}Z"
+
+
+def live_window(text, start, size, drop, clamp):
+    """The live window of a VOD media playlist: SIZE segments from START (see /live)."""
+    from datetime import timedelta
+    header, dateranges, segments, pending = [], [], [], []
+    first_date = None
+    for line in text.splitlines():
+        if not line.strip():
+            continue
+        if line.startswith("#EXT-X-PROGRAM-DATE-TIME:"):
+            if first_date is None:
+                first_date = parse_date(line.split(":", 1)[1]) - timedelta(seconds=sum(d for d, _ in segments))
+            continue
+        if line.startswith("#EXT-X-DATERANGE:"):
+            dateranges.append(line)
+        elif line.startswith(("#EXT-X-ENDLIST", "#EXT-X-PLAYLIST-TYPE", "#EXT-X-MEDIA-SEQUENCE")):
+            continue
+        elif line.startswith(("#EXTINF:", "#EXT-X-BYTERANGE", "#EXT-X-DISCONTINUITY")):
+            pending.append(line)
+        elif line.startswith("#"):
+            (pending if segments or pending else header).append(line)
+        else:
+            duration = float(next(p for p in pending if p.startswith("#EXTINF:"))[8:].split(",")[0])
+            segments.append((duration, pending + [line]))
+            pending = []
+    if clamp:
+        start = max(0, min(start, len(segments) - size))
+    if start >= len(segments):
+        return None
+    window = segments[start:start + size]
+    offset = sum(d for d, _ in segments[:start])
+    out = header + [f"#EXT-X-MEDIA-SEQUENCE:{start}"]
+    if first_date is not None:
+        window_start = first_date + timedelta(seconds=offset)
+        window_end = window_start + timedelta(seconds=sum(d for d, _ in window))
+        out.append(f"#EXT-X-PROGRAM-DATE-TIME:{format_date(window_start)}")
+        for tag in dateranges:
+            ident = re.search(r'ID="([^"]*)"', tag)
+            if ident and ident.group(1) in drop:
+                continue
+            begin = re.search(r'START-DATE="([^"]*)"', tag)
+            length = re.search(r"(?<![A-Z-])DURATION=([0-9.]+)", tag)
+            if begin:
+                date = parse_date(begin.group(1))
+                end = date + timedelta(seconds=float(length.group(1)) if length else 0)
+                if end < window_start or date > window_end:
+                    continue
+            out.append(tag)
+    for _, lines in window:
+        out += lines
+    return "\n".join(out) + "\n"
 
 
 def main():

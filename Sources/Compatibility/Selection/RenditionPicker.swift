@@ -28,10 +28,12 @@ struct RenditionPick: Sendable {
 }
 
 /// A rendition a class would have selected but that could not be probed; its player failed over.
-struct SkippedRendition: Sendable {
+struct SkippedRendition: Sendable, Error {
+    /// The media playlist that failed: the variant's, or its audio rendition's.
     var rendition: String
     var line: Int?
     var error: ProbeError
+    var isAudio = false
 }
 
 enum PickOutcome: Sendable {
@@ -67,22 +69,32 @@ enum RenditionPicker {
                     pick.skipped = skipped
                     return .picked(pick)
                 } catch {
-                    if case .cancelled = error { return .failed(error) }
-                    let rendition = (try? location.resolving(choice.variantURI))?.description ?? choice.variantURI
-                    skipped.append(SkippedRendition(rendition: rendition, line: choice.line, error: error))
+                    if case .cancelled = error.error { return .failed(error.error) }
+                    skipped.append(error)
                 }
             }
             return .failed(skipped.first?.error ?? .cancelled(location.description), skipped: skipped)
         }
     }
 
-    private static func probe(_ choice: RenditionChoice, at location: InputLocation, probes: RenditionProbes) async throws(ProbeError) -> RenditionPick {
-        let variant = try resolve(choice.variantURI, against: location)
-        var media = try await probes.describe(variant)
+    /// The variant, then its audio rendition; a failure names the one that failed.
+    private static func probe(_ choice: RenditionChoice, at location: InputLocation, probes: RenditionProbes) async throws(SkippedRendition) -> RenditionPick {
+        func describe(_ reference: String, audio: Bool) async throws(SkippedRendition) -> (InputLocation, MediaDescription) {
+            var resolved: InputLocation?
+            do throws(ProbeError) {
+                let target = try resolve(reference, against: location)
+                resolved = target
+                return (target, try await probes.describe(target))
+            } catch {
+                throw SkippedRendition(rendition: resolved?.description ?? reference, line: choice.line, error: error, isAudio: audio)
+            }
+        }
+        let (variant, described) = try await describe(choice.variantURI, audio: false)
+        var media = described
         var audioText: String?
         if let audioURI = choice.audioURI {
-            let audio = try resolve(audioURI, against: location)
-            media.audio = try await probes.describe(audio).audio
+            let (audio, audioMedia) = try await describe(audioURI, audio: true)
+            media.audio = audioMedia.audio
             audioText = audio.description
         }
         return RenditionPick(rendition: variant.description, audioRendition: audioText, declared: choice.declared,

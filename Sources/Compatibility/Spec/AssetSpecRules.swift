@@ -91,10 +91,21 @@ enum AssetSpecRules {
             SpecExample("asset 404", triggers: true, playlist: P.media(P.interstitial())),
             SpecExample("asset list 404", triggers: true, playlist: P.media(P.interstitial("ad1", "X-ASSET-LIST=\"\(list)\""))),
             SpecExample("asset list points at a local file", triggers: true, playlist: P.media(P.interstitial("ad1", "X-ASSET-LIST=\"file:///etc/passwd\""))),
+            SpecExample("one variant of a multivariant asset 404 (players fail over)", triggers: true, playlist: P.media(P.interstitial()),
+                        resources: [P.ad1: "#EXTM3U\n#EXT-X-STREAM-INF:BANDWIDTH=900000\nhi.m3u8\n#EXT-X-STREAM-INF:BANDWIDTH=500000\nlo.m3u8\n",
+                                    "https://ads.example/lo.m3u8": P.asset()]),
             SpecExample("asset answers", triggers: false, playlist: P.media(P.interstitial()), resources: [P.ad1: P.asset()]),
         ]) { context in
         context.interstitials.flatMap { interstitial, range, media -> [SpecViolation] in
             var found: [SpecViolation] = []
+            /// Variants of a loaded multivariant asset that failed: the others play.
+            func checkVariants(_ summary: AssetPlaylistSummary) {
+                for failure in summary.unloadedVariants {
+                    let text = AssetSpecRules.described(failure)
+                    found.append(SpecViolation(tag: range.label, line: range.line, playlist: media.reference, expected: "every variant of the asset loads",
+                                               actual: text, message: "a variant of the asset \(summary.location) cannot be loaded: \(text); receivers that select it fail over to another variant"))
+                }
+            }
             func check(_ what: String, _ failure: LoadError?, elapsed: Double?, url: String) {
                 if let failure {
                     let text = AssetSpecRules.described(failure)
@@ -115,6 +126,7 @@ enum AssetSpecRules {
                         check("the asset \(asset.uri)", error, elapsed: nil, url: asset.uri)
                     } else if case .loaded(let summary)? = context.presentation.asset(asset.uri, from: location) {
                         check("the asset", nil, elapsed: summary.elapsed, url: summary.location.description)
+                        checkVariants(summary)
                     }
                 }
             default: break
@@ -122,7 +134,9 @@ enum AssetSpecRules {
             if let uri = interstitial.assetURI, InputLocation.isAbsoluteURI(uri) {
                 switch context.presentation.asset(uri, from: media.location) {
                 case .failed(let error)?: check("the asset \(uri)", error, elapsed: nil, url: uri)
-                case .loaded(let summary)?: check("the asset", nil, elapsed: summary.elapsed, url: summary.location.description)
+                case .loaded(let summary)?:
+                    check("the asset", nil, elapsed: summary.elapsed, url: summary.location.description)
+                    checkVariants(summary)
                 case nil: break
                 }
             }

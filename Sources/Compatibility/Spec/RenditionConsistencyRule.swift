@@ -16,6 +16,14 @@ extension DateRangeSpecRules {
             SpecExample("live: ad1 has left the audio window (MEDIA-SEQUENCE 10 vs 9)", triggers: false, playlist: RenditionExamples.multivariant,
                         resources: RenditionExamples.resources(video: RenditionExamples.live(sequence: 9, P.interstitial("ad1", "DURATION=1,X-ASSET-URI=\"\(P.ad1)\"")),
                                                                audio: RenditionExamples.live(sequence: 10))),
+            SpecExample("the I-frame playlist carries no date ranges", triggers: false,
+                        playlist: RenditionExamples.multivariant + "#EXT-X-I-FRAME-STREAM-INF:BANDWIDTH=100000,URI=\"iframes.m3u8\"\n",
+                        resources: RenditionExamples.resources(video: P.media(P.interstitial()), audio: P.media(P.interstitial()))
+                            .merging(["https://primary.example/iframes.m3u8": RenditionExamples.iFrames()]) { a, _ in a }),
+            SpecExample("the I-frame playlist's ad1 differs", triggers: true,
+                        playlist: RenditionExamples.multivariant + "#EXT-X-I-FRAME-STREAM-INF:BANDWIDTH=100000,URI=\"iframes.m3u8\"\n",
+                        resources: RenditionExamples.resources(video: P.media(P.interstitial()), audio: P.media(P.interstitial()))
+                            .merging(["https://primary.example/iframes.m3u8": RenditionExamples.iFrames(P.interstitial("ad1", "X-ASSET-URI=\"https://ads.example/ad2.m3u8\""))]) { a, _ in a }),
             SpecExample("same date ranges everywhere", triggers: false, playlist: RenditionExamples.multivariant,
                         resources: RenditionExamples.resources(video: P.media(P.interstitial()), audio: P.media(P.interstitial()))),
         ]) { context in
@@ -40,8 +48,10 @@ extension DateRangeSpecRules {
             for (index, positions) in byID.enumerated() where index != referenceIndex {
                 guard let otherPosition = positions[id] else {
                     // Live windows slide: a date range that left (or has not reached) this
-                    // playlist's window is allowed to be absent (RFC 8216bis 6.2.1).
-                    if !Self.inWindow(reference, of: playlists[index].playlist) { continue }
+                    // playlist's window is allowed to be absent (RFC 8216bis 6.2.1). An I-frame
+                    // playlist is never played through, so its schedule cannot change under the
+                    // viewer: packagers that leave date ranges out of it are not wrong.
+                    if !Self.inWindow(reference, of: playlists[index].playlist) || playlists[index].role == .iFrame { continue }
                     found.append(SpecViolation(tag: tag, playlist: playlists[index].reference, expected: "present", actual: "missing",
                                                message: "EXT-X-DATERANGE ID=\"\(id)\" is missing from this media playlist; every media playlist must carry the same date ranges"))
                     continue
@@ -123,6 +133,16 @@ enum RenditionExamples {
                      "#EXT-X-PROGRAM-DATE-TIME:" + HLSDate.format(Date(timeIntervalSince1970: 1_578_002_140 + Double(sequence - 9) * 6))]
         lines += tags
         for i in 0..<5 { lines += ["#EXTINF:6,", "main\(sequence + i).ts"] }
+        return lines.joined(separator: "\n") + "\n"
+    }
+
+    /// `SpecPlaylist.media` as an I-frame playlist (EXT-X-I-FRAMES-ONLY, a byte range per frame).
+    static func iFrames(_ tags: String...) -> String {
+        var lines = ["#EXTM3U", "#EXT-X-VERSION:4", "#EXT-X-TARGETDURATION:6", "#EXT-X-PLAYLIST-TYPE:VOD", "#EXT-X-I-FRAMES-ONLY",
+                     "#EXT-X-PROGRAM-DATE-TIME:2020-01-02T21:55:40.000Z"]
+        for i in 0..<5 { lines += ["#EXTINF:6,", "#EXT-X-BYTERANGE:9400@376", "main\(i).ts"] }
+        lines += tags
+        lines.append("#EXT-X-ENDLIST")
         return lines.joined(separator: "\n") + "\n"
     }
 

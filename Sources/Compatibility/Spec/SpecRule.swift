@@ -108,8 +108,17 @@ public enum SpecLinter {
         for rule in rules {
             var order: [String] = []
             var groups: [String: (SpecViolation, [String])] = [:]
+            var occurrences: [String: [String: Int]] = [:]
             for violation in rule.evaluate(context) {
-                let key = violation.tag + "\u{1}" + violation.message
+                // Renditions place one tag on different lines (an audio or subtitle playlist has no
+                // EXT-X-MAP, an I-frame playlist more header): the nth such tag of each playlist is
+                // one violation, whatever its line.
+                let tag = String(withoutLine(violation.tag))
+                let perPlaylist = tag + "\u{1}" + violation.message + "\u{1}" + (violation.playlist ?? "")
+                let seen = occurrences[perPlaylist, default: [:]]
+                let occurrence = seen[violation.tag] ?? seen.count
+                occurrences[perPlaylist, default: [:]][violation.tag] = occurrence
+                let key = tag + "\u{1}" + violation.message + "\u{1}\(occurrence)"
                 if groups[key] == nil {
                     order.append(key)
                     groups[key] = (violation, [])
@@ -130,6 +139,14 @@ public enum SpecLinter {
             }
         }
         return limits.apply(findings)
+    }
+
+    /// The tag without the " (line 12)" it ends with.
+    static func withoutLine(_ tag: String) -> Substring {
+        guard tag.hasSuffix(")"), let open = tag.range(of: " (line ", options: .backwards) else { return Substring(tag) }
+        let digits = tag[open.upperBound..<tag.index(before: tag.endIndex)]
+        guard !digits.isEmpty, digits.allSatisfy({ $0.isASCII && $0.isNumber }) else { return Substring(tag) }
+        return tag[..<open.lowerBound]
     }
 
     /// The path or URL of the playlist a violation names by its reference; the root playlist

@@ -1,10 +1,21 @@
 import Foundation
 
+/// What names a media playlist in the multivariant playlist.
+public enum MediaPlaylistRole: String, Sendable, Codable {
+    /// EXT-X-STREAM-INF (or the input itself, for a media playlist input).
+    case variant
+    /// EXT-X-MEDIA with a URI.
+    case rendition
+    /// EXT-X-I-FRAME-STREAM-INF: trick play, never a playback variant.
+    case iFrame = "i-frame"
+}
+
 /// A media playlist as loaded: where from, how it was referenced, what it says.
 public struct LoadedMediaPlaylist: Sendable, Equatable {
     public var location: InputLocation
     /// The URI as the multivariant playlist writes it; the input itself for a media playlist input.
     public var reference: String
+    public var role: MediaPlaylistRole
     public var playlist: MediaPlaylist {
         didSet { mergedDateRanges = InterstitialSchedule.merged(playlist.dateRanges) }
     }
@@ -13,9 +24,11 @@ public struct LoadedMediaPlaylist: Sendable, Equatable {
     /// rather than once per rule.
     public private(set) var mergedDateRanges: [DateRange]
 
-    public init(location: InputLocation, reference: String, playlist: MediaPlaylist, diagnostics: [PlaylistDiagnostic]) {
+    public init(location: InputLocation, reference: String, playlist: MediaPlaylist, diagnostics: [PlaylistDiagnostic],
+                role: MediaPlaylistRole = .variant) {
         self.location = location
         self.reference = reference
+        self.role = role
         self.playlist = playlist
         self.diagnostics = diagnostics
         mergedDateRanges = InterstitialSchedule.merged(playlist.dateRanges)
@@ -46,18 +59,22 @@ public struct AssetPlaylistSummary: Sendable, Equatable {
     /// The asset's own playlist as parsed (`location` is where it came from), so that an audit
     /// reads it without fetching it again.
     public var root: ParsedPlaylist?
+    /// Variants of a multivariant asset that did not load while others did: players that select
+    /// them fail over, so the asset still plays.
+    public var unloadedVariants: [LoadError]
     /// The media playlists loaded with it (the root itself when it is one, else each variant's),
     /// so that an audit probes them without fetching them again. A `reference` resolves against
     /// `location` to the URL it was asked for.
     public var mediaPlaylists: [LoadedMediaPlaylist]
 
     public init(location: InputLocation, liveMediaPlaylists: [String], duration: Double, elapsed: Double, root: ParsedPlaylist? = nil,
-                mediaPlaylists: [LoadedMediaPlaylist] = []) {
+                unloadedVariants: [LoadError] = [], mediaPlaylists: [LoadedMediaPlaylist] = []) {
         self.location = location
         self.liveMediaPlaylists = liveMediaPlaylists
         self.duration = duration
         self.elapsed = elapsed
         self.root = root
+        self.unloadedVariants = unloadedVariants
         self.mediaPlaylists = mediaPlaylists
     }
 
@@ -67,9 +84,7 @@ public struct AssetPlaylistSummary: Sendable, Equatable {
 /// A media playlist of the multivariant playlist that could not be loaded: a finding
 /// (`media-playlist-unreachable`), never the end of the run.
 public struct MediaPlaylistFailure: Sendable, Equatable {
-    public enum Role: String, Sendable, Codable {
-        case variant, rendition
-    }
+    public typealias Role = MediaPlaylistRole
 
     /// The URI as the multivariant playlist writes it.
     public var reference: String
@@ -120,8 +135,9 @@ public struct Presentation: Sendable {
         self.assets = assets
     }
 
-    /// The media playlist whose timeline interstitials are placed on: the first variant's.
-    public var primary: LoadedMediaPlaylist? { mediaPlaylists.first }
+    /// The media playlist whose timeline interstitials are placed on: the first variant's (an
+    /// I-frame playlist never is: players do not play it).
+    public var primary: LoadedMediaPlaylist? { mediaPlaylists.first { $0.role != .iFrame } }
 
     /// The asset list an interstitial of `media` names, or nil when it names none or it was not fetched.
     public func assetList(for interstitial: Interstitial, in media: LoadedMediaPlaylist) -> AssetListOutcome? {

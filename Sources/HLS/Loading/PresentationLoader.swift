@@ -67,8 +67,9 @@ public struct PresentationLoader: Sendable {
     /// Variant and rendition playlists, each distinct location once, in the order written.
     private func loadMediaPlaylists(of multivariant: MultivariantPlaylist, variables: [String: String],
                                     into presentation: inout Presentation) async {
-        let references = multivariant.variants.map { ($0.uri, MediaPlaylistFailure.Role.variant) }
-            + multivariant.renditions.compactMap { rendition in rendition.uri.map { ($0, MediaPlaylistFailure.Role.rendition) } }
+        let references = multivariant.variants.map { ($0.uri, MediaPlaylistRole.variant) }
+            + multivariant.renditions.compactMap { rendition in rendition.uri.map { ($0, MediaPlaylistRole.rendition) } }
+            + multivariant.iFrameStreams.compactMap { stream in stream.uri.map { ($0, MediaPlaylistRole.iFrame) } }
         var targets: [(String, InputLocation)] = []
         var seen: Set<String> = []
         for (reference, role) in references {
@@ -90,8 +91,9 @@ public struct PresentationLoader: Sendable {
                 guard case .media(let media) = parsed.playlist else {
                     throw .notAPlaylist(resource.location.description, .unexpectedKind("a multivariant playlist where a media playlist belongs"))
                 }
+                let role = roles[target.0] ?? .variant
                 return .success(LoadedMediaPlaylist(location: resource.location, reference: target.0, playlist: media,
-                                                    diagnostics: parsed.diagnostics))
+                                                    diagnostics: parsed.diagnostics + Self.roleDiagnostics(media, role: role), role: role))
             } catch {
                 return .failure(error)
             }
@@ -108,6 +110,21 @@ public struct PresentationLoader: Sendable {
                 presentation.mediaFailures.append(MediaPlaylistFailure(reference: target.0, error: error, role: roles[target.0] ?? .variant,
                                                                        location: target.1.description))
             }
+        }
+    }
+
+    /// What the tag naming a media playlist requires of it (RFC 8216bis 4.4.6.2, 4.4.6.3): an
+    /// I-frame stream's playlist has EXT-X-I-FRAMES-ONLY, a variant's or rendition's does not.
+    static func roleDiagnostics(_ media: MediaPlaylist, role: MediaPlaylistRole) -> [PlaylistDiagnostic] {
+        switch (role, media.iFramesOnly) {
+        case (.iFrame, false):
+            return [PlaylistDiagnostic(line: 1, level: .error, tag: "EXT-X-I-FRAMES-ONLY",
+                                       message: "missing: EXT-X-I-FRAME-STREAM-INF names this playlist, so it must be I-frames only; players would use full segments for trick play")]
+        case (.variant, true), (.rendition, true):
+            return [PlaylistDiagnostic(line: 1, level: .error, tag: "EXT-X-I-FRAMES-ONLY",
+                                       message: "an I-frame playlist named by \(role == .variant ? "EXT-X-STREAM-INF" : "EXT-X-MEDIA"): players would play its I-frames only; name it with EXT-X-I-FRAME-STREAM-INF")]
+        default:
+            return []
         }
     }
 
@@ -174,20 +191,31 @@ public struct PresentationLoader: Sendable {
                 var duration: Double?
                 var elapsed = resource.elapsed
                 var seen: Set<String> = []
-                var loaded: [LoadedMediaPlaylist] = []
+                var failures: [LoadError] = []
+                var loaded = 0
+                var mediaPlaylists: [LoadedMediaPlaylist] = []
+                // A variant that does not load is failed over by players: the asset fails only when none loads.
                 for variant in multivariant.variants {
-                    let variantLocation = try resource.location.resolving(variant.uri)
-                    guard seen.insert(variantLocation.description).inserted else { continue }
-                    let (child, childResource) = try await loadPlaylist(variantLocation, limits: assetPlaylistLimits, importing: parsed.variables)
-                    guard let media = child.playlist.media else { continue }
-                    loaded.append(LoadedMediaPlaylist(location: childResource.location, reference: variant.uri, playlist: media,
-                                                      diagnostics: child.diagnostics))
-                    if !media.isVOD { live.append(childResource.location.description) }
-                    if duration == nil { duration = media.totalDuration }
-                    elapsed = max(elapsed, resource.elapsed + childResource.elapsed)
+                    do throws(LoadError) {
+                        let variantLocation = try resource.location.resolving(variant.uri)
+                        guard seen.insert(variantLocation.description).inserted else { continue }
+                        let (child, childResource) = try await loadPlaylist(variantLocation, limits: assetPlaylistLimits, importing: parsed.variables)
+                        loaded += 1
+                        guard let media = child.playlist.media else { continue }
+                        mediaPlaylists.append(LoadedMediaPlaylist(location: childResource.location, reference: variant.uri, playlist: media,
+                                                                  diagnostics: child.diagnostics))
+                        if !media.isVOD { live.append(childResource.location.description) }
+                        if duration == nil { duration = media.totalDuration }
+                        elapsed = max(elapsed, resource.elapsed + childResource.elapsed)
+                    } catch {
+                        if case .cancelled = error { throw error }
+                        failures.append(error)
+                    }
                 }
+                if loaded == 0, let first = failures.first { throw first }
                 return .loaded(AssetPlaylistSummary(location: resource.location, liveMediaPlaylists: live,
-                                                    duration: duration ?? 0, elapsed: elapsed, root: parsed, mediaPlaylists: loaded))
+                                                    duration: duration ?? 0, elapsed: elapsed, root: parsed, unloadedVariants: failures,
+                                                    mediaPlaylists: mediaPlaylists))
             }
         } catch {
             return .failed(error)

@@ -167,6 +167,13 @@ public struct InterstitialSchedule: Sendable, Equatable, Codable {
         return (control == AssetList.SkipControl() ? nil : control, fromList)
     }
 
+    /// Where a mid-roll at `offset` starts, in words: "at 8.008 s", or, before the first segment
+    /// listed (a live window that has moved past the start of a break), "0.502 s before the first
+    /// segment listed" rather than a negative time.
+    public static func position(offset: Double) -> String {
+        offset < -0.0005 ? "\(HLSNumber.format(-offset)) s before the first segment listed" : "at \(HLSNumber.format(offset)) s"
+    }
+
     /// Seconds rounded to the millisecond: offsets come from date arithmetic (8.007999897 for 8.008).
     public static func millisecond(_ seconds: Double) -> Double {
         guard seconds.isFinite, abs(seconds) < 1e12 else { return seconds }

@@ -1,0 +1,70 @@
+import Foundation
+import SeamcheckTestSupport
+import XCTest
+
+/// Primaries cut the other ways catalogs cut them: MPEG-TS segments, and a single file addressed
+/// with EXT-X-BYTERANGE (fMP4 with an EXT-X-MAP BYTERANGE, and TS). The same two ads (one
+/// matching, one at 25 fps) must give the same findings whatever the primary's packaging, and
+/// byte ranges must be read as ranges.
+final class RealWorldPrimaryTests: ServedStreamTestCase {
+    static let ads: [InterstitialStream.Ad] = [.init(id: "ad-match", source: Fixtures.matching, boundary: 1),
+                                               .init(id: "ad-25fps", source: Fixtures.fps25, boundary: 3)]
+
+    func audit(_ segmentType: HLSFixture.SegmentType, singleFile: Bool, _ extra: [String] = []) throws -> JSONRun {
+        let stream = InterstitialStream(primary: Fixtures.primaryWithSegments, primaryCodecs: "avc1.64000d,mp4a.40.2", ads: Self.ads,
+                                        primarySegmentType: segmentType, primarySingleFile: singleFile)
+        let path = try stream.write(into: root, port: server.port)
+        return try run("audit", [server.url(path)] + extra)
+    }
+
+    func assertOnlyTheFrameRateChangeIsFound(_ audit: JSONRun, file: StaticString = #filePath, line: UInt = #line) {
+        XCTAssertEqual(audit.status, 1, "a 25 fps ad is an error on the low-end TV", file: file, line: line)
+        let frameRate = audit.findings("frame-rate-mismatch")
+        XCTAssertEqual(Set(frameRate.compactMap { $0["deviceClass"] as? String }), Set(Classes.video), file: file, line: line)
+        XCTAssertTrue(frameRate.allSatisfy { ($0["subject"] as? String ?? "").hasPrefix("interstitial 2 ") }, "\(frameRate)", file: file, line: line)
+        XCTAssertEqual(audit.findings.count, frameRate.count, "nothing else: \(audit.findings.map { $0["message"] ?? "" })", file: file, line: line)
+        let primary = audit.assets.first { $0["role"] as? String == "primary" }
+        let video = ((primary?["media"] as? [String: Any])?["video"] as? [[String: Any]])?.first
+        XCTAssertEqual(video?["codec"] as? String, "h264", file: file, line: line)
+        XCTAssertEqual(video?["width"] as? Int, 320, file: file, line: line)
+    }
+
+    func testATransportStreamPrimaryIsAuditedLikeFMP4() throws {
+        let audit = try audit(.mpegts, singleFile: false)
+        XCTAssertTrue(try read("primary/index.m3u8").contains("seg0.ts"))
+        assertOnlyTheFrameRateChangeIsFound(audit)
+        XCTAssertEqual((audit.assets.first?["media"] as? [String: Any])?["container"] as? String, "mpegts")
+    }
+
+    func testAByteRangeFMP4PrimaryIsReadByRanges() throws {
+        let audit = try audit(.fmp4, singleFile: true, ["--no-loudness"])
+        let text = try read("primary/index.m3u8")
+        XCTAssertTrue(text.contains("#EXT-X-MAP:URI=\"media.mp4\",BYTERANGE="), text)
+        XCTAssertTrue(text.contains("#EXT-X-BYTERANGE:"), text)
+        assertOnlyTheFrameRateChangeIsFound(audit)
+        try assertReadByRanges("/files/primary/media.mp4")
+    }
+
+    func testAByteRangeTransportStreamPrimaryIsReadByRanges() throws {
+        let audit = try audit(.mpegts, singleFile: true, ["--no-loudness"])
+        XCTAssertTrue(try read("primary/index.m3u8").contains("#EXT-X-BYTERANGE:"))
+        assertOnlyTheFrameRateChangeIsFound(audit)
+        try assertReadByRanges("/files/primary/media.ts")
+    }
+
+    /// Every request of the single media file asked for a range, and together they read less than the file.
+    func assertReadByRanges(_ path: String, file: StaticString = #filePath, line: UInt = #line) throws {
+        let requests = try server.log().filter { $0.path == path }
+        XCTAssertFalse(requests.isEmpty, file: file, line: line)
+        XCTAssertTrue(requests.allSatisfy { $0.range != nil && $0.status == 206 }, "\(requests)", file: file, line: line)
+        let size = try XCTUnwrap(try FileManager.default.attributesOfItem(atPath: root.appendingPathComponent(String(path.dropFirst(7))).path)[.size] as? Int)
+        XCTAssertLessThan(requests.map(\.bytes).reduce(0, +), size / 2, "only the init section and the first segment", file: file, line: line)
+        // Loudness reads the programme around each break: by ranges too, never the whole file at once.
+        try server.resetLog()
+        let measured = try run("audit", [server.url("/files/primary/main.m3u8")])
+        XCTAssertEqual(measured.status, 1, file: file, line: line)
+        let loudnessRequests = try server.log().filter { $0.path == path }
+        XCTAssertGreaterThan(loudnessRequests.count, requests.count, "the programme around the breaks is read", file: file, line: line)
+        XCTAssertTrue(loudnessRequests.allSatisfy { $0.range != nil && $0.status == 206 }, "\(loudnessRequests)", file: file, line: line)
+    }
+}
