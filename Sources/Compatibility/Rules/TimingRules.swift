@@ -5,11 +5,15 @@ enum TimingRules {
     /// Audio and video of one asset may start this far apart (seconds) before the rule fires:
     /// above one AAC frame of encoder priming (23 ms at 44.1 kHz) and one frame at 24 fps (42 ms).
     static let startTolerance = 0.05
+    /// An ad whose audio and video start apart exactly as the primary's do is packaged like it
+    /// (x264's B-frame delay in separate CMAF renditions: 66 ms at 29.97 fps, 125 ms at 15 fps) and
+    /// is not flagged for that, up to this offset; past it, both are off and the ad is flagged.
+    static let packagingDelayLimit = 0.15
 
     static let avStart = TransitionRule(
         RuleDescription(
             id: "av-start-misaligned", title: "Audio and video of the interstitial do not start together",
-            rationale: "Presentation units must be accurately timestamped and aligned: when the interstitial's audio starts later or earlier than its video (more than 50 ms, or differently from the primary), the receiver waits for the late stream or drops the early one at the switch. A start is compared only where it is one: a live primary probed from the first segment of its window was cut mid-stream, where audio leads the keyframe by the encoder's B-frame delay (60 ms at 29.97 fps, 125 ms at 15 fps with x264), so the ad is then held to 50 ms alone; a live ad's window says nothing of its start.",
+            rationale: "Presentation units must be accurately timestamped and aligned: when the interstitial's audio starts later or earlier than its video (more than 50 ms, or differently from the primary), the receiver waits for the late stream or drops the early one at the switch. A start is compared only where it is one: a live primary probed from the first segment of its window was cut mid-stream, where audio leads the keyframe by the encoder's B-frame delay (60 ms at 29.97 fps, 125 ms at 15 fps with x264), so the ad is then held to 50 ms alone; a live ad's window says nothing of its start. An ad whose tracks start apart exactly as a VOD primary's do, by no more than a B-frame delay (150 ms), is packaged like it (separate CMAF renditions from x264) and is not flagged for that.",
             source: "WWDC23 Explore AirPlay with interstitials (seeds/000): all presentation units must be accurately timestamped and aligned",
             defaultSeverity: .warning, track: .both, inputs: "stream start times of primary and interstitial (probed), and whether each was probed from a live window"),
         examples: [
@@ -23,6 +27,12 @@ enum TimingRules {
                         interstitial: Example.media(video: nil), triggers: false),
             RuleExample(name: "VOD primary's audio leads by 0.2 s, the ad's starts with its video", primary: primaryAudioLeading(live: false),
                         interstitial: Example.media(), triggers: true),
+            RuleExample(name: "separate CMAF renditions: audio 66 ms before video in the ad and the VOD primary alike (B-frame delay)",
+                        primary: Example.media(audio: { var a = Example.audio(); a.startTime = -0.066; return a }()),
+                        interstitial: Example.media(audio: { var a = Example.audio(); a.startTime = -0.066; return a }()), triggers: false),
+            RuleExample(name: "audio 0.3 s before video in the ad and the VOD primary alike (both off, past any B-frame delay)",
+                        primary: Example.media(audio: { var a = Example.audio(); a.startTime = -0.3; return a }()),
+                        interstitial: Example.media(audio: { var a = Example.audio(); a.startTime = -0.3; return a }()), triggers: true),
             RuleExample(name: "live primary cut where audio leads by 0.2 s, the ad's starts with its video", primary: primaryAudioLeading(live: true),
                         interstitial: Example.media(), triggers: false),
             RuleExample(name: "live primary, ad audio 0.2 s late", primary: primaryAudioLeading(live: true),
@@ -36,7 +46,8 @@ enum TimingRules {
         let primaryOffset = context.primary.liveWindow == true ? nil : avOffset(context.primary)
         let offCentre = abs(offset) > startTolerance
         let unlikePrimary = primaryOffset.map { abs(offset - $0) > startTolerance } ?? false
-        guard offCentre || unlikePrimary else { return nil }
+        let packagedLikePrimary = primaryOffset != nil && !unlikePrimary && abs(offset) <= packagingDelayLimit
+        guard (offCentre && !packagedLikePrimary) || unlikePrimary else { return nil }
         var message = "the interstitial's audio starts \(relation(offset)) its video"
         // The primary is named where its own start is off too: then the difference is the point.
         if unlikePrimary, let primaryOffset, abs(primaryOffset) > startTolerance {
