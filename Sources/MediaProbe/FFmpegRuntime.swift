@@ -10,7 +10,9 @@ import Synchronization
 enum FFmpegRuntime {
     static let configured: Bool = {
         sc_av_log_set_callback { _, level, format, arguments in
-            guard level <= AV_LOG_ERROR, let format, let arguments, let raw = pthread_getspecific(logCaptureKey) else { return }
+            // Errors, and the HTTP status FFmpeg's http protocol logs only as a warning ("HTTP error %d %s").
+            guard let format, level <= AV_LOG_ERROR || (level <= AV_LOG_WARNING && strncmp(format, "HTTP error", 10) == 0),
+                  let arguments, let raw = pthread_getspecific(logCaptureKey) else { return }
             var buffer = [CChar](repeating: 0, count: 512)
             let written = buffer.withUnsafeMutableBufferPointer { vsnprintf($0.baseAddress, $0.count, format, arguments) }
             guard written > 0 else { return }

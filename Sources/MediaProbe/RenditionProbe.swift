@@ -78,7 +78,8 @@ private struct KeyFetches {
         if let known = fetched[uri] { return known }
         let target: InputLocation
         do { target = try playlist.resolving(uri) } catch { throw .playlist(error) }
-        let bytes = try reader.read(target, offset: 0, length: nil, interrupt: interrupt)
+        let bytes = try SegmentDecryption.checkedKey(try reader.read(target, offset: 0, length: nil, interrupt: interrupt),
+                                                     url: target.description, label: label)
         fetched[uri] = bytes
         return bytes
     }

@@ -59,6 +59,15 @@ enum SegmentDecryption {
         return clear
     }
 
+    /// A fetched key as it must be: 16 raw bytes. The error names the key's URL (never its bytes):
+    /// a key server that answers with a JSON or HTML page, or a hex string, is the usual cause.
+    static func checkedKey(_ data: Data, url: String, label: String) throws(ProbeError) -> Data {
+        guard data.count == keyLength else {
+            throw .openFailed(label, reason: "the AES-128 key at \(url) is \(data.count) bytes, not 16: check the key URI serves the raw key")
+        }
+        return data
+    }
+
     /// The clear bytes of `data`, or why it cannot be decrypted with this key; `part` names what
     /// `data` is in messages ("segment", "init section").
     static func decrypt(_ data: Data, key: Data, iv: [UInt8], label: String, part: String = "segment") throws(ProbeError) -> Data {

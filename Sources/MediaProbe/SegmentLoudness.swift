@@ -102,7 +102,7 @@ extension LoudnessMeter {
         func keyBytes(_ key: EncryptionKey) throws(ProbeError) -> Data {
             guard let uri = key.uri else { throw .openFailed(label, reason: "EXT-X-KEY METHOD=AES-128 has no URI") }
             if let known = keys[uri] { return known }
-            let data = try read(uri, range: nil, maxBytes: 1024)
+            let data = try SegmentDecryption.checkedKey(try read(uri, range: nil, maxBytes: 1024), url: uri, label: label)
             keys[uri] = data
             return data
         }

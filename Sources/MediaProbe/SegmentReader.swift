@@ -39,11 +39,14 @@ struct SegmentReader {
             return Unmanaged<InterruptState>.fromOpaque(opaque).takeUnretainedValue().shouldStop ? 1 : 0
         }, opaque: Unmanaged.passUnretained(interrupt).toOpaque())
         var io: UnsafeMutablePointer<AVIOContext>?
-        let status = sc_avio_open2(&io, url, AVIO_FLAG_READ, &callback, &dictionary)
+        let log = LogCapture()
+        let status = FFmpegRuntime.capturingLog(into: log) { sc_avio_open2(&io, url, AVIO_FLAG_READ, &callback, &dictionary) }
         guard status >= 0, let opened = io else {
             if interrupt.shouldStop { throw interrupt.error(for: input, timeout: timeout) }
             if status == sc_averror(ENOENT) { throw .fileNotFound(input) }
-            throw .openFailed(input, reason: FFmpegRuntime.errorText(status))
+            var remote = false
+            if case .remote = location { remote = true }
+            throw .openFailed(input, reason: Self.openFailure(status, log: log.messages, remote: remote))
         }
         defer { sc_avio_closep(&io) }
         if case .file = location, offset > 0, sc_avio_seek(opened, Int64(offset), SEEK_SET) < 0 {
@@ -68,5 +71,22 @@ struct SegmentReader {
             throw .truncated(input, reason: "byte range of \(length) bytes at \(offset) ended after \(data.count) bytes")
         }
         return data
+    }
+
+    /// Why an open failed, in the server's words where FFmpeg heard them: its error code says
+    /// only "Server returned 5XX Server Error reply", its log "HTTP error 503 Service Unavailable";
+    /// FFmpeg's http protocol answers a redirect to anything but http(s) (`file:` included) with a
+    /// bare EINVAL and no log line; a protocol off the allowlist logs "not on whitelist".
+    static func openFailure(_ status: Int32, log: [String], remote: Bool) -> String {
+        if let refused = log.first(where: { $0.contains("not on whitelist") }) {
+            return "refused: a protocol a remote input may not use (\(refused))"
+        }
+        if remote, status == sc_averror(EINVAL) {
+            return "refused: the server redirected it to something other than http(s), such as a local file, or the URL is malformed"
+        }
+        if let http = log.first(where: { $0.hasPrefix("HTTP error ") }) {
+            return "the server answered " + http.dropFirst("HTTP error ".count).trimmingCharacters(in: .whitespaces).prefix(80)
+        }
+        return FFmpegRuntime.errorText(status)
     }
 }

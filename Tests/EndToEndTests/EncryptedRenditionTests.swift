@@ -53,7 +53,7 @@ final class EncryptedRenditionTests: XCTestCase {
 
         let short = try probe(server, "short.m3u8")
         XCTAssertEqual(short.status, 2)
-        XCTAssertTrue(short.stderr.contains("the AES-128 key is 7 bytes, not 16"), short.stderr)
+        XCTAssertTrue(short.stderr.contains("the AES-128 key at \(server.url("/files/aes/short.bin")) is 7 bytes, not 16"), short.stderr)
         let gone = try probe(server, "gone.m3u8")
         XCTAssertEqual(gone.status, 2)
         XCTAssertTrue(gone.stderr.contains("gone.bin"), gone.stderr)

@@ -122,4 +122,31 @@ final class ProbeCommandTests: XCTestCase {
                       result.stderr)
         XCTAssertFalse(result.stderr.contains(" @ 0x"), result.stderr)
     }
+
+    /// A segment read says what the server said (FFmpeg's own error is "Server returned 5XX"),
+    /// and a redirect to the local disk is refused as such, not as "Invalid argument".
+    func testASegmentReadNamesTheServersStatusAndARedirectToALocalFile() throws {
+        let rendition = scratch.appendingPathComponent("rendition")
+        try FileManager.default.createDirectory(at: rendition, withIntermediateDirectories: true)
+        try Data("secret".utf8).write(to: scratch.appendingPathComponent("local.mp4"))
+        let server = try TestHTTPServer(root: scratch.path)
+        defer { server.stop() }
+        for (name, initURI, expected) in [("busy", "/status/503", "the server answered 503 Service Unavailable"),
+                                          ("local", "/goto?to=file://\(scratch.path)/local.mp4",
+                                           "refused: the server redirected it to something other than http(s), such as a local file")] {
+            try """
+            #EXTM3U
+            #EXT-X-VERSION:7
+            #EXT-X-TARGETDURATION:2
+            #EXT-X-MAP:URI="\(server.url(initURI))"
+            #EXTINF:2.0,
+            seg0.m4s
+            #EXT-X-ENDLIST
+
+            """.write(to: rendition.appendingPathComponent("\(name).m3u8"), atomically: true, encoding: .utf8)
+            let result = try SeamcheckBinary.run(["probe", server.url("/files/rendition/\(name).m3u8"), "--format", "json"])
+            XCTAssertEqual(result.status, 2, result.stderr)
+            XCTAssertTrue(result.stderr.contains(expected), "\(name): \(result.stderr)")
+        }
+    }
 }

@@ -147,7 +147,8 @@ final class RemoteInputFaultTests: ServedStreamTestCase {
                        ["interstitial 3", "interstitial 4"], "\(audit.findings)")
         XCTAssertTrue(audit.string(notProbed[0], "actual").contains(server.url("/files/aes/gone.bin")), "\(notProbed)")
         XCTAssertTrue(audit.string(notProbed[0], "actual").contains("404"), "\(notProbed)")
-        XCTAssertTrue(audit.string(notProbed[1], "actual").contains("7 bytes, not 16"), "\(notProbed)")
+        XCTAssertTrue(audit.string(notProbed[1], "actual").contains("the AES-128 key at \(server.url("/files/aes/short.bin")) is 7 bytes, not 16"),
+                      "\(notProbed)")
         XCTAssertEqual(audit.findings.count, 3, "media-not-probed is a warning each; nothing else: \(audit.findings)")
         let probed = audit.assets.first { ($0["placement"] as? [String: Any])?["id"] as? String == "aes-ok" }
         XCTAssertEqual(((probed?["media"] as? [String: Any])?["video"] as? [[String: Any]])?.first?["codec"] as? String, "h264",
