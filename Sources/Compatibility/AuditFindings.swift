@@ -46,6 +46,8 @@ enum AuditFindings {
     static func reason(_ error: ProbeError) -> String {
         switch error {
         case .playlist(.httpStatus(_, let code)): return "HTTP \(code)"
+        case .encryptedRendition(_, let method) where ["SAMPLE-AES", "SAMPLE-AES-CTR"].contains(method):
+            return "encrypted (\(method) without EXT-X-MAP: stream parameters are not in the clear)"
         case .encryptedRendition(_, let method): return "encrypted (\(method))"
         default: return error.description
         }

@@ -16,6 +16,11 @@ public struct MediaDescription: Codable, Sendable, Equatable {
     /// EXT-X-ENDLIST, not an EVENT playlist), so its start times are those of a cut in mid-stream,
     /// not of the stream's start; false for VOD and EVENT playlists; null for other inputs.
     public var liveWindow: Bool?
+    /// For an fMP4 HLS rendition whose samples are encrypted (EXT-X-KEY METHOD=SAMPLE-AES or
+    /// SAMPLE-AES-CTR, FairPlay included): the method. Only what the container says in the clear
+    /// was read; fields that need decoded samples (pixel format, bit depth, field order other
+    /// than progressive) are null. Null for clear and AES-128 media.
+    public var encryption: String?
 
     public init(input: String, container: String, duration: Double?, video: [VideoTrack] = [],
                 audio: [AudioTrack] = [], subtitles: [SubtitleTrack] = []) {
@@ -231,7 +236,7 @@ extension SubtitleTrack {
 }
 
 extension MediaDescription {
-    enum CodingKeys: String, CodingKey { case input, container, duration, video, audio, subtitles, liveWindow }
+    enum CodingKeys: String, CodingKey { case input, container, duration, video, audio, subtitles, liveWindow, encryption }
 
     public func encode(to encoder: Encoder) throws {
         var c = encoder.container(keyedBy: CodingKeys.self)
@@ -242,5 +247,6 @@ extension MediaDescription {
         try c.encode(audio, forKey: .audio)
         try c.encode(subtitles, forKey: .subtitles)
         try c.encode(liveWindow, forKey: .liveWindow)
+        try c.encode(encryption, forKey: .encryption)
     }
 }

@@ -96,7 +96,7 @@ public struct MediaProber: Sendable {
     }
 
     func open(_ source: ProbeSource, input: String, fileSize: Int64?, interrupt: InterruptState,
-              log: LogCapture, bytesRead: inout Int64) throws(ProbeError) -> MediaDescription {
+              log: LogCapture, bytesRead: inout Int64, encryptedSamples: String? = nil) throws(ProbeError) -> MediaDescription {
         try FFmpegRuntime.requireLibraries(for: input)
         var context: UnsafeMutablePointer<AVFormatContext>? = try FFmpegRuntime.formatContext(interruptedBy: interrupt, label: input)
 
@@ -143,7 +143,8 @@ public struct MediaProber: Sendable {
         }
         if interrupt.shouldStop { throw interrupt.error(for: input, timeout: options.timeout) }
 
-        let description = StreamReader.describe(ctx, input: input)
+        var description = StreamReader.describe(ctx, input: input)
+        if let method = encryptedSamples { description = EncryptedSamples.clearFacts(description, context: ctx, method: method) }
         // Bytes in memory are a deliberate prefix (an init section and a first segment): their
         // index may point further, which is not truncation.
         let isMemory: Bool
@@ -219,17 +220,19 @@ public struct MediaProber: Sendable {
         var missing: [String] = []
         // Fields that only decoding the first packets yields (pixel format, profile) are missing
         // when FFmpeg could not reach the media data, e.g. a moov-at-end MP4 from a server that
-        // ignores Range requests: such a result would make rules compare garbage.
+        // ignores Range requests: such a result would make rules compare garbage. Encrypted
+        // samples cannot be decoded: those fields are then unknown, not missing.
+        let decoded = media.encryption == nil
         for track in media.video {
             if track.width <= 0 || track.height <= 0 { missing.append("video #\(track.index) size") }
             if track.frameRate == nil { missing.append("video #\(track.index) frame rate") }
-            if track.pixelFormat == nil { missing.append("video #\(track.index) pixel format") }
-            if ["h264", "hevc"].contains(track.codec), track.profile == nil { missing.append("video #\(track.index) profile") }
+            if decoded, track.pixelFormat == nil { missing.append("video #\(track.index) pixel format") }
+            if decoded, ["h264", "hevc"].contains(track.codec), track.profile == nil { missing.append("video #\(track.index) profile") }
         }
         for track in media.audio {
             if track.sampleRate <= 0 { missing.append("audio #\(track.index) sample rate") }
             if track.channels <= 0 { missing.append("audio #\(track.index) channels") }
-            if track.codec == "aac", track.profile == nil { missing.append("audio #\(track.index) profile") }
+            if decoded, track.codec == "aac", track.profile == nil { missing.append("audio #\(track.index) profile") }
         }
         guard missing.isEmpty else { throw .incomplete(input, missing: missing) }
 

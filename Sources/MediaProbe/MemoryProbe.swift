@@ -13,8 +13,9 @@ extension MediaProber {
     /// followed by its first segment. FFmpeg opens nothing itself: no file, no URL.
     ///
     /// `label` names the input in the description and in errors (the playlist URI, say).
-    public func probe(bytes: Data, label: String, cancellation: ProbeCancellation = ProbeCancellation())
-        throws(ProbeError) -> MediaDescription {
+    /// `encryptedSamples` is the method of fMP4 whose samples are encrypted (``EncryptedSamples``).
+    public func probe(bytes: Data, label: String, encryptedSamples: String? = nil,
+                      cancellation: ProbeCancellation = ProbeCancellation()) throws(ProbeError) -> MediaDescription {
         guard !bytes.isEmpty else { throw .emptyFile(label) }
         let capture = LogCapture()
         let interrupt = InterruptState(deadline: Date().addingTimeInterval(options.timeout), cancellation: cancellation)
@@ -24,7 +25,7 @@ extension MediaProber {
             withExtendedLifetime((interrupt, input)) {
                 Result { () throws(ProbeError) -> MediaDescription in
                     try open(.memory(input), input: label, fileSize: Int64(bytes.count), interrupt: interrupt,
-                             log: capture, bytesRead: &bytesRead)
+                             log: capture, bytesRead: &bytesRead, encryptedSamples: encryptedSamples)
                 }
             }
         }

@@ -70,6 +70,10 @@ public enum ProbeError: Error, Sendable, Equatable, CustomStringConvertible {
             return "\(input): is a multivariant playlist; probe one of its renditions (\(sample)\(variants.count > 3 ? ", ..." : ""))"
         case .emptyPlaylist(let input):
             return "\(input): media playlist has no segments to probe"
+        case .encryptedRendition(let input, let method) where EncryptedSamples.clearContainerMethods.contains(method):
+            return "\(input): segments are encrypted (METHOD=\(method)) without an EXT-X-MAP (MPEG-TS or packed audio): "
+                + "the encryption covers the stream parameters, so they cannot be read; only fMP4 keeps them in the clear. "
+                + "Probe a clear or fMP4 rendition instead"
         case .encryptedRendition(let input, let method):
             return "\(input): segments are encrypted (METHOD=\(method)); probe a clear rendition instead"
         case .ffmpegUnavailable(let input, let reason):

@@ -19,7 +19,16 @@ extension MediaProber {
         let started = Date()
         let label = location.description
         guard let first = playlist.segments.first(where: { !$0.gap }) else { throw .emptyPlaylist(label) }
-        if let key = first.key, key.method != "NONE", key.method != "AES-128" { throw .encryptedRendition(label, method: key.method) }
+        // Encrypted samples in fMP4 leave the stream parameters in the clear: read as they are,
+        // no key fetched (an skd:// or other key is never needed). Elsewhere (MPEG-TS, packed
+        // audio) they are inside the encrypted payload.
+        var encryptedSamples: String?
+        if let key = first.key, key.method != "NONE", key.method != "AES-128" {
+            guard first.map != nil, EncryptedSamples.clearContainerMethods.contains(key.method) else {
+                throw .encryptedRendition(label, method: key.method)
+            }
+            encryptedSamples = key.method
+        }
         let interrupt = InterruptState(deadline: Date().addingTimeInterval(options.timeout), cancellation: cancellation)
         var reader = SegmentReader(timeout: options.timeout, maxBytes: Self.maxSegmentBytes)
         var bytes = Data()
@@ -40,7 +49,7 @@ extension MediaProber {
                 bytes.append(segment)
             }
         }
-        var media = try probe(bytes: bytes, label: label, cancellation: cancellation)
+        var media = try probe(bytes: bytes, label: label, encryptedSamples: encryptedSamples, cancellation: cancellation)
         media.duration = playlist.totalDuration
         // An EVENT playlist only grows: its first segment is the stream's start, as in VOD.
         media.liveWindow = !playlist.isVOD && playlist.playlistType != .event

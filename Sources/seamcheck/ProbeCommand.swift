@@ -119,7 +119,8 @@ enum ProbeTable {
             if !lines.isEmpty { lines.append("") }
             let duration = m.duration.map { String(format: "%.3f s", $0) } ?? "unknown duration"
             // A live window's start times are those of a cut in mid-stream (MediaDescription.liveWindow).
-            lines.append("\(m.input)  [\(m.container), \(duration)\(m.liveWindow == true ? ", live window" : "")]")
+            lines.append("\(m.input)  [\(m.container), \(duration)\(m.liveWindow == true ? ", live window" : "")"
+                + (m.encryption.map { ", samples encrypted (\($0)): container facts only, not decoded" } ?? "") + "]")
             for v in m.video {
                 lines.append("  video #\(v.index): \(MediaText.video(v))" + (v.codecTag.map { " tag \($0)" } ?? "")
                     + (v.startTime.map { String(format: " start %.3f s", $0) } ?? ""))
