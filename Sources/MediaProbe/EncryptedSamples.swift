@@ -6,7 +6,8 @@ import Foundation
 /// through `frma`, and the init section's avcC/hvcC/esds/dec3 and the moof/trun timing are in the
 /// clear. Whatever FFmpeg learns only by decoding (pixel format, field order, H.264 and AAC
 /// profiles) is taken from the clear boxes where they say it, else left unknown (nil), never read
-/// from decoded garbage.
+/// from decoded garbage (HEVC parameter sets in the hvcC give FFmpeg the pixel format; avcC ones
+/// do not).
 enum EncryptedSamples {
     /// METHODs whose fMP4 media keeps its stream parameters in the clear.
     static let clearContainerMethods: Set<String> = ["SAMPLE-AES", "SAMPLE-AES-CTR"]

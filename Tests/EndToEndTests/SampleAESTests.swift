@@ -78,6 +78,27 @@ final class SampleAESTests: ServedStreamTestCase {
         XCTAssertTrue(text.stdout.contains("samples encrypted (SAMPLE-AES-CTR): container facts only, not decoded"), text.stdout)
     }
 
+    func testEncryptedHEVCKeepsWhatItsClearParameterSetsSay() throws {
+        let hevc = SampleAESRendition.fixture("cenc-hevc-24", video: {
+            var video = MediaFixture.Video()
+            video.encoder = "libx265"
+            video.rate = "24"
+            return video
+        }(), audio: nil)
+        try SampleAESRendition.write(hevc, keyTag: SampleAESRendition.fairPlayKey(method: "SAMPLE-AES"),
+                                     into: root.appendingPathComponent("hevc"))
+        let (media, run) = try probe("/files/hevc/index.m3u8")
+        XCTAssertEqual(run.status, 0, run.stderr)
+        let video = try XCTUnwrap((media["video"] as? [[String: Any]])?.first, "\(media)")
+        XCTAssertEqual(video["codec"] as? String, "hevc")
+        XCTAssertEqual(video["profile"] as? String, "Main")
+        XCTAssertEqual(video["tier"] as? String, "Main")
+        XCTAssertEqual(video["frameRateExact"] as? String, "24/1")
+        // FFmpeg's HEVC decoder reads the pixel format from the hvcC's SPS, which is in the clear.
+        XCTAssertEqual(video["pixelFormat"] as? String, "yuv420p", "\(video)")
+        XCTAssertEqual(media["encryption"] as? String, "SAMPLE-AES")
+    }
+
     func testAnAuditFlagsAnEncryptedAdFromItsContainerAndNamesTheMethodOfATransportStreamOne() throws {
         let stream = InterstitialStream(primary: Fixtures.primaryWithSegments, primaryCodecs: "avc1.64000d,mp4a.40.2",
                                         ads: [.init(id: "enc-match", source: nil, rawPath: "/files/enc-match/index.m3u8", boundary: 1),
