@@ -33,7 +33,8 @@ public enum MediaText {
         if let v = media.primaryVideo { parts.append(video(v)) }
         if let a = media.primaryAudio { parts.append(audio(a)) }
         if parts.isEmpty { return "no audio or video" }
-        return parts.joined(separator: " | ")
+        let encryption = media.encryption.map { " (samples encrypted, \($0): container facts only)" } ?? ""
+        return parts.joined(separator: " | ") + encryption
     }
 
     /// Header text for an asset: its role, the schedule placement (playlist audits) and input.

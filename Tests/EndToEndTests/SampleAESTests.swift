@@ -129,6 +129,10 @@ final class SampleAESTests: ServedStreamTestCase {
         let encrypted = audit.assets.filter { (($0["media"] as? [String: Any])?["encryption"] as? String) != nil }
         XCTAssertEqual(encrypted.count, 2, "both fMP4 ads say their samples were not decoded: \(audit.assets)")
 
+        let table = try SeamcheckBinary.run(["audit", server.url(path), "--profile", "smart-tv-low-end", "--format", "table"])
+        XCTAssertTrue(table.stdout.contains("(samples encrypted, SAMPLE-AES: container facts only)")
+                      && table.stdout.contains("(samples encrypted, SAMPLE-AES-CTR: container facts only)"), table.stdout)
+
         let transportProbe = try SeamcheckBinary.run(["probe", server.url("/files/ts-sample-aes/index.m3u8")])
         XCTAssertNotEqual(transportProbe.status, 0)
         XCTAssertTrue(transportProbe.stderr.contains("METHOD=SAMPLE-AES") && transportProbe.stderr.contains("only fMP4 keeps them in the clear"),

@@ -95,6 +95,7 @@ enum RenditionPicker {
         if let audioURI = choice.audioURI {
             let (audio, audioMedia) = try await describe(audioURI, audio: true)
             media.audio = audioMedia.audio
+            media.encryption = media.encryption ?? audioMedia.encryption
             audioText = audio.description
         }
         return RenditionPick(rendition: variant.description, audioRendition: audioText, declared: choice.declared,
