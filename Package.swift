@@ -35,6 +35,8 @@ let package = Package(
         .target(name: "HLS", dependencies: ["CCurl"]),
         .target(name: "MediaProbe", dependencies: ["CFFmpeg", "HLS"]),
         .target(name: "Discovery", dependencies: ["CAvahi"]),
+        // The AirPlay sender: knows receivers' HTTP and plists, nothing of cases or rules.
+        .target(name: "AirPlay"),
         .target(name: "Compatibility", dependencies: ["MediaProbe", "HLS", "Discovery", "Yams"]),
         .target(
             name: "Matrix",
@@ -43,7 +45,7 @@ let package = Package(
         ),
         .target(
             name: "Lab",
-            dependencies: ["Compatibility", "HLS", "Discovery", "Matrix",
+            dependencies: ["Compatibility", "HLS", "Discovery", "Matrix", "AirPlay",
                            .product(name: "GRDB", package: "GRDB.swift"),
                            .product(name: "Hummingbird", package: "hummingbird"),
                            .product(name: "Logging", package: "swift-log"),
@@ -53,7 +55,7 @@ let package = Package(
         .executableTarget(
             name: "seamcheck",
             dependencies: [
-                "HLS", "MediaProbe", "Discovery", "Compatibility", "Matrix", "Lab", "Reporting",
+                "HLS", "MediaProbe", "Discovery", "Compatibility", "Matrix", "Lab", "Reporting", "AirPlay",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
@@ -63,6 +65,7 @@ let package = Package(
         .target(name: "SeamcheckTestSupport", path: "Tests/SeamcheckTestSupport"),
         .testTarget(name: "HLSTests", dependencies: ["HLS"]),
         .testTarget(name: "MediaProbeTests", dependencies: ["MediaProbe", "SeamcheckTestSupport"]),
+        .testTarget(name: "AirPlayTests", dependencies: ["AirPlay", "SeamcheckTestSupport"]),
         .testTarget(name: "DiscoveryTests", dependencies: ["Discovery", "SeamcheckTestSupport"]),
         .testTarget(name: "CompatibilityTests", dependencies: ["Compatibility", "MediaProbe", "SeamcheckTestSupport"]),
         .testTarget(name: "MatrixTests", dependencies: ["Matrix", "Compatibility", "MediaProbe", "HLS", "SeamcheckTestSupport",

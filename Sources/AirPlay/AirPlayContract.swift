@@ -1,0 +1,124 @@
+import Foundation
+
+// The sender's interface as the lab's run loop sees it. The implementation (wire format, one
+// kept-alive connection, plists) lives beside this file; nothing here knows of cases or rules.
+
+/// Where a receiver's AirPlay service listens, and what discovery or the inventory calls it.
+public struct AirPlayEndpoint: Sendable, Equatable, Codable, CustomStringConvertible {
+    public var host: String
+    public var port: Int
+    public var name: String?
+    public var deviceId: String?
+
+    public init(host: String, port: Int, name: String? = nil, deviceId: String? = nil) {
+        self.host = host
+        self.port = port
+        self.name = name
+        self.deviceId = deviceId
+    }
+
+    public var description: String {
+        let address = host.contains(":") ? "[\(host)]:\(port)" : "\(host):\(port)"
+        return name.map { "\($0) (\(address))" } ?? address
+    }
+}
+
+/// A receiver's `/playback-info` answer. Receivers fill in different subsets: Kodi carries only
+/// `duration`, `position` and `rate` (its buffer flags are constants).
+public struct PlaybackInfo: Sendable, Equatable, Codable {
+    public struct TimeRange: Sendable, Equatable, Codable {
+        public var start: Double
+        public var duration: Double
+        public init(start: Double, duration: Double) { self.start = start; self.duration = duration }
+    }
+
+    /// The receiver's own error dict (`error: {code, domain}`), when it reports one.
+    public struct ReceiverError: Sendable, Equatable, Codable, CustomStringConvertible {
+        public var domain: String?
+        public var code: Int?
+        public init(domain: String?, code: Int?) { self.domain = domain; self.code = code }
+        public var description: String { "\(domain ?? "unknown domain") \(code.map(String.init) ?? "?")" }
+    }
+
+    public var duration: Double?
+    public var position: Double?
+    public var rate: Double?
+    public var readyToPlay: Bool?
+    public var playbackBufferEmpty: Bool?
+    public var playbackBufferFull: Bool?
+    public var playbackLikelyToKeepUp: Bool?
+    public var loadedTimeRanges: [TimeRange]
+    public var seekableTimeRanges: [TimeRange]
+    public var error: ReceiverError?
+
+    public init(duration: Double? = nil, position: Double? = nil, rate: Double? = nil, readyToPlay: Bool? = nil,
+                playbackBufferEmpty: Bool? = nil, playbackBufferFull: Bool? = nil, playbackLikelyToKeepUp: Bool? = nil,
+                loadedTimeRanges: [TimeRange] = [], seekableTimeRanges: [TimeRange] = [], error: ReceiverError? = nil) {
+        self.duration = duration
+        self.position = position
+        self.rate = rate
+        self.readyToPlay = readyToPlay
+        self.playbackBufferEmpty = playbackBufferEmpty
+        self.playbackBufferFull = playbackBufferFull
+        self.playbackLikelyToKeepUp = playbackLikelyToKeepUp
+        self.loadedTimeRanges = loadedTimeRanges
+        self.seekableTimeRanges = seekableTimeRanges
+        self.error = error
+    }
+}
+
+/// One playback session on one receiver: what `lab run` and `seamcheck airplay` drive.
+/// AirPlay 1 and AirPlay 2 (after pairing) receivers both come behind this protocol.
+public protocol AirPlayPlayback: Sendable {
+    /// `POST /play`: `startPosition` is seconds; the implementation sends what the receiver expects
+    /// (a fraction of the duration for AirPlay 1 `Start-Position`).
+    func play(url: URL, startPosition: Double) async throws(AirPlayError)
+    func playbackInfo() async throws(AirPlayError) -> PlaybackInfo
+    func setRate(_ rate: Double) async throws(AirPlayError)
+    func scrub(to seconds: Double) async throws(AirPlayError)
+    func stop() async throws(AirPlayError)
+    /// Closes the connection; safe to call more than once.
+    func close() async
+}
+
+/// What went wrong talking to one receiver: each case names what the receiver wants and what the
+/// operator can do. Never thrown for a finding about media.
+public enum AirPlayError: Error, Sendable, Equatable, CustomStringConvertible {
+    /// No TCP connection (refused, unreachable, or no answer within the connect timeout).
+    case connect(endpoint: String, reason: String)
+    /// The receiver did not answer `path` within `seconds`.
+    case timeout(endpoint: String, path: String, seconds: Double)
+    /// The connection closed (the receiver went away) during `path`.
+    case connectionClosed(endpoint: String, path: String)
+    /// 401/403/453/470: pairing (HAP) wanted before playback.
+    case pairingRequired(endpoint: String, status: Int)
+    /// A password is wanted (flags 0x80, `pw=true`, or a Digest challenge).
+    case passwordRequired(endpoint: String)
+    /// 404 on `/play`: the receiver has no URL playback (a mirroring-only receiver or a speaker).
+    case noURLPlayback(endpoint: String)
+    /// Any other HTTP status the step did not expect.
+    case http(endpoint: String, path: String, status: Int, reason: String)
+    /// A body that is not what the step expects (garbage plist, too large, wrong type).
+    case badResponse(endpoint: String, path: String, reason: String)
+
+    public var description: String {
+        switch self {
+        case .connect(let endpoint, let reason):
+            return "\(endpoint): cannot connect (\(reason)); check that the receiver is on and on this network, and its AirPlay port"
+        case .timeout(let endpoint, let path, let seconds):
+            return "\(endpoint): no answer to \(path) within \(seconds.formatted()) s; the receiver may be busy or asleep"
+        case .connectionClosed(let endpoint, let path):
+            return "\(endpoint): the receiver closed the connection during \(path) (receiver went away)"
+        case .pairingRequired(let endpoint, let status):
+            return "\(endpoint): answered \(status): it wants pairing before playback; run `seamcheck airplay pair` for it, or allow AirPlay without a code in its settings"
+        case .passwordRequired(let endpoint):
+            return "\(endpoint): it wants an AirPlay password; turn the password off in its AirPlay settings for the lab"
+        case .noURLPlayback(let endpoint):
+            return "\(endpoint): answered 404 to /play: it has no URL playback (screen mirroring or audio only); it cannot run lab cases"
+        case .http(let endpoint, let path, let status, let reason):
+            return "\(endpoint): \(path) answered \(status) \(reason)"
+        case .badResponse(let endpoint, let path, let reason):
+            return "\(endpoint): \(path) answered something unusable: \(reason)"
+        }
+    }
+}
