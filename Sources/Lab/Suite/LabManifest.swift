@@ -65,6 +65,13 @@ public struct LabCase: Codable, Sendable, Equatable {
         case transition, capability
     }
 
+    /// How the interstitial reaches the player: scheduled with EXT-X-DATERANGE (`interstitial`), or
+    /// spliced into the primary's media playlist between two EXT-X-DISCONTINUITY tags (`stitched`,
+    /// as server-side ad insertion does), which players that ignore interstitials still meet.
+    public enum Delivery: String, Codable, Sendable, CaseIterable {
+        case interstitial, stitched
+    }
+
     public var id: String
     public var kind: Kind
     /// The parameter the interstitial changes ("video codec", "frame rate"...), or "none" for the control.
@@ -84,6 +91,13 @@ public struct LabCase: Codable, Sendable, Equatable {
     /// X-RESUME-OFFSET of the interstitial: where on the primary timeline, after `interstitialStart`,
     /// playback should come back (0 for an ad inserted between two seconds of content).
     public var resumeOffset: Double?
+    /// nil in suites made before stitched cases existed: read as `.interstitial`.
+    public var delivery: Delivery?
+    /// For a stitched case, the id of the interstitial case it splices (`frame-rate` for
+    /// `frame-rate-stitched`). In a stitched case `interstitialStart` is where the ad starts on the
+    /// playback timeline (the stitched playlist's own), and the primary resumes after
+    /// `interstitialDuration` seconds of it.
+    public var stitchedFrom: String?
     public var primary: LabMedia
     public var interstitial: LabMedia?
     /// Every media playlist of the case, with what it carries: which one a receiver fetched is
@@ -92,7 +106,8 @@ public struct LabCase: Codable, Sendable, Equatable {
 
     public init(id: String, kind: Kind, varies: String, title: String, rules: [String], playlist: String,
                 interstitialPrefix: String? = nil, interstitialStart: Double? = nil, interstitialDuration: Double? = nil,
-                resumeOffset: Double? = nil, primary: LabMedia, interstitial: LabMedia? = nil, variants: [LabVariant]) {
+                resumeOffset: Double? = nil, delivery: Delivery? = nil, stitchedFrom: String? = nil,
+                primary: LabMedia, interstitial: LabMedia? = nil, variants: [LabVariant]) {
         self.id = id
         self.kind = kind
         self.varies = varies
@@ -103,6 +118,8 @@ public struct LabCase: Codable, Sendable, Equatable {
         self.interstitialStart = interstitialStart
         self.interstitialDuration = interstitialDuration
         self.resumeOffset = resumeOffset
+        self.delivery = delivery
+        self.stitchedFrom = stitchedFrom
         self.primary = primary
         self.interstitial = interstitial
         self.variants = variants
