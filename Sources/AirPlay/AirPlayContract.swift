@@ -68,7 +68,7 @@ public struct PlaybackInfo: Sendable, Equatable, Codable {
 }
 
 /// A receiver's `GET /server-info` answer (AirPlay 1). Kodi 20 answers deviceid (its interface's
-/// MAC), features 119, model `Xbmc,1`, protovers 1.0, srcvers 101.28.
+/// MAC), features 119, model `Kodi,1` (its TXT record says `Xbmc,1`), protovers 1.0, srcvers 101.28.
 public struct ServerInfo: Sendable, Equatable, Codable {
     public var deviceId: String?
     public var features: Int?

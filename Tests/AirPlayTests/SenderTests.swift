@@ -269,4 +269,31 @@ final class SenderTests: XCTestCase {
         XCTAssertEqual(error, .connectionClosed(endpoint: server.endpoint("receiver").description, path: "/playback-info"))
         XCTAssertEqual(server.requests("receiver").count, 0)
     }
+
+    func testCancellingAWaitingRequestEndsItWithoutASecondTry() async throws {
+        let server = try ReceiverServer(modes: ["silent"])
+        let session = try await AirPlaySender.session(server.endpoint("silent"), configuration: .init(requestTimeout: 30))
+        _ = await failure { () async throws(AirPlayError) in try await session.connect() }
+        let start = Date()
+        let task = Task { () async -> AirPlayError? in
+            do {
+                _ = try await session.playbackInfo()
+                return nil
+            } catch let error as AirPlayError {
+                return error
+            } catch {
+                return nil
+            }
+        }
+        try await Task.sleep(nanoseconds: 300_000_000)
+        task.cancel()
+        let error = await task.value
+        XCTAssertEqual(error, .connectionClosed(endpoint: server.endpoint("silent").description, path: "/playback-info"))
+        XCTAssertLessThan(Date().timeIntervalSince(start), 2, "cancelled, not waiting for the 30 s timeout")
+        XCTAssertTrue(server.wait { server.requests("silent").count == 1 })
+        XCTAssertEqual(server.requests("silent").count, 1)
+        let opened = await session.connectionsOpened
+        XCTAssertEqual(opened, 1, "no reconnect for a cancelled request")
+        await session.close()
+    }
 }

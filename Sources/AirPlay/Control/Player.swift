@@ -133,7 +133,7 @@ public actor AirPlaySession: AirPlayPlayback {
         case .timeout: return .timeout(endpoint: name, path: path, seconds: configuration.requestTimeout)
         case .closed: return .connectionClosed(endpoint: name, path: path)
         case .malformed(let error): return .badResponse(endpoint: name, path: path, reason: error.description)
-        case .io(let reason): return .connectionClosed(endpoint: name, path: path + " (\(reason))")
+        case .io: return .connectionClosed(endpoint: name, path: path)  // reset or broken pipe: it went away
         }
     }
 

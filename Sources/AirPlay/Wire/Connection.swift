@@ -49,7 +49,7 @@ actor Connection {
         }
         do {
             return try await exchange(request, timeout: timeout)
-        } catch .closed(answerStarted: false) where reused {
+        } catch .closed(answerStarted: false) where reused && !Task.isCancelled {
             try await connect()
             return try await exchange(request, timeout: timeout)
         }
