@@ -124,7 +124,7 @@ actor Connection {
     }
 
     static func describe(_ error: any Error) -> String {
-        if let error = error as? IOError { return error.description }
+        if let error = error as? IOError { return String(cString: strerror(error.errnoCode)) }
         if let error = error as? NIOConnectionError {
             return error.connectionErrors.first.map { describe($0.error) } ?? "\(error)"
         }
