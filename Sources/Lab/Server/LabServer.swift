@@ -96,7 +96,8 @@ public enum LabServer {
         let app = Application(
             router: router,
             server: .http1(configuration: .init(
-                additionalChannelHandlers: [IdleStateHandler(writeTimeout: idle), StalledWriteCloser()], idleTimeout: idle)),
+                additionalChannelHandlers: [SocketMeterHandler(), IdleStateHandler(writeTimeout: idle), StalledWriteCloser()],
+                idleTimeout: idle)),
             configuration: .init(address: .hostname(options.bind, port: options.port), serverName: "seamcheck-lab"),
             onServerRunning: { channel in
                 let port = channel.localAddress?.port ?? options.port
