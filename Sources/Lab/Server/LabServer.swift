@@ -37,6 +37,9 @@ public struct LabServerOptions: Sendable {
     public var idleTimeout: Duration
     /// Ask each discovered receiver GET /info (its class, declared HDR formats and codecs).
     public var askInfo: Bool = true
+    /// Stop on SIGINT and SIGTERM (`lab serve`); false when the caller owns the signals and stops
+    /// the server by cancelling its task (`lab run`).
+    public var stopsOnSignals: Bool = true
 
     public init(bind: String, port: Int, suite: LabSuite, profiles: [DeviceProfile], inventory: LabInventory? = nil,
                 browse: Bool = true, interface: String? = nil, idleTimeout: Duration = .seconds(60)) {
@@ -105,7 +108,7 @@ public enum LabServer {
             },
             logger: logger)
         do {
-            try await app.runService()
+            try await app.runService(gracefulShutdownSignals: options.stopsOnSignals ? [.sigterm, .sigint] : [])
         } catch let error as IOError {
             throw Self.bindError(error, options: options)
         }
