@@ -36,7 +36,8 @@ let package = Package(
         .target(name: "MediaProbe", dependencies: ["CFFmpeg", "HLS"]),
         .target(name: "Discovery", dependencies: ["CAvahi"]),
         // The AirPlay sender: knows receivers' HTTP and plists, nothing of cases or rules.
-        .target(name: "AirPlay"),
+        .target(name: "AirPlay", dependencies: [.product(name: "NIOCore", package: "swift-nio"),
+                                                .product(name: "NIOPosix", package: "swift-nio")]),
         .target(name: "Compatibility", dependencies: ["MediaProbe", "HLS", "Discovery", "Yams"]),
         .target(
             name: "Matrix",
