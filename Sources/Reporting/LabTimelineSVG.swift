@@ -65,6 +65,7 @@ enum LabTimelineSVG {
         for point in t.points {
             if let position = point.position { runs[runs.count - 1].append("\(f(x(point.atMs))),\(f(y(position)))") } else {
                 if !runs[runs.count - 1].isEmpty { runs.append([]) }
+                guard point.failed else { continue }
                 svg.append("<text class=\"no-answer\" x=\"\(f(x(point.atMs)))\" y=\"\(f(plotBottom - 3))\" text-anchor=\"middle\" fill=\"#999\">×</text>")
             }
         }
@@ -83,6 +84,7 @@ enum LabTimelineSVG {
 
         // Requests under the plot.
         svg.append("<rect x=\"\(f(left))\" y=\"\(f(ticksTop))\" width=\"\(f(plotWidth))\" height=\"\(f(ticksBottom - ticksTop))\" fill=\"#f4f4f4\"/>")
+        svg.append("<text x=\"\(f(left - 6))\" y=\"\(f(ticksBottom - 5))\" text-anchor=\"end\" fill=\"#444\">requests</text>")
         for tick in t.requests {
             let (color, y0): (String, Double) = tick.failed ? ("#d62728", ticksTop) : tick.kind == .segment ? ("#333", ticksTop)
                 : tick.kind == .playlist ? ("#8e44ad", ticksTop + 9) : ("#aaa", ticksTop + 12)

@@ -5,9 +5,11 @@ import Foundation
 public struct LabTimeline: Codable, Sendable, Equatable {
     public struct Point: Codable, Sendable, Equatable {
         public var atMs: Double
-        /// nil: the poll got no answer (drawn as a gap).
+        /// nil: the poll got no answer, or the receiver had no item (drawn as a gap).
         public var position: Double?
         public var rate: Double?
+        /// The poll got no answer (a fault, marked), as against an answer with no item (playback over).
+        public var failed: Bool
     }
 
     public struct Tick: Codable, Sendable, Equatable {
@@ -41,7 +43,12 @@ public struct LabTimeline: Codable, Sendable, Equatable {
         caseId = cell.caseId
         runId = cell.runId
         points = cell.series.samples.sorted { $0.atMs < $1.atMs }
-            .map { Point(atMs: $0.atMs, position: $0.info?.position, rate: $0.info?.rate) }
+            .map { sample in
+                // A receiver with no item (duration 0 after playing) reports position 0: not a playhead.
+                let noItem = sample.info.map { ($0.duration ?? 1) <= 0 && cell.measurement.playToFirstFrameMs.map { sample.atMs > $0 } == true } ?? false
+                return Point(atMs: sample.atMs, position: noItem ? nil : sample.info?.position, rate: sample.info?.rate,
+                             failed: sample.info == nil)
+            }
         requests = cell.requests.map { request in
             let ms = request.at.timeIntervalSince(cell.series.playSentAt) * 1000
             let file = request.path.split(separator: "/").last.map(String.init) ?? request.path
