@@ -33,8 +33,10 @@ final class LabRunStoreTests: XCTestCase {
         return LabRunCell(runId: run, receiver: receiver, deviceId: nil, deviceClass: "smart-tv-low-end", address: "10.0.0.2",
                           caseId: caseId, attempt: attempt, startedAt: at, finishedAt: at.addingTimeInterval(12), url: "http://x/\(caseId)",
                           series: series, requests: LabTestData.midRoll("10.0.0.2", case: caseId, from: offset),
-                          measurement: CellMeasurement(playToFirstFrameMs: 900, outcome: outcome, transitionStallMs: stallMs,
-                                                       reason: outcome.rawValue))
+                          measurement: CellMeasurement(playToFirstFrameMs: 900,
+                                                       stalls: stallMs.map { [MeasuredStall(position: 4, startMs: 4600, durationMs: $0,
+                                                                                             kind: "position-frozen", transition: "ad start")] } ?? [],
+                                                       outcome: outcome, transitionStallMs: stallMs, reason: outcome.rawValue))
     }
 
     func testCellsRoundTripWithTheirSeriesAndAMeasuredVerdict() throws {
