@@ -76,6 +76,7 @@ public final class LabStore: Sendable {
                 ALTER TABLE labReceiver ADD COLUMN supportsInterstitials INTEGER;
                 """)
         }
+        registerReceiverHistory(&migrator)
         return migrator
     }
 
