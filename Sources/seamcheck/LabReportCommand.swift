@@ -79,7 +79,8 @@ enum LabReporting {
         let manifest = try LabContext.manifest(store: store, streams: streams, db: database.path)
         let profiles = try ProfileLocator.load(explicitDirectory: profilesDir, selecting: [])
         do {
-            let sessions = SessionBuilder(manifest: manifest, receivers: try store.receivers(), profiles: profiles)
+            let sessions = SessionBuilder(manifest: manifest, receivers: try store.receivers(), history: try store.receiverHistory(),
+                                          profiles: profiles)
                 .sessions(from: try store.requests())
             return LabReportBuilder(manifest: manifest, profiles: profiles, thresholds: thresholds)
                 .report(verdicts: try store.verdicts(), sessions: sessions, cells: try runCells(store))

@@ -32,7 +32,8 @@ struct LabSessionsCommand: AsyncParsableCommand {
         let profiles = try ProfileLocator.load(explicitDirectory: profilesDir.path, selecting: [])
         let sessions: [LabSession]
         do {
-            sessions = SessionBuilder(manifest: manifest, receivers: try store.receivers(), profiles: profiles)
+            sessions = SessionBuilder(manifest: manifest, receivers: try store.receivers(), history: try store.receiverHistory(),
+                                      profiles: profiles)
                 .sessions(from: try store.requests())
         } catch { throw CLIFailure(any: error) }
         switch ListFormat.resolve(format) {

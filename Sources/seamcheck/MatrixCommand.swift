@@ -104,12 +104,16 @@ struct MatrixRunCommand: AsyncParsableCommand {
         let jobs = self.jobs ?? spec.defaults.jobs ?? ProcessInfo.processInfo.activeProcessorCount
         let threshold = failOn ?? spec.defaults.failOn
         let runId: Int64
+        let lease = RunLease.fromEnvironment()
         do {
             runId = try store.beginRun(RunStart(matrixName: spec.name, matrixFile: URL(fileURLWithPath: spec.file).standardizedFileURL.path,
                                                 failOn: threshold, jobs: jobs,
                                                 caseTimeout: caseTimeout, profiles: profiles, plannedCases: spec.cases.map(\.id),
-                                                expectedIssues: spec.expectedIssues))
+                                                expectedIssues: spec.expectedIssues), lease: lease)
         } catch { throw CLIFailure.input(error.description) }
+        // While it runs, the run keeps its lease: killed, it reads as interrupted once the lease lapses.
+        let heartbeat = store.heartbeat(runId, lease: lease) { error in Terminal.writeStderr("seamcheck: \(error.description)\n") }
+        defer { heartbeat.stop() }
 
         let runner = MatrixRunner(cases: spec.cases, profiles: profiles, auditors: auditors, jobs: jobs, caseTimeout: caseTimeout,
                                   grader: CellGrader(expectedIssues: spec.expectedIssues, threshold: threshold.severity))
