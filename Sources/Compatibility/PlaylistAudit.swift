@@ -121,6 +121,7 @@ public struct PlaylistAuditor: Sendable {
         }
         var result = AuditResult(input: input.description, deviceClasses: profiles.map(\.id), primary: primary,
                                  interstitials: interstitials, findings: Self.graded(findings + declared.findings, by: profiles))
+        NothingRead.mark(&result)
         if let loudnessStep { await loudnessStep.report(into: &result, order: profiles.map(\.id)) }
         return result
     }
