@@ -45,11 +45,9 @@ enum LabReporting {
         let store = try database.open(create: false)
         let manifest = try LabContext.manifest(store: store, streams: streams, db: database.path)
         let profiles = try ProfileLocator.load(explicitDirectory: profilesDir, selecting: [])
-        do {
-            let sessions = SessionBuilder(manifest: manifest, receivers: try store.receivers(), profiles: profiles)
-                .sessions(from: try store.requests())
-            return LabReportBuilder(manifest: manifest, profiles: profiles).report(verdicts: try store.verdicts(), sessions: sessions)
-        } catch { throw CLIFailure(any: error) }
+        let sessions = SessionBuilder(manifest: manifest, receivers: try store.receivers(), profiles: profiles)
+            .sessions(from: try store.requests())
+        return LabReportBuilder(manifest: manifest, profiles: profiles).report(verdicts: try store.verdicts(), sessions: sessions)
     }
 }
 
