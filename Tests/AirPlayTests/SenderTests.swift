@@ -296,4 +296,22 @@ final class SenderTests: XCTestCase {
         XCTAssertEqual(opened, 1, "no reconnect for a cancelled request")
         await session.close()
     }
+
+    func testCallsFromSeveralTasksTakeTurnsOnTheOneConnection() async throws {
+        let server = try ReceiverServer(modes: ["receiver"])
+        let session = try await AirPlaySender.session(server.endpoint("receiver"), configuration: .init(requestTimeout: 3))
+        try await session.play(url: Self.media, startPosition: 0)
+        let durations = await withTaskGroup(of: Double?.self) { group in
+            for _ in 0..<8 {
+                group.addTask { try? await session.playbackInfo().duration }
+            }
+            return await group.reduce(into: [Double?]()) { $0.append($1) }
+        }
+        XCTAssertEqual(durations, Array(repeating: 20, count: 8), "every call answered")
+        XCTAssertTrue(server.wait { server.requests("receiver").count == 9 })
+        XCTAssertEqual(Set(server.requests("receiver").map(\.conn)), [1])
+        let opened = await session.connectionsOpened
+        XCTAssertEqual(opened, 1)
+        await session.close()
+    }
 }

@@ -40,8 +40,34 @@ actor Connection {
         try await connect()
     }
 
-    /// Sends `request` and reads its answer within `timeout` seconds.
+    /// Sends `request` and reads its answer within `timeout` seconds. Calls from several tasks
+    /// wait their turn (an actor alone would interleave them at its suspension points).
     func send(_ request: HTTPRequest, timeout: Double) async throws(ConnectionFailure) -> HTTPResponse {
+        await acquire()
+        defer { release() }
+        return try await sendAlone(request, timeout: timeout)
+    }
+
+    private var busy = false
+    private var waiting: [CheckedContinuation<Void, Never>] = []
+
+    private func acquire() async {
+        guard busy else {
+            busy = true
+            return
+        }
+        await withCheckedContinuation { waiting.append($0) }  // `busy` stays true: handed over
+    }
+
+    private func release() {
+        if waiting.isEmpty {
+            busy = false
+        } else {
+            waiting.removeFirst().resume()
+        }
+    }
+
+    private func sendAlone(_ request: HTTPRequest, timeout: Double) async throws(ConnectionFailure) -> HTTPResponse {
         var reused = true
         if channel?.isActive != true {
             try await connect()
@@ -152,6 +178,10 @@ final class ResponseHandler: ChannelInboundHandler, @unchecked Sendable {
     func expect(_ promise: EventLoopPromise<HTTPResponse>, parser: HTTPResponseParser, timeout: TimeAmount) {
         guard let context, context.channel.isActive else {
             promise.fail(ConnectionFailure.closed(answerStarted: false))
+            return
+        }
+        guard self.promise == nil else {  // the connection serialises requests; never two in flight
+            promise.fail(ConnectionFailure.io("a request is already waiting for its answer"))
             return
         }
         self.promise = promise
