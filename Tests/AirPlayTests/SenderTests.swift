@@ -314,4 +314,28 @@ final class SenderTests: XCTestCase {
         XCTAssertEqual(opened, 1)
         await session.close()
     }
+
+    func testCloseDuringARequestEndsItWithoutReconnecting() async throws {
+        let server = try ReceiverServer(modes: ["silent"])
+        let session = try await AirPlaySender.session(server.endpoint("silent"), configuration: .init(requestTimeout: 30))
+        let start = Date()
+        let waiting = Task { () async -> AirPlayError? in
+            do {
+                _ = try await session.playbackInfo()
+                return nil
+            } catch let error as AirPlayError {
+                return error
+            } catch {
+                return nil
+            }
+        }
+        try await Task.sleep(nanoseconds: 300_000_000)
+        await session.close()
+        let error = await waiting.value
+        XCTAssertEqual(error, .connectionClosed(endpoint: server.endpoint("silent").description, path: "/playback-info"))
+        XCTAssertLessThan(Date().timeIntervalSince(start), 2)
+        let opened = await session.connectionsOpened
+        XCTAssertEqual(opened, 1, "closed for good: no new connection")
+        XCTAssertEqual(server.connections("silent"), 1)
+    }
 }

@@ -81,7 +81,16 @@ actor Connection {
         }
     }
 
-    /// Closes the connection; harmless when already closed.
+    /// Closes the connection for good: a request in flight ends with `closed`, and no request
+    /// opens a new connection after this.
+    func shutDown() async {
+        isShutDown = true
+        await close()
+    }
+
+    private var isShutDown = false
+
+    /// Closes the connection (a later request opens a new one); harmless when already closed.
     func close() async {
         guard let channel else { return }
         self.channel = nil
@@ -91,6 +100,7 @@ actor Connection {
 
     private func connect() async throws(ConnectionFailure) {
         await close()
+        guard !isShutDown else { throw .closed(answerStarted: false) }
         let limit = maxBodyBytes
         let bootstrap = ClientBootstrap(group: MultiThreadedEventLoopGroup.singleton)
             .connectTimeout(.milliseconds(Int64(max(connectTimeout, 0.001) * 1000)))
