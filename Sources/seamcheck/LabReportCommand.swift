@@ -86,8 +86,8 @@ enum LabReporting {
         } catch { throw CLIFailure(any: error) }
     }
 
-    /// The measured cells `lab run` stored: none until the run loop's tables land (LabRunStore's `latestCells()`).
-    static func runCells(_ store: LabStore) throws -> [LabRunCell] { [] }
+    /// The measured cells `lab run` stored: the newest played cell per receiver x case, across runs.
+    static func runCells(_ store: LabStore) throws -> [LabRunCell] { try store.latestCells() }
 }
 
 extension ProfilesCommand {
