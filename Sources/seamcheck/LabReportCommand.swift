@@ -78,12 +78,11 @@ enum LabReporting {
         let store = try database.open(create: false)
         let manifest = try LabContext.manifest(store: store, streams: streams, db: database.path)
         let profiles = try ProfileLocator.load(explicitDirectory: profilesDir, selecting: [])
-        do {
-            let sessions = SessionBuilder(manifest: manifest, receivers: try store.receivers(), profiles: profiles)
-                .sessions(from: try store.requests())
-            return LabReportBuilder(manifest: manifest, profiles: profiles, thresholds: thresholds)
-                .report(verdicts: try store.verdicts(), sessions: sessions, cells: try runCells(store))
-        } catch { throw CLIFailure(any: error) }
+        let sessions = SessionBuilder(manifest: manifest, receivers: try store.receivers(), history: try store.receiverHistory(),
+                                      profiles: profiles)
+            .sessions(from: try store.requests())
+        return LabReportBuilder(manifest: manifest, profiles: profiles, thresholds: thresholds)
+            .report(verdicts: try store.verdicts(), sessions: sessions, cells: try runCells(store))
     }
 
     /// The measured cells `lab run` stored: the newest played cell per receiver x case, across runs.

@@ -35,7 +35,7 @@ struct ReceiverLookupOptions: ParsableArguments {
                 discovered = try await AirPlayBrowser.discover(timeout: .milliseconds(Int64(discoverTimeout * 1000)), interface: interface).receivers
             } catch {
                 let pinned = pins?.entries.contains { !$0.addresses.isEmpty } ?? false
-                guard wanted.isEmpty, pinned, error.exitCode == CLIFailure.serviceMissing else {
+                guard pinned, error.exitCode == CLIFailure.serviceMissing else {
                     throw CLIFailure(message: error.description, exitCode: error.exitCode)
                 }
                 Terminal.writeStderr("seamcheck: warning: \(error.description) Running on the inventory's pinned addresses only.\n")

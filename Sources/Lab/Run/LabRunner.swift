@@ -149,7 +149,7 @@ public struct LabRunner<C: Clock>: Sendable where C.Duration == Duration {
             do {
                 for labCase in cases {
                     if let refusal {
-                        try store(notPlayed(labCase, attempt: 1, reason: refusal), done: true)
+                        try store(notPlayed(labCase, attempt: 1, measurement: Self.refused(refusal)), done: true)
                     } else if !missed.isEmpty {
                         missed.append(labCase)
                     } else {
@@ -178,10 +178,10 @@ public struct LabRunner<C: Clock>: Sendable where C.Duration == Duration {
             report(.waitingForReturn)
             let wait = runner.options.comebackWait
             guard try await waitForReturn() else {
-                let reason = "not run: the receiver went away and did not answer again within \(CellMachine.seconds(wait)) s"
-                result.problem = reason
+                let reason = "the receiver went away and did not answer again within \(CellMachine.seconds(wait)) s"
+                result.problem = "not run: " + reason
                 for labCase in missed where !failedOnce.contains(labCase.id) {
-                    try store(notPlayed(labCase, attempt: 1, reason: reason), done: false)
+                    try store(notPlayed(labCase, attempt: 1, measurement: .notRun(reason)), done: false)
                 }
                 return
             }
@@ -189,10 +189,10 @@ public struct LabRunner<C: Clock>: Sendable where C.Duration == Duration {
                 let (cell, end) = try await play(labCase, attempt: failedOnce.contains(labCase.id) ? 2 : 1)
                 try store(cell, done: true)
                 if end.kind == .receiverGone || end.kind == .refused {
-                    let reason = "not run: the receiver \(end.kind == .refused ? "refused" : "went away") again during \(labCase.id)"
-                    result.problem = reason
+                    let reason = "the receiver \(end.kind == .refused ? "refused" : "went away") again during \(labCase.id)"
+                    result.problem = "not run: " + reason
                     for rest in missed[(index + 1)...] where !failedOnce.contains(rest.id) {
-                        try store(notPlayed(rest, attempt: 1, reason: reason), done: false)
+                        try store(notPlayed(rest, attempt: 1, measurement: .notRun(reason)), done: false)
                     }
                     return
                 }
@@ -224,7 +224,7 @@ public struct LabRunner<C: Clock>: Sendable where C.Duration == Duration {
             let requests = (try? runner.recorder.requests(client: target.address, from: recording.series.playSentAt.addingTimeInterval(-1),
                                                           to: Date())) ?? []
             let measurement = recording.end.kind == .refused
-                ? CellMeasurement(outcome: .skipped, reason: recording.end.failure ?? "refused")
+                ? Self.refused(recording.end.failure ?? "refused")
                 : CellMeasurer().measure(series: recording.series, requests: requests, labCase: labCase, failure: recording.end.failure)
             let cell = LabRunCell(runId: runId, receiver: target.name, deviceId: target.deviceId, deviceClass: target.deviceClass,
                                   address: target.address, caseId: labCase.id, attempt: attempt, startedAt: recording.startedAt,
@@ -233,13 +233,18 @@ public struct LabRunner<C: Clock>: Sendable where C.Duration == Duration {
             return (cell, recording.end)
         }
 
-        private func notPlayed(_ labCase: LabCase, attempt: Int, reason: String) -> LabRunCell {
+        /// A receiver that wants pairing, a password or has no URL playback: skipped, in its words.
+        static func refused(_ reason: String) -> CellMeasurement {
+            CellMeasurement(outcome: .skipped, reason: reason, failure: .runFailed)
+        }
+
+        private func notPlayed(_ labCase: LabCase, attempt: Int, measurement: CellMeasurement) -> LabRunCell {
             let now = Date()
             return LabRunCell(runId: runId, receiver: target.name, deviceId: target.deviceId, deviceClass: target.deviceClass,
                               address: target.address, caseId: labCase.id, attempt: attempt, startedAt: now, finishedAt: now,
                               url: url(labCase, target).absoluteString,
                               series: PlaybackSeries(playSentAt: now, pollIntervalMs: CellMachine.ms(runner.options.pollInterval)),
-                              requests: [], measurement: CellMeasurement(outcome: .skipped, reason: reason))
+                              requests: [], measurement: measurement)
         }
 
         private mutating func store(_ cell: LabRunCell, done: Bool) throws(LabStoreError) {

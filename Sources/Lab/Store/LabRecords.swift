@@ -60,6 +60,8 @@ public struct LabReceiverRecord: Codable, Sendable, Equatable {
     public var declaredHDRFormats: [String]?
     public var declaredCodecs: [String]?
     public var supportsInterstitials: Bool?
+    /// When Avahi removed the receiver (nil: still announced, or pinned by the inventory).
+    public var goneAt: Date?
 
     public init(address: String, name: String, deviceId: String? = nil, model: String? = nil, deviceClass: String? = nil,
                 classifiedBy: String? = nil, reason: String, source: Source, seenAt: Date = Date(),
@@ -262,29 +264,22 @@ extension LabStore {
                 ON CONFLICT(address) DO UPDATE SET name = excluded.name, deviceId = excluded.deviceId, model = excluded.model,
                   deviceClass = excluded.deviceClass, classifiedBy = excluded.classifiedBy, reason = excluded.reason,
                   source = excluded.source, seenAt = excluded.seenAt, declaredHDRFormats = excluded.declaredHDRFormats,
-                  declaredCodecs = excluded.declaredCodecs, supportsInterstitials = excluded.supportsInterstitials
+                  declaredCodecs = excluded.declaredCodecs, supportsInterstitials = excluded.supportsInterstitials, goneAt = NULL
                 """, arguments: [record.address, record.name, record.deviceId, record.model, record.deviceClass,
                                  record.classifiedBy, record.reason, record.source.rawValue, record.seenAt.timeIntervalSince1970,
                                  record.declaredHDRFormats?.joined(separator: ","), record.declaredCodecs?.joined(separator: ","),
                                  record.supportsInterstitials])
+            try Self.appendHistory(db, record)
         }
     }
 
     public func receivers() throws(LabStoreError) -> [LabReceiverRecord] {
         try read("read receivers") { db in
-            try Row.fetchAll(db, sql: "SELECT * FROM labReceiver ORDER BY name, address").map { row in
-                LabReceiverRecord(address: row["address"], name: row["name"], deviceId: row["deviceId"], model: row["model"],
-                                  deviceClass: row["deviceClass"], classifiedBy: row["classifiedBy"], reason: row["reason"],
-                                  source: LabReceiverRecord.Source(rawValue: row["source"]) ?? .avahi,
-                                  seenAt: Date(timeIntervalSince1970: row["seenAt"]),
-                                  declaredHDRFormats: (row["declaredHDRFormats"] as String?).map(Self.list),
-                                  declaredCodecs: (row["declaredCodecs"] as String?).map(Self.list),
-                                  supportsInterstitials: row["supportsInterstitials"])
-            }
+            try Row.fetchAll(db, sql: "SELECT * FROM labReceiver ORDER BY name, address").map(Self.receiver)
         }
     }
 
-    private static func list(_ text: String) -> [String] {
+    static func list(_ text: String) -> [String] {
         text.split(separator: ",").map(String.init)
     }
 

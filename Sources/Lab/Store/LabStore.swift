@@ -80,6 +80,7 @@ public final class LabStore: Sendable {
         migrator.registerMigration("lab-v3-runs") { db in try LabStore.createRunTables(db) }
         // Verdicts' via and runId (LabRecords.swift).
         LabVerdictRecord.registerMigrations(&migrator)
+        registerReceiverHistory(&migrator)
         return migrator
     }
 
