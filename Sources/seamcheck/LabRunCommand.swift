@@ -23,7 +23,8 @@ struct ReceiverLookupOptions: ParsableArguments {
     /// The runnable targets `wanted` names (all when empty) and the receivers left out with why.
     /// Exit 2 for an unknown receiver, 3 when Avahi is needed and missing.
     func resolve(_ wanted: [String]) async throws(CLIFailure) -> (targets: [RunTarget], skipped: [SkippedReceiver]) {
-        let profiles = try ProfileLocator.load(explicitDirectory: profilesDir.path, selecting: [])
+        let profiles: [DeviceProfile]
+        do { profiles = try ProfileLocator.load(explicitDirectory: profilesDir.path, selecting: []) } catch { throw CLIFailure.input(String(describing: error)) }
         var pins: LabInventory?
         if let inventory {
             do { pins = try LabInventory.load(inventory, knownClasses: profiles.map(\.id)) } catch { throw CLIFailure.input(error.description) }
@@ -148,7 +149,7 @@ struct LabRunCommand: AsyncParsableCommand {
         } else {
             let bind = self.bind ?? "0.0.0.0"
             let options = LabServerOptions(bind: bind, port: port, suite: suite!, profiles: [], inventory: nil, browse: false)
-            do { ownServer = try await LabRunServer.start(options, store: store, logger: logger) } catch { throw CLIFailure(any: error) }
+            do { ownServer = try await LabRunServer.start(options, store: store, logger: logger) } catch { throw CLIFailure.input(String(describing: error)) }
             let port = ownServer!.port
             let wildcard = ["0.0.0.0", "::", "[::]"].contains(bind)
             base = { target in
@@ -250,7 +251,7 @@ struct LabRunCommand: AsyncParsableCommand {
                 throw CLIFailure.input("no interrupted lab run to resume in \(store.path); `seamcheck lab runs` lists the runs")
             }
             return run
-        } catch let failure as CLIFailure { throw failure } catch { throw CLIFailure(any: error) }
+        } catch let failure as CLIFailure { throw failure } catch { throw CLIFailure.input(String(describing: error)) }
     }
 }
 

@@ -13,9 +13,9 @@ final class LabReceiverPresenceTests: XCTestCase {
     var database: String { base + "/lab.sqlite" }
 
     override func setUpWithError() throws {
-        _ = try LabEnvironment.tool("avahi-publish")
+        _ = try TestEnvironment.require("avahi-publish")
         guard ProcessInfo.processInfo.environment["DBUS_SYSTEM_BUS_ADDRESS"] != nil || FileManager.default.fileExists(atPath: "/run/avahi-daemon/socket") else {
-            throw LabEnvironment.missing("no avahi-daemon: run scripts/services.sh start and source .build/services/env")
+            throw TestEnvironment.missing("no avahi-daemon: run scripts/services.sh start and source .build/services/env")
         }
         base = FileManager.default.temporaryDirectory.appendingPathComponent("labpresence-\(UUID().uuidString)")
             .resolvingSymlinksInPath().path
@@ -28,7 +28,7 @@ final class LabReceiverPresenceTests: XCTestCase {
 
     /// One avahi-publish process, established.
     func publish(_ arguments: [String]) throws -> ChildProcess {
-        let child = try ChildProcess(executable: URL(fileURLWithPath: try LabEnvironment.tool("avahi-publish")), arguments: arguments)
+        let child = try ChildProcess(executable: URL(fileURLWithPath: try TestEnvironment.require("avahi-publish")), arguments: arguments)
         DiscoverEnvironment.wait(15) { child.output.contains("Established under name") || child.exitCode != nil }
         guard child.output.contains("Established under name") else {
             child.terminate()

@@ -49,8 +49,8 @@ final class LabReportTimelineTests: XCTestCase {
 
     func testTheHTMLReportDrawsATimelinePerMeasuredCellThatChromiumLaysOut() throws {
         let python = try LabEnvironment.seleniumPython()
-        let chromium = try LabEnvironment.tool("chromium")
-        let chromedriver = try LabEnvironment.tool("chromedriver")
+        let chromium = try TestEnvironment.require("chromium")
+        let chromedriver = try TestEnvironment.require("chromedriver")
         let kodi = PlaybackSketch(duration: 14)
         let cells = [
             Self.cell("Kodi", caseId: "frame-rate-stitched", Self.fetching(kodi.loads(740).plays(6).freezes(1200).plays(8).ended(600),

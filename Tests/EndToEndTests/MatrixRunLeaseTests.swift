@@ -40,7 +40,7 @@ final class MatrixRunLeaseTests: XCTestCase {
     }
 
     func testARunKilledInItsOwnPIDNamespaceReadsInterruptedOnceItsLeaseLapses() throws {
-        let unshare = try LabEnvironment.tool("unshare")
+        let unshare = try TestEnvironment.require("unshare")
         guard (try Command.run(unshare, ["--pid", "--fork", "true"], timeout: 10)).status == 0 else {
             throw XCTSkip("unshare --pid needs CAP_SYS_ADMIN here")
         }

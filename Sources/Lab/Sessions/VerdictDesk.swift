@@ -78,19 +78,27 @@ public struct VerdictDesk: Sendable {
     }
 }
 
+extension LabVerdictRecord {
+    /// The automatic verdict of a measured cell (`source: measured`, via "lab run", with the run's
+    /// id): the measurement's verdict (`CellMeasurement.labVerdict`), `seconds` the stall it names,
+    /// `note` its reason. An operator's verdict for the same case and receiver still wins in
+    /// `lab report`; both are kept.
+    public static func measured(for cell: LabRunCell) -> LabVerdictRecord {
+        LabVerdictRecord(recordedAt: cell.finishedAt, receiver: cell.receiver, deviceId: cell.deviceId,
+                         deviceClass: cell.deviceClass, client: cell.address, caseId: cell.caseId,
+                         verdict: cell.measurement.labVerdict,
+                         seconds: cell.measurement.verdictStallMs.map { $0 / 1000 },
+                         note: String(cell.measurement.reason.prefix(4000)), source: .measured, via: "lab run",
+                         runId: cell.runId)
+    }
+}
+
 extension LabStore {
-    /// Records the automatic verdict of a measured cell (`source: measured`, via "lab run", with the
-    /// run's id): the run loop calls this once per finished cell. The verdict is the measurement's
-    /// (`CellMeasurement.labVerdict`), `seconds` the stall it names, `note` its reason. An operator's
-    /// verdict for the same case and receiver still wins in `lab report`; both are kept.
+    /// Records a measured cell's automatic verdict on its own (`LabRunStore.record` writes it in the
+    /// cell's transaction).
     @discardableResult
     public func recordMeasuredVerdict(for cell: LabRunCell) throws(LabStoreError) -> LabVerdictRecord {
-        var record = LabVerdictRecord(recordedAt: cell.finishedAt, receiver: cell.receiver, deviceId: cell.deviceId,
-                                      deviceClass: cell.deviceClass, client: cell.address, caseId: cell.caseId,
-                                      verdict: cell.measurement.labVerdict,
-                                      seconds: cell.measurement.verdictStallMs.map { $0 / 1000 },
-                                      note: String(cell.measurement.reason.prefix(4000)), source: .measured, via: "lab run",
-                                      runId: cell.runId)
+        var record = LabVerdictRecord.measured(for: cell)
         record.id = try self.record(record)
         return record
     }
