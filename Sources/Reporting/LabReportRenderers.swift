@@ -42,7 +42,7 @@ enum LabReportText {
 
     static func source(_ cell: LabReportCell) -> String { cell.source ?? "-" }
 
-    static func ms(_ value: Double) -> String { "\(Int(value.rounded())) ms" }
+    static func ms(_ value: Double) -> String { "\(String(format: "%.0f", value)) ms" }
 
     static func table(_ report: LabReport) -> String {
         var out = "lab report: \(report.summary.cells) receiver cells, \(report.summary.agree) agree, "

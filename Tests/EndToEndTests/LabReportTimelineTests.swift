@@ -119,7 +119,7 @@ final class LabReportTimelineTests: XCTestCase {
         let cell = Self.cell("Kodi", caseId: "frame-rate-stitched",
                              Self.fetching(kodi.loads(740).plays(6).freezes(1200).plays(8).ended(600), caseId: "frame-rate-stitched"))
         try store.record(cell, done: true)
-        try store.recordMeasuredVerdict(for: cell)
+        XCTAssertEqual(try store.verdicts().map(\.source), [.measured], "the run loop's store records the measured verdict with the cell")
         try store.finishRun("run-7", state: .finished)
         let profiles = MediaFixture.packageRoot + "/DeviceProfiles"
 
