@@ -85,7 +85,7 @@ enum LabReporting {
             .report(verdicts: try store.verdicts(), sessions: sessions, cells: try runCells(store))
     }
 
-    /// The measured cells `lab run` stored: the newest per receiver x case.
+    /// The measured cells `lab run` stored: the newest played cell per receiver x case, across runs.
     static func runCells(_ store: LabStore) throws -> [LabRunCell] { try store.latestCells() }
 }
 
