@@ -64,6 +64,7 @@ struct LabServeCommand: AsyncParsableCommand {
 
     func validate() throws {
         guard (0...65535).contains(port) else { throw ValidationError("--port must be 0 to 65535") }
+        try OptionChecks.bindAddress(bind)
         guard idleTimeout >= 0.1 && idleTimeout <= 86_400 else { throw ValidationError("--idle-timeout must be 0.1 to 86400 seconds") }
         if let token, token.count < 16 || token.count > 256 || !token.allSatisfy(\.isHexDigit) {
             throw ValidationError("--token must be 16 to 256 hexadecimal digits (such as `openssl rand -hex 32`)")
