@@ -39,6 +39,9 @@ public struct LabServerOptions: Sendable {
     public var askInfo: Bool = true
     /// The token `POST /api/verdicts` requires (LabAccess); the lab page carries it.
     public var token: String = LabAccess.newToken()
+    /// Stop on SIGINT and SIGTERM (`lab serve`); false when the caller owns the signals and stops
+    /// the server by cancelling its task (`lab run`).
+    public var stopsOnSignals: Bool = true
 
     public init(bind: String, port: Int, suite: LabSuite, profiles: [DeviceProfile], inventory: LabInventory? = nil,
                 browse: Bool = true, interface: String? = nil, idleTimeout: Duration = .seconds(60)) {
@@ -112,7 +115,7 @@ public enum LabServer {
             },
             logger: logger)
         do {
-            try await app.runService()
+            try await app.runService(gracefulShutdownSignals: options.stopsOnSignals ? [.sigterm, .sigint] : [])
         } catch let error as IOError {
             throw Self.bindError(error, options: options)
         }
