@@ -24,7 +24,9 @@ struct LabServeCommand: AsyncParsableCommand {
         database as it happens (client address, time, method, path, range, status, bytes, duration, User-Agent). \
         Receivers found through avahi-daemon, and inventory pins (with `addresses`), map client addresses to \
         receivers and device classes; without avahi-daemon it serves anyway and says why clients stay unmapped. \
-        Stops on SIGINT or SIGTERM with everything logged in the database.
+        Stops on SIGINT or SIGTERM with everything logged in the database. Writing a verdict (POST /api/verdicts) \
+        takes JSON from the lab page of this server with its token, which the page carries and which is written, \
+        readable by you only, to --token-file for scripts (docs/lab-security.md).
         """)
 
     @Option(help: "The suite folder made by `seamcheck lab streams`.")
