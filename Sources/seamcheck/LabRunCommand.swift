@@ -25,7 +25,10 @@ struct ReceiverLookupOptions: ParsableArguments {
     func resolve(_ wanted: [String]) async throws(CLIFailure) -> (targets: [RunTarget], skipped: [SkippedReceiver]) {
         let discover = ReceiverSelection.needsDiscovery(wanted)
         // Addresses alone need no profiles: `lab run --receiver 10.0.0.5` works from any folder.
-        let profiles = discover || inventory != nil ? try ProfileLocator.load(explicitDirectory: profilesDir.path, selecting: []) : []
+        var profiles: [DeviceProfile] = []
+        if discover || inventory != nil {
+            do { profiles = try ProfileLocator.load(explicitDirectory: profilesDir.path, selecting: []) } catch { throw CLIFailure.input(String(describing: error)) }
+        }
         var pins: LabInventory?
         if let inventory {
             do { pins = try LabInventory.load(inventory, knownClasses: profiles.map(\.id)) } catch { throw CLIFailure.input(error.description) }
@@ -153,7 +156,7 @@ struct LabRunCommand: AsyncParsableCommand {
             let routes = Set(targets.map { LocalRoute.source(toward: $0.address) ?? "0.0.0.0" })
             let bind = self.bind ?? (routes.count == 1 ? routes.first! : "0.0.0.0")
             let options = LabServerOptions(bind: bind, port: port, suite: suite!, profiles: [], inventory: nil, browse: false)
-            do { ownServer = try await LabRunServer.start(options, store: store, logger: logger) } catch { throw CLIFailure(any: error) }
+            do { ownServer = try await LabRunServer.start(options, store: store, logger: logger) } catch { throw CLIFailure.input(String(describing: error)) }
             let port = ownServer!.port
             serverText = "http://\(bind.contains(":") ? "[\(bind)]" : bind):\(port)"
             let wildcard = ["0.0.0.0", "::", "[::]"].contains(bind)
@@ -255,7 +258,7 @@ struct LabRunCommand: AsyncParsableCommand {
                 throw CLIFailure.input("no interrupted lab run to resume in \(store.path); `seamcheck lab runs` lists the runs")
             }
             return run
-        } catch let failure as CLIFailure { throw failure } catch { throw CLIFailure(any: error) }
+        } catch let failure as CLIFailure { throw failure } catch { throw CLIFailure.input(String(describing: error)) }
     }
 }
 

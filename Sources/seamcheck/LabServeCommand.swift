@@ -9,8 +9,8 @@ struct LabDatabaseOption: ParsableArguments {
     @Option(name: .customLong("db"), help: "The results database (SQLite), shared with `matrix run`.")
     var path: String = "Reports/seamcheck.sqlite"
 
-    func open(create: Bool) throws(CLIFailure) -> LabStore {
-        do { return try LabStore(path: path, create: create) } catch { throw CLIFailure.input(error.description) }
+    func open(create: Bool) throws(LabStoreError) -> LabStore {
+        try LabStore(path: path, create: create)
     }
 }
 
@@ -75,15 +75,9 @@ struct LabServeCommand: AsyncParsableCommand {
 
     func run() async throws {
         let logger = LabLogging.logger(level: logLevel)
-        let suite: LabSuite
-        do { suite = try LabSuite.load(streams) } catch { throw CLIFailure.input(error.description) }
+        let suite = try LabSuite.load(streams)
         let profiles = try ProfileLocator.load(explicitDirectory: profilesDir.path, selecting: [])
-        var pins: LabInventory?
-        if let inventory {
-            do { pins = try LabInventory.load(inventory, knownClasses: profiles.map(\.id)) } catch {
-                throw CLIFailure.input(error.description)
-            }
-        }
+        let pins = try inventory.map { path throws(InventoryError) in try LabInventory.load(path, knownClasses: profiles.map(\.id)) }
         let store = try database.open(create: true)
         var options = LabServerOptions(bind: bind, port: port, suite: suite, profiles: profiles, inventory: pins,
                                        browse: !noBrowse, interface: interface, idleTimeout: .milliseconds(Int64(idleTimeout * 1000)))
@@ -93,16 +87,10 @@ struct LabServeCommand: AsyncParsableCommand {
         }
         options.token = token ?? environmentToken ?? LabAccess.newToken()
         let tokenPath = tokenFile ?? database.path + ".lab-token"
-        do throws(LabAccessError) { try LabAccess.writeToken(options.token, to: tokenPath) } catch { throw CLIFailure.input(error.description) }
+        try LabAccess.writeToken(options.token, to: tokenPath)
         let bind = self.bind, db = database.path
-        do {
-            try await LabServer.run(options, store: store, logger: logger) { port in
-                Terminal.writeStderr("seamcheck: lab: serving http://\(bind):\(port)/ (suite \(suite.root), database \(db)); verdict token in \(tokenPath)\n")
-            }
-        } catch let error as LabServeError {
-            throw CLIFailure.input(error.description)
-        } catch let error as LabStoreError {
-            throw CLIFailure.input(error.description)
+        try await LabServer.run(options, store: store, logger: logger) { port in
+            Terminal.writeStderr("seamcheck: lab: serving http://\(bind):\(port)/ (suite \(suite.root), database \(db)); verdict token in \(tokenPath)\n")
         }
     }
 }

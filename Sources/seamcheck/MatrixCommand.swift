@@ -72,8 +72,7 @@ struct MatrixRunCommand: AsyncParsableCommand {
     func run() async throws {
         // Everything that can be wrong with the matrix is found before the first probe.
         let allProfiles = try ProfileLocator.load(explicitDirectory: profilesDir.path, selecting: [])
-        var spec: MatrixSpec
-        do { spec = try MatrixSpecLoader.load(matrix, knownProfiles: allProfiles.map(\.id)) } catch { throw CLIFailure.input(error.description) }
+        var spec = try MatrixSpecLoader.load(matrix, knownProfiles: allProfiles.map(\.id))
         // The project file adds rule settings and accepted findings; the matrix file's own
         // defaults (failOn, timeout, jobs) and device classes are the matrix's.
         let project = try ProjectFile.load(config, knownProfiles: allProfiles.map(\.id))
@@ -84,32 +83,27 @@ struct MatrixRunCommand: AsyncParsableCommand {
             ExplicitInputAuditor(loudnessTimeout: noLoudness ? nil : caseTimeout),
             PlaylistCaseAuditor(auditor: PlaylistAuditor(loudness: noLoudness ? nil : LoudnessOptions(fetchTimeout: min(caseTimeout, 15)))),
         ]
-        do { try MatrixPlan.check(spec, auditors: auditors) } catch { throw CLIFailure.input(error.description) }
-        let profiles: [DeviceProfile]
-        do {
-            let resolved = try await DeviceClassResolver.resolve(spec, profiles: allProfiles, discovery: AvahiClassDiscovery())
-            profiles = resolved.profiles.map { project?.rules.apply(to: $0) ?? $0 }
-            for line in (resolved.discovered?.receivers ?? []) { Terminal.writeStderr("seamcheck: discovered \(VisibleText.escape(line))\n") }
-            for line in (resolved.discovered?.unclassified ?? []) {
-                Terminal.writeStderr("seamcheck: warning: not classified, not run: \(VisibleText.escape(line))\n")
-            }
-        } catch {
-            throw CLIFailure(message: error.description, exitCode: error.serviceMissing ? CLIFailure.serviceMissing : CLIFailure.usage)
+        try MatrixPlan.check(spec, auditors: auditors)
+        let resolved = try await DeviceClassResolver.resolve(spec, profiles: allProfiles, discovery: AvahiClassDiscovery())
+        let profiles = resolved.profiles.map { project?.rules.apply(to: $0) ?? $0 }
+        for line in (resolved.discovered?.receivers ?? []) { Terminal.writeStderr("seamcheck: discovered \(VisibleText.escape(line))\n") }
+        for line in (resolved.discovered?.unclassified ?? []) {
+            Terminal.writeStderr("seamcheck: warning: not classified, not run: \(VisibleText.escape(line))\n")
         }
         // The report folder is checked before the run: a run is not recorded only to fail at the end.
         if let output { try Self.prepareFolder(output) }
-        let store: ResultStore
-        do { store = try ResultStore(path: database.path) } catch { throw CLIFailure.input(error.description) }
+        let store = try ResultStore(path: database.path)
 
         let jobs = self.jobs ?? spec.defaults.jobs ?? ProcessInfo.processInfo.activeProcessorCount
         let threshold = failOn ?? spec.defaults.failOn
-        let runId: Int64
-        do {
-            runId = try store.beginRun(RunStart(matrixName: spec.name, matrixFile: URL(fileURLWithPath: spec.file).standardizedFileURL.path,
+        let lease = RunLease.fromEnvironment()
+        let runId = try store.beginRun(RunStart(matrixName: spec.name, matrixFile: URL(fileURLWithPath: spec.file).standardizedFileURL.path,
                                                 failOn: threshold, jobs: jobs,
                                                 caseTimeout: caseTimeout, profiles: profiles, plannedCases: spec.cases.map(\.id),
-                                                expectedIssues: spec.expectedIssues))
-        } catch { throw CLIFailure.input(error.description) }
+                                                expectedIssues: spec.expectedIssues), lease: lease)
+        // While it runs, the run keeps its lease: killed, it reads as interrupted once the lease lapses.
+        let heartbeat = store.heartbeat(runId, lease: lease) { error in Terminal.writeStderr("seamcheck: \(error.description)\n") }
+        defer { heartbeat.stop() }
 
         let runner = MatrixRunner(cases: spec.cases, profiles: profiles, auditors: auditors, jobs: jobs, caseTimeout: caseTimeout,
                                   grader: CellGrader(expectedIssues: spec.expectedIssues, threshold: threshold.severity))
@@ -129,10 +123,8 @@ struct MatrixRunCommand: AsyncParsableCommand {
         progress.finish()
         let signal = trap.received
         let interrupted = totals.interrupted || signal != nil
-        do {
-            try store.finishRun(runId, status: interrupted ? .interrupted : .completed, probesPerformed: totals.probesPerformed,
-                                distinctInputs: totals.distinctInputs)
-        } catch { throw CLIFailure.input(error.description) }
+        try store.finishRun(runId, status: interrupted ? .interrupted : .completed, probesPerformed: totals.probesPerformed,
+                            distinctInputs: totals.distinctInputs)
 
         let report = try Self.report(store: store, runId: runId)
         let folder = output ?? "Reports/\(runId)"
@@ -163,17 +155,13 @@ struct MatrixRunCommand: AsyncParsableCommand {
         }
     }
 
-    static func report(store: ResultStore, runId: Int64) throws(CLIFailure) -> MatrixReport {
-        do throws(StoreError) {
-            let record = try store.run(runId)
-            var changes: RunDiff?
-            if let previous = try store.previousRun(before: runId, matrixName: record.summary.matrixName) {
-                changes = RunDiff(from: try store.run(previous), to: record)
-            }
-            return MatrixReport(run: record, changes: changes)
-        } catch {
-            throw CLIFailure.input(error.description)
+    static func report(store: ResultStore, runId: Int64) throws(StoreError) -> MatrixReport {
+        let record = try store.run(runId)
+        var changes: RunDiff?
+        if let previous = try store.previousRun(before: runId, matrixName: record.summary.matrixName) {
+            changes = RunDiff(from: try store.run(previous), to: record)
         }
+        return MatrixReport(run: record, changes: changes)
     }
 }
 
@@ -191,8 +179,7 @@ struct MatrixHistoryCommand: AsyncParsableCommand {
     var limit: Int?
 
     func run() async throws {
-        let runs: [RunSummary]
-        do { runs = try ResultStore(path: database.path, create: false).runs(limit: limit) } catch { throw CLIFailure.input(error.description) }
+        let runs = try ResultStore(path: database.path, create: false).runs(limit: limit)
         switch ListFormat.resolve(format) {
         case .json: try Output.write(MatrixHistoryDocument(runs).json, to: nil)
         case .table: try Output.write(MatrixHistoryTable.render(runs), to: nil)
@@ -220,17 +207,14 @@ struct MatrixDiffCommand: AsyncParsableCommand {
     var format: ListFormat?
 
     func run() async throws {
-        let diff: RunDiff
-        do {
-            let store = try ResultStore(path: database.path, create: false)
-            let pair: (Int64, Int64)
-            switch (runA, runB) {
-            case let (a?, b?): pair = (a, b)
-            case let (a?, nil): pair = (a, try store.runs(limit: 1).first?.id ?? a)
-            default: pair = try store.lastTwoRuns()
-            }
-            diff = try store.diff(from: pair.0, to: pair.1)
-        } catch { throw CLIFailure.input(error.description) }
+        let store = try ResultStore(path: database.path, create: false)
+        let pair: (Int64, Int64)
+        switch (runA, runB) {
+        case let (a?, b?): pair = (a, b)
+        case let (a?, nil): pair = (a, try store.runs(limit: 1).first?.id ?? a)
+        default: pair = try store.lastTwoRuns()
+        }
+        let diff = try store.diff(from: pair.0, to: pair.1)
         switch ListFormat.resolve(format) {
         case .json: try Output.write(MatrixDiffDocument(diff).json, to: nil)
         case .table: try Output.write(MatrixDiffTable.render(diff), to: nil)

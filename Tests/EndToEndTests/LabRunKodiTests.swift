@@ -35,9 +35,9 @@ final class LabRunKodiTests: XCTestCase {
             .appendingPathComponent("scripts/services.sh").path
         if !FileManager.default.fileExists(atPath: file) {
             let usage = (try? String(contentsOfFile: services, encoding: .utf8)) ?? ""
-            guard usage.contains("kodi-start") else { throw LabEnvironment.missing("scripts/services.sh has no kodi-start yet") }
+            guard usage.contains("kodi-start") else { throw TestEnvironment.missing("scripts/services.sh has no kodi-start yet") }
             let started = try Command.run("bash", [services, "kodi-start"], timeout: 120)
-            guard started.status == 0 else { throw LabEnvironment.missing("Kodi did not start: \(started.stderr)") }
+            guard started.status == 0 else { throw TestEnvironment.missing("Kodi did not start: \(started.stderr)") }
         }
         let text = try String(contentsOfFile: file, encoding: .utf8)
         var values: [String: String] = [:]
@@ -46,7 +46,7 @@ final class LabRunKodiTests: XCTestCase {
         }
         guard let netns = values["SEAMCHECK_KODI_NETNS"], let dbus = values["SEAMCHECK_KODI_DBUS"],
               let airplay = values["SEAMCHECK_KODI_AIRPLAY"] else {
-            throw LabEnvironment.missing("\(file) does not name Kodi's namespace, bus and AirPlay address")
+            throw TestEnvironment.missing("\(file) does not name Kodi's namespace, bus and AirPlay address")
         }
         return Kodi(netns: netns, dbus: dbus, airplay: airplay, services: services)
     }
@@ -74,7 +74,7 @@ final class LabRunKodiTests: XCTestCase {
         try requireSender(kodi)
         let manifest = try LabSuiteFixture.manifest(try LabSuiteFixture.small())
         let stitched = (manifest["cases"] as? [[String: Any]] ?? []).filter { $0["delivery"] as? String == "stitched" }.compactMap { $0["id"] as? String }
-        guard stitched.count >= 2 else { throw LabEnvironment.missing("the small suite has no stitched cases yet") }
+        guard stitched.count >= 2 else { throw TestEnvironment.missing("the small suite has no stitched cases yet") }
         let cases = ["control"] + stitched.prefix(2)
         let result = try Command.run("ip", Self.inside(kodi, try labRun(kodi, cases.flatMap { ["--case", $0] })), timeout: 240)
         XCTAssertEqual(result.status, 0, result.stderr)
@@ -94,7 +94,7 @@ final class LabRunKodiTests: XCTestCase {
             XCTAssertLessThanOrEqual(cell.finishedAt.timeIntervalSince(cell.startedAt), media + 3,
                                      "\(cell.caseId): wall time within the media duration + 3 s")
         }
-        XCTAssertEqual(try store.verdicts().filter { $0.source == "measured" }.count, cases.count)
+        XCTAssertEqual(try store.verdicts().filter { $0.source == .measured }.count, cases.count)
         let listed = try Command.run("ip", Self.inside(kodi, ["lab", "runs", "--db", database, "--format", "table"]), timeout: 30)
         XCTAssertTrue(listed.stdout.contains(run.id) && listed.stdout.contains("finished"), listed.stdout)
     }

@@ -67,7 +67,7 @@ final class LabRunTests: XCTestCase {
             XCTAssertGreaterThan(positions.max() ?? 0, 2, "the series shows playback: \(positions)")
             XCTAssertEqual(cell.series.commands.map(\.kind), [.play, .stop])
         }
-        XCTAssertEqual(try store.verdicts().filter { $0.source == "measured" }.count, 4)
+        XCTAssertEqual(try store.verdicts().filter { $0.source == .measured }.count, 4)
 
         let listed = try SeamcheckBinary.run(["lab", "runs", "--db", database, "--format", "json"])
         XCTAssertEqual(listed.status, 0)
@@ -203,7 +203,7 @@ final class LoopbackReceiver {
     let address: String
 
     init(host: String, options: [String]) throws {
-        let python = try LabEnvironment.tool("python3")
+        let python = try TestEnvironment.require("python3")
         process = try ChildProcess(executable: URL(fileURLWithPath: python),
                                    arguments: [LabEnvironment.script("lab_run_receiver.py"), "--host", host] + options)
         guard DiscoverEnvironment.wait(10, for: { [process] in process.output.contains("READY") || process.exitCode != nil }),

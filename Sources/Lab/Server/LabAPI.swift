@@ -66,7 +66,7 @@ struct LabAPI: Sendable {
     }
 
     func sessions() throws -> [LabSession] {
-        SessionBuilder(manifest: manifest, receivers: try store.receivers(), profiles: profiles).sessions(from: try store.requests())
+        SessionBuilder(manifest: manifest, receivers: try store.receivers(), history: try store.receiverHistory(), profiles: profiles).sessions(from: try store.requests())
     }
 
     static func json(_ value: some Encodable, status: HTTPResponse.Status = .ok) throws -> Response {

@@ -120,7 +120,7 @@ enum LabPage {
 
     function renderReceivers(receivers, sessions) {
       const select = $("receiver"), chosen = select.value, names = new Map();
-      for (const r of receivers) names.set(r.name, r.name + (r.deviceClass ? " (" + r.deviceClass + ")" : " (unclassified)"));
+      for (const r of receivers) names.set(r.name, r.name + " (" + (r.deviceClass || "unclassified") + (r.goneAt ? ", gone" : "") + ")");
       for (const s of sessions) if (!s.receiver && !names.has(s.client)) names.set(s.client, s.client + " (unmapped client)");
       const keep = select.options[0]; select.textContent = ""; select.appendChild(keep);
       for (const [value, label] of names) { const o = new Option(label, value); select.appendChild(o); }

@@ -92,13 +92,8 @@ extension LabStore {
                                  cell.startedAt.timeIntervalSince1970, cell.finishedAt.timeIntervalSince1970, cell.url,
                                  cell.measurement.outcome.rawValue, done, series, requests, measurement])
             guard done else { return }
-            let verdict = cell.measurement.labVerdict
-            try db.execute(sql: """
-                INSERT INTO labVerdict (recordedAt, receiver, deviceId, deviceClass, client, caseId, verdict, seconds, note, source)
-                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, 'measured')
-                """, arguments: [cell.finishedAt.timeIntervalSince1970, cell.receiver, cell.deviceId, cell.deviceClass, cell.address,
-                                 cell.caseId, verdict.rawValue, cell.measurement.verdictStallMs.map { $0 / 1000 },
-                                 "run \(cell.runId): \(cell.measurement.reason)"])
+            var verdict = LabVerdictRecord.measured(for: cell)
+            try verdict.insert(db)
         }
     }
 
