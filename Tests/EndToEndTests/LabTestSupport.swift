@@ -35,15 +35,9 @@ enum LabEnvironment {
 enum LabSuiteFixture {
     /// The cases these tests play.
     static let cases = ["control", "frame-rate-25", "capability-ladder"]
-    private static let lock = NSLock()
-    nonisolated(unsafe) private static var made: Result<String, Error>?
+    private static let made = Once { try generate() }
 
-    static func small() throws -> String {
-        try lock.withLock {
-            if made == nil { made = Result { try generate() } }
-            return try made!.get()
-        }
-    }
+    static func small() throws -> String { try made.get() }
 
     private static func generate() throws -> String {
         if let ready = ProcessInfo.processInfo.environment["SEAMCHECK_LAB_SUITE"] { return ready }
