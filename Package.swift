@@ -38,7 +38,8 @@ let package = Package(
         .target(name: "MediaProbe", dependencies: ["CFFmpeg", "HLS"]),
         .target(name: "Discovery", dependencies: ["CAvahi"]),
         // The AirPlay sender: knows receivers' HTTP and plists, nothing of cases or rules.
-        .target(name: "AirPlay"),
+        .target(name: "AirPlay", dependencies: [.product(name: "NIOCore", package: "swift-nio"),
+                                                .product(name: "NIOPosix", package: "swift-nio")]),
         .target(name: "Compatibility", dependencies: ["MediaProbe", "HLS", "Discovery", "Yams"]),
         .target(
             name: "Matrix",
@@ -47,7 +48,7 @@ let package = Package(
         ),
         .target(
             name: "Lab",
-            dependencies: ["Compatibility", "HLS", "Discovery", "Matrix", "AirPlay",
+            dependencies: ["Compatibility", "HLS", "Discovery", "Matrix", "AirPlay", "Yams",
                            .product(name: "GRDB", package: "GRDB.swift"),
                            .product(name: "Hummingbird", package: "hummingbird"),
                            .product(name: "Logging", package: "swift-log"),
@@ -73,9 +74,9 @@ let package = Package(
         .testTarget(name: "CompatibilityTests", dependencies: ["Compatibility", "MediaProbe", "SeamcheckTestSupport"]),
         .testTarget(name: "MatrixTests", dependencies: ["Matrix", "Compatibility", "MediaProbe", "HLS", "SeamcheckTestSupport",
                                                         .product(name: "GRDB", package: "GRDB.swift")]),
-        .testTarget(name: "LabTests", dependencies: ["Lab", "Matrix", "Compatibility", "HLS", "SeamcheckTestSupport",
+        .testTarget(name: "LabTests", dependencies: ["Lab", "Matrix", "Compatibility", "HLS", "AirPlay", "SeamcheckTestSupport",
                                                      .product(name: "GRDB", package: "GRDB.swift")]),
         .testTarget(name: "ReportingTests", dependencies: ["Reporting", "Compatibility", "MediaProbe", "Matrix", "SeamcheckTestSupport"]),
-        .testTarget(name: "EndToEndTests", dependencies: ["seamcheck", "SeamcheckTestSupport", "Lab", "Processes"]),
+        .testTarget(name: "EndToEndTests", dependencies: ["seamcheck", "SeamcheckTestSupport", "Lab", "Reporting", "Processes"]),
     ]
 )

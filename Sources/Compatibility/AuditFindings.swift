@@ -27,8 +27,9 @@ enum AuditFindings {
                           profile: DeviceProfile) -> Finding? {
         guard let severity = profile.severity(for: PlaylistRules.mediaNotProbed) else { return nil }
         let tried = skipped.isEmpty ? reason(error) : tries(skipped)
+        let unread = (skipped.isEmpty ? [error] : skipped.map(\.error)).allSatisfy(isReadFailure)
         return Finding(rule: PlaylistRules.mediaNotProbed.id, severity: severity, deviceClass: profile.id, subject: subject,
-                       expected: "a rendition this class selects, probed", actual: tried,
+                       expected: unread ? unreadExpected : "a rendition this class selects, probed", actual: tried,
                        message: "\(label): not audited for this class: no rendition it would select could be probed (\(tried))",
                        remediation: nil)
     }
@@ -50,6 +51,19 @@ enum AuditFindings {
             return "encrypted (\(method) without EXT-X-MAP: stream parameters are not in the clear)"
         case .encryptedRendition(_, let method): return "encrypted (\(method))"
         default: return error.description
+        }
+    }
+
+    /// `expected` of a media-not-probed finding whose renditions could not be read at all (fetch,
+    /// status, timeout, not media), as opposed to read but not usable (an encryption method).
+    static let unreadExpected = "a rendition this class selects, readable"
+
+    /// Whether the origin failed to serve the rendition: anything but a method Seamcheck cannot
+    /// read through (sample encryption) and a cancelled run.
+    static func isReadFailure(_ error: ProbeError) -> Bool {
+        switch error {
+        case .encryptedRendition, .cancelled, .playlist(.cancelled): return false
+        default: return true
         }
     }
 

@@ -86,6 +86,7 @@ public struct PlaylistAuditor: Sendable {
         let declared = evaluation.declared
         var result = AuditResult(input: input.description, deviceClasses: profiles.map(\.id), primary: primary,
                                  interstitials: interstitials, findings: Self.graded(findings + declared.findings, by: profiles))
+        NothingRead.mark(&result)
         if let loudnessStep { await loudnessStep.report(into: &result, order: profiles.map(\.id)) }
         return result
     }

@@ -31,6 +31,10 @@ public struct PlaylistCaseAuditor: CaseAuditor {
         }
         // Interstitial fetches cut short by the cancel became findings; the case did not finish.
         if Task.isCancelled { throw CaseFailure(kind: .cancelled, input: input.description, reason: "cancelled") }
+        // An asset of which nothing could be read is an unreachable input: an error cell, as for explicit inputs.
+        if let unread = NothingRead.unread(in: result).first {
+            throw CaseFailure(kind: .input, input: unread.input, reason: unread.message)
+        }
         let placements = result.interstitials.enumerated().map { index, asset in
             InterstitialPlacement(interstitial: index, offset: asset.placement?.offset,
                                   duration: asset.placement?.duration ?? asset.media.duration, basis: .schedule)

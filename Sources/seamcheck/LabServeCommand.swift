@@ -50,6 +50,13 @@ struct LabServeCommand: AsyncParsableCommand {
     @Option(name: .customLong("idle-timeout"), help: "Close a connection that sends or reads nothing for this many seconds.")
     var idleTimeout: Double = 60
 
+    @Option(help: ArgumentHelp("The token that writing a verdict needs (default: \(LabAccess.tokenVariable), else a new random one).",
+                               discussion: "The lab page carries it; scripts send it in the \(LabAccess.tokenHeader) header."))
+    var token: String?
+
+    @Option(name: .customLong("token-file"), help: "Where to write the token for scripts, readable by you only (default: the database path + .lab-token).")
+    var tokenFile: String?
+
     @Option(name: .customLong("log-level"), help: "trace, debug, info, notice, warning, error or critical.")
     var logLevel: String = "info"
 
@@ -58,6 +65,9 @@ struct LabServeCommand: AsyncParsableCommand {
     func validate() throws {
         guard (0...65535).contains(port) else { throw ValidationError("--port must be 0 to 65535") }
         guard idleTimeout >= 0.1 && idleTimeout <= 86_400 else { throw ValidationError("--idle-timeout must be 0.1 to 86400 seconds") }
+        if let token, token.count < 16 || token.count > 256 || !token.allSatisfy(\.isHexDigit) {
+            throw ValidationError("--token must be 16 to 256 hexadecimal digits (such as `openssl rand -hex 32`)")
+        }
         guard Logger.Level(rawValue: logLevel) != nil else {
             throw ValidationError("--log-level must be one of trace, debug, info, notice, warning, error, critical")
         }
@@ -69,11 +79,18 @@ struct LabServeCommand: AsyncParsableCommand {
         let profiles = try ProfileLocator.load(explicitDirectory: profilesDir.path, selecting: [])
         let pins = try inventory.map { path throws(InventoryError) in try LabInventory.load(path, knownClasses: profiles.map(\.id)) }
         let store = try database.open(create: true)
-        let options = LabServerOptions(bind: bind, port: port, suite: suite, profiles: profiles, inventory: pins,
+        var options = LabServerOptions(bind: bind, port: port, suite: suite, profiles: profiles, inventory: pins,
                                        browse: !noBrowse, interface: interface, idleTimeout: .milliseconds(Int64(idleTimeout * 1000)))
+        let environmentToken = ProcessInfo.processInfo.environment[LabAccess.tokenVariable].flatMap { $0.isEmpty ? nil : $0 }
+        if let environmentToken, environmentToken.count < 16 || !environmentToken.allSatisfy(\.isHexDigit) {
+            throw CLIFailure.input("\(LabAccess.tokenVariable) must be 16 to 256 hexadecimal digits (such as `openssl rand -hex 32`)")
+        }
+        options.token = token ?? environmentToken ?? LabAccess.newToken()
+        let tokenPath = tokenFile ?? database.path + ".lab-token"
+        try LabAccess.writeToken(options.token, to: tokenPath)
         let bind = self.bind, db = database.path
         try await LabServer.run(options, store: store, logger: logger) { port in
-            Terminal.writeStderr("seamcheck: lab: serving http://\(bind):\(port)/ (suite \(suite.root), database \(db))\n")
+            Terminal.writeStderr("seamcheck: lab: serving http://\(bind):\(port)/ (suite \(suite.root), database \(db)); verdict token in \(tokenPath)\n")
         }
     }
 }

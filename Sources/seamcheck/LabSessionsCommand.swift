@@ -30,7 +30,8 @@ struct LabSessionsCommand: AsyncParsableCommand {
         let store = try database.open(create: false)
         let manifest = try LabContext.manifest(store: store, streams: streams, db: database.path)
         let profiles = try ProfileLocator.load(explicitDirectory: profilesDir.path, selecting: [])
-        let sessions = SessionBuilder(manifest: manifest, receivers: try store.receivers(), profiles: profiles)
+        let sessions = SessionBuilder(manifest: manifest, receivers: try store.receivers(), history: try store.receiverHistory(),
+                                      profiles: profiles)
             .sessions(from: try store.requests())
         switch ListFormat.resolve(format) {
         case .json:

@@ -154,16 +154,10 @@ enum PlaylistInput {
         return lines
     }
 
-    /// `--timeout` is every transfer's total time; the wait for response headers stays at most 10 s.
+    /// `--timeout` is every playlist transfer's limit; interstitials keep the players' fixed wait
+    /// (lower with a lower --timeout): an ad slower than that is skipped.
     static func loaderOptions(timeout: Double, fetchAssets: Bool) -> PresentationLoader.Options {
-        var options = PresentationLoader.Options()
-        options.playlistLimits.totalTimeout = timeout
-        options.playlistLimits.connectTimeout = min(10, timeout)
-        // Interstitials keep the players' fixed 10 s (lower with a lower --timeout): an ad slower than that is skipped.
-        options.assetLimits.totalTimeout = min(PresentationLoader.Options().assetLimits.totalTimeout, timeout)
-        options.assetLimits.connectTimeout = min(10, timeout)
-        options.fetchAssets = fetchAssets
-        return options
+        PresentationLoader.Options(timeout: timeout, fetchAssets: fetchAssets)
     }
 
     struct Diagnostic: Encodable {

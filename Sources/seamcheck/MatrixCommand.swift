@@ -96,15 +96,21 @@ struct MatrixRunCommand: AsyncParsableCommand {
 
         let jobs = self.jobs ?? spec.defaults.jobs ?? ProcessInfo.processInfo.activeProcessorCount
         let threshold = failOn ?? spec.defaults.failOn
+        let lease = RunLease.fromEnvironment()
         let runId = try store.beginRun(RunStart(matrixName: spec.name, matrixFile: URL(fileURLWithPath: spec.file).standardizedFileURL.path,
                                                 failOn: threshold, jobs: jobs,
                                                 caseTimeout: caseTimeout, profiles: profiles, plannedCases: spec.cases.map(\.id),
-                                                expectedIssues: spec.expectedIssues))
+                                                expectedIssues: spec.expectedIssues), lease: lease)
+        // While it runs, the run keeps its lease: killed, it reads as interrupted once the lease lapses.
+        let heartbeat = store.heartbeat(runId, lease: lease) { error in Terminal.writeStderr("seamcheck: \(error.description)\n") }
+        defer { heartbeat.stop() }
 
         let runner = MatrixRunner(cases: spec.cases, profiles: profiles, auditors: auditors, jobs: jobs, caseTimeout: caseTimeout,
                                   grader: CellGrader(expectedIssues: spec.expectedIssues, threshold: threshold.severity))
         let probes = SharedProbes(session: ProbeSession(options: ProbeOptions(timeout: caseTimeout), maxConcurrent: jobs))
-        let progress = ProgressPrinter(enabled: isatty(STDERR_FILENO) != 0)
+        let progress = ProgressPrinter<MatrixProgress>(enabled: isatty(STDERR_FILENO) != 0) { progress, elapsed in
+            [MatrixProgressLine.render(progress, elapsed: elapsed)]
+        }
         let recorder = StoreRecorder(store: store, runId: runId)
         let task = Task { try await runner.run(probes: probes, recorder: recorder, progress: progress.update) }
         let trap = InterruptTrap { _ in task.cancel() }
@@ -213,76 +219,5 @@ struct MatrixDiffCommand: AsyncParsableCommand {
         case .json: try Output.write(MatrixDiffDocument(diff).json, to: nil)
         case .table: try Output.write(MatrixDiffTable.render(diff), to: nil)
         }
-    }
-}
-
-/// SIGINT and SIGTERM: the first cancels the run (which then stops cleanly), a second exits at once.
-final class InterruptTrap: @unchecked Sendable {
-    private let lock = NSLock()
-    private var first: Int32?
-    private var trap: SignalTrap?
-
-    init(_ onFirst: @escaping @Sendable (Int32) -> Void) {
-        trap = SignalTrap { [weak self] signalNumber in
-            guard let self else { return }
-            if let earlier = self.lock.withLock({ () -> Int32? in
-                defer { if self.first == nil { self.first = signalNumber } }
-                return self.first
-            }) {
-                Terminal.writeStderr("\nseamcheck: stopping now\n")
-                _exit(128 + earlier)
-            }
-            Terminal.writeStderr("\nseamcheck: interrupted; stopping running cases (again to exit at once)\n")
-            onFirst(signalNumber)
-        }
-    }
-
-    var received: Int32? { lock.withLock { first } }
-}
-
-/// The progress bar on stderr, redrawn on each finished case and every second; nothing when
-/// stderr is not a terminal.
-final class ProgressPrinter: @unchecked Sendable {
-    private let enabled: Bool
-    private let lock = NSLock()
-    private var last: MatrixProgress?
-    private let started = ContinuousClock.now
-    private var ticker: Task<Void, Never>?
-    private var done = false
-
-    init(enabled: Bool) {
-        self.enabled = enabled
-        guard enabled else { return }
-        ticker = Task { [weak self] in
-            while (try? await Task.sleep(for: .seconds(1))) != nil {
-                self?.draw()
-            }
-        }
-    }
-
-    func update(_ progress: MatrixProgress) {
-        guard enabled else { return }
-        lock.withLock { last = progress }
-        draw()
-    }
-
-    func finish() {
-        ticker?.cancel()
-        let drawn = lock.withLock { () -> Bool in
-            defer { done = true }
-            return last != nil && !done
-        }
-        if enabled, drawn { Terminal.writeStderr("\n") }
-    }
-
-    private func draw() {
-        guard let progress = lock.withLock({ done ? nil : last }) else { return }
-        let elapsed = ContinuousClock.now - started
-        var line = MatrixProgressLine.render(progress, elapsed: Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18)
-        var size = winsize()
-        if ioctl(STDERR_FILENO, UInt(TIOCGWINSZ), &size) == 0, size.ws_col > 10, line.count >= Int(size.ws_col) {
-            line = String(line.prefix(Int(size.ws_col) - 1))
-        }
-        lock.withLock { if !done { Terminal.writeStderr("\r\u{1B}[2K" + line) } }
     }
 }

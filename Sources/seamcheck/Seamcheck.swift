@@ -10,11 +10,12 @@ struct Seamcheck: AsyncParsableCommand {
         discussion: """
         Exit codes: 0 ran with no finding at or above --fail-on; 1 findings at or above --fail-on; \
         2 bad usage or unusable input; 3 a needed service (avahi-daemon, D-Bus) is missing; \
-        130 / 143 a matrix run interrupted by SIGINT / SIGTERM (finished cases are kept).
+        4 `lab run` could run no receiver at all; \
+        130 / 143 a matrix or lab run interrupted by SIGINT / SIGTERM (finished cases are kept).
         """,
         version: seamcheckVersion,
         subcommands: [AuditCommand.self, LintCommand.self, InspectCommand.self, ProbeCommand.self, DiscoverCommand.self,
-                      MatrixCommand.self, LabCommand.self, ProfilesCommand.self, RulesCommand.self, ConfigCommand.self]
+                      MatrixCommand.self, LabCommand.self, AirPlayCommand.self, ProfilesCommand.self, RulesCommand.self, ConfigCommand.self]
     )
 
     /// Runs the command and maps every failure to INTERFACE.md's exit codes, here and nowhere

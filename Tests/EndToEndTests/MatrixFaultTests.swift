@@ -1,4 +1,5 @@
 import Foundation
+import Matrix
 import Processes
 import SeamcheckTestSupport
 import XCTest
@@ -36,7 +37,8 @@ final class MatrixFaultTests: XCTestCase {
         let path = dir.appendingPathComponent("slow.yaml").path
         try yaml.write(toFile: path, atomically: true, encoding: .utf8)
         return try RunningProcess(SeamcheckBinary.path, ["matrix", "run", path, "--db", db, "--output", dir.appendingPathComponent("reports").path,
-                                                         "--format", "json", "--profiles-dir", MediaFixture.packageRoot + "/DeviceProfiles"])
+                                                         "--format", "json", "--profiles-dir", MediaFixture.packageRoot + "/DeviceProfiles"],
+                                  environment: ProcessInfo.processInfo.environment.merging([RunLease.environmentVariable: "1"]) { _, new in new })
     }
 
     /// Runs a query on the database with Python's sqlite3 module: a reader that is not seamcheck.
@@ -70,10 +72,11 @@ final class MatrixFaultTests: XCTestCase {
         XCTAssertLessThan(committed, 16, "killed before the end")
         XCTAssertEqual(Int(try query("SELECT COUNT(*) FROM cell")), committed * 3, "every committed case has all its cells")
 
+        Thread.sleep(forTimeInterval: 1.5)  // the run's lease (1 s here) lapses
         let history = try SeamcheckBinary.run(["matrix", "history", "--db", db, "--format", "json"])
         XCTAssertEqual(history.status, 0, history.stderr)
         let runs = try XCTUnwrap((try JSONSerialization.jsonObject(with: Data(history.stdout.utf8)) as? [String: Any])?["runs"] as? [[String: Any]])
-        XCTAssertEqual(runs.first?["status"] as? String, "abandoned")
+        XCTAssertEqual(runs.first?["status"] as? String, "interrupted")
         XCTAssertEqual(runs.first?["finishedCases"] as? Int, committed)
     }
 

@@ -108,7 +108,7 @@ final class PartialFailureTests: XCTestCase {
         for segment in 0..<6 { try FileManager.default.removeItem(at: root.appendingPathComponent("primary/seg\(segment).m4s")) }
         try FileManager.default.removeItem(at: root.appendingPathComponent("primary/init.mp4"))
         let result = try SeamcheckBinary.run(["audit", server.url(path), "--profile", "smart-tv-low-end", "--format", "json"])
-        XCTAssertEqual(result.status, 0, "media-not-probed is a warning by default: \(result.stderr)")
+        XCTAssertEqual(result.status, 1, "nothing of the primary could be read: an error (NothingReadTests): \(result.stderr)")
         let document = try json(result.stdout, result.stderr)
         let notProbed = findings(document).filter { $0["rule"] as? String == "media-not-probed" }
         XCTAssertEqual(Set(notProbed.compactMap { ($0["subject"] as? String)?.components(separatedBy: " (").first }),

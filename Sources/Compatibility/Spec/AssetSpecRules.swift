@@ -147,9 +147,8 @@ enum AssetSpecRules {
     /// A failure's text; a time limit is the players' fixed one, which --timeout does not raise.
     static func described(_ failure: LoadError) -> String {
         switch failure {
-        case .noResponse(let url, let seconds), .timedOut(let url, let seconds):
-            return "\(url): no answer within \(HLSNumber.format(seconds)) s, the fixed limit for interstitials (players skip an ad "
-                + "that takes longer; --timeout does not change it): make the ad server answer faster"
+        case .noResponse(let url, let seconds, let limit), .timedOut(let url, let seconds, let limit):
+            return "\(url): no answer within \(limit.describe(seconds)): \(limit.advice)"
         default:
             return failure.description
         }

@@ -179,8 +179,8 @@ final class HTTPTransfer: @unchecked Sendable {
                 return .failure(silence(easy, seconds: limits.connectTimeout))
             }
             if total >= limits.totalTimeout {
-                return .failure(gotResponse ? .timedOut(current.absoluteString, seconds: limits.totalTimeout)
-                                            : .noResponse(current.absoluteString, seconds: limits.totalTimeout))
+                return .failure(gotResponse ? .timedOut(current.absoluteString, seconds: limits.totalTimeout, limit: limits.timeLimit)
+                                            : .noResponse(current.absoluteString, seconds: limits.totalTimeout, limit: limits.timeLimit))
             }
             let left = gotResponse ? limits.totalTimeout - total
                                    : min(limits.connectTimeout - waiting, limits.totalTimeout - total)
@@ -196,7 +196,7 @@ final class HTTPTransfer: @unchecked Sendable {
         case CURLE_OK: break
         case CURLE_WRITE_ERROR where stoppedAtRedirect: break
         case CURLE_OPERATION_TIMEDOUT:
-            return .failure(gotResponse ? .timedOut(current.absoluteString, seconds: limits.totalTimeout)
+            return .failure(gotResponse ? .timedOut(current.absoluteString, seconds: limits.totalTimeout, limit: limits.timeLimit)
                                         : silence(easy, seconds: limits.connectTimeout))
         case CURLE_COULDNT_RESOLVE_HOST, CURLE_COULDNT_CONNECT:
             let detail = String(cString: errorBuffer)
@@ -223,9 +223,9 @@ final class HTTPTransfer: @unchecked Sendable {
         var connected: curl_off_t = 0
         _ = sc_curl_get_offset(easy, CURLINFO_CONNECT_TIME_T, &connected)
         if connected == 0 {
-            return .hostUnreachable(current.absoluteString, reason: "no connection within \(HLSNumber.format(seconds)) s")
+            return .hostUnreachable(current.absoluteString, reason: "no connection within \(limits.timeLimit.describe(seconds))")
         }
-        return .noResponse(current.absoluteString, seconds: seconds)
+        return .noResponse(current.absoluteString, seconds: seconds, limit: limits.timeLimit)
     }
 
     /// Called per header line; at the blank line that ends a final response's headers, decides

@@ -12,9 +12,9 @@ public enum LoadError: Error, Equatable, Sendable, CustomStringConvertible {
     /// A redirect whose Location is empty or not a URL.
     case badRedirect(String, location: String)
     /// No response headers within the connect timeout.
-    case noResponse(String, seconds: Double)
+    case noResponse(String, seconds: Double, limit: TimeLimit = .option)
     /// The whole transfer did not finish within the total timeout.
-    case timedOut(String, seconds: Double)
+    case timedOut(String, seconds: Double, limit: TimeLimit = .option)
     case connectionFailed(String, reason: String)
     /// The host did not take a connection: its name does not resolve, it refused, or no TCP
     /// connection within the connect timeout. The loader asks such a host only once per load.
@@ -37,8 +37,8 @@ public enum LoadError: Error, Equatable, Sendable, CustomStringConvertible {
     public var subject: String {
         switch self {
         case .fileNotFound(let s), .notARegularFile(let s), .unreadable(let s, _), .tooLarge(let s, _), .httpStatus(let s, _),
-             .redirectLoop(let s), .tooManyRedirects(let s, _), .redirectToUnsupportedScheme(let s, _), .noResponse(let s, _),
-             .timedOut(let s, _), .connectionFailed(let s, _), .hostUnreachable(let s, _), .httpUnavailable(let s, _), .cancelled(let s), .badRedirect(let s, _), .notAPlaylist(let s, _), .mediaInsteadOfPlaylist(let s, _),
+             .redirectLoop(let s), .tooManyRedirects(let s, _), .redirectToUnsupportedScheme(let s, _), .noResponse(let s, _, _),
+             .timedOut(let s, _, _), .connectionFailed(let s, _), .hostUnreachable(let s, _), .httpUnavailable(let s, _), .cancelled(let s), .badRedirect(let s, _), .notAPlaylist(let s, _), .mediaInsteadOfPlaylist(let s, _),
              .offline(let s):
             return s
         case .localReferenceFromRemote(let r, _), .unsupportedScheme(let r, _), .invalidReference(let r, _):
@@ -63,10 +63,10 @@ public enum LoadError: Error, Equatable, Sendable, CustomStringConvertible {
             return "\(url): redirected to '\(location)', which is not a URL; fix the server's redirects"
         case .cancelled(let url): return "\(url): cancelled before it was loaded"
         case .offline(let url): return "\(url): not fetched (--offline); not checked"
-        case .noResponse(let url, let seconds):
-            return "\(url): no response within \(Self.seconds(seconds)); the server is down or too slow (raise --timeout to wait longer)"
-        case .timedOut(let url, let seconds):
-            return "\(url): the transfer did not finish within \(Self.seconds(seconds)); the server is too slow (raise --timeout to wait longer)"
+        case .noResponse(let url, let seconds, let limit):
+            return "\(url): no response within \(limit.describe(seconds)); the server is down or too slow (\(limit.advice))"
+        case .timedOut(let url, let seconds, let limit):
+            return "\(url): the transfer did not finish within \(limit.describe(seconds)); the server is too slow (\(limit.advice))"
         case .connectionFailed(let url, let reason): return "\(url): cannot connect (\(reason)); check the host name and the network"
         case .hostUnreachable(let url, let reason): return "\(url): cannot connect (\(reason)); check the host name and the network"
         case .httpUnavailable(let url, let reason):

@@ -5,7 +5,7 @@ public struct PresentationLoader: Sendable {
     public struct Options: Sendable {
         public var playlistLimits = FetchLimits(maxBytes: FetchLimits.playlistBytes)
         /// Asset lists and asset playlists: players give their servers about 10 s.
-        public var assetLimits = FetchLimits(maxBytes: FetchLimits.assetListBytes, connectTimeout: 10, totalTimeout: 10)
+        public var assetLimits = FetchLimits(maxBytes: FetchLimits.assetListBytes).timed(Options.interstitialWait, .interstitial)
         /// Load every media playlist of a multivariant input.
         public var loadMediaPlaylists = true
         public var fetchAssetLists = true
@@ -14,6 +14,18 @@ public struct PresentationLoader: Sendable {
         public var concurrency = 4
 
         public init() {}
+
+        /// Every playlist fetch within `timeout` seconds (the user's --timeout: headers and body
+        /// alike, no other cap); asset lists and asset playlists within the players' fixed wait,
+        /// or `timeout` when that is shorter. Each limit names itself when it fires.
+        public init(timeout: Double, fetchAssets: Bool) {
+            playlistLimits = playlistLimits.timed(timeout, .option)
+            if timeout < Options.interstitialWait { assetLimits = assetLimits.timed(timeout, .option) }
+            self.fetchAssets = fetchAssets
+        }
+
+        /// Seconds players wait for an interstitial's asset list or asset before skipping it.
+        public static let interstitialWait: Double = 10
     }
 
     public var fetcher: any ResourceFetching
@@ -227,6 +239,7 @@ public struct PresentationLoader: Sendable {
         var limits = options.playlistLimits
         limits.connectTimeout = options.assetLimits.connectTimeout
         limits.totalTimeout = options.assetLimits.totalTimeout
+        limits.timeLimit = options.assetLimits.timeLimit
         return limits
     }
 

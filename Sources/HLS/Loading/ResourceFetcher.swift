@@ -10,6 +10,8 @@ public struct FetchLimits: Sendable, Equatable {
     public var maxRedirects: Int
     /// Stop at the headers when the server says it sends audio or video (lint never reads media).
     public var refuseMedia: Bool
+    /// Which limit the two timeouts are, for the message when one fires.
+    public var timeLimit: TimeLimit = .option
 
     public init(maxBytes: Int, connectTimeout: Double = 10, totalTimeout: Double = 30, maxRedirects: Int = 5, refuseMedia: Bool = true) {
         self.maxBytes = maxBytes
@@ -19,8 +21,43 @@ public struct FetchLimits: Sendable, Equatable {
         self.refuseMedia = refuseMedia
     }
 
+    /// These limits with both timeouts at `seconds`, named `limit`.
+    public func timed(_ seconds: Double, _ limit: TimeLimit) -> FetchLimits {
+        var limits = self
+        limits.connectTimeout = seconds
+        limits.totalTimeout = seconds
+        limits.timeLimit = limit
+        return limits
+    }
+
     public static let playlistBytes = 16 << 20
     public static let assetListBytes = 1 << 20
+}
+
+/// Who set a fetch's time limit: the message of a fetch that ran out names it, and says what to do.
+public enum TimeLimit: String, Sendable, Equatable, Codable {
+    /// The user's `--timeout` (or the project file's `timeout`, or its default).
+    case option
+    /// The fixed wait players give an interstitial's asset list or asset before skipping it:
+    /// Seamcheck waits as long, whatever --timeout says (unless --timeout is shorter).
+    case interstitial
+
+    /// "15 s (--timeout)", "10 s (the players' wait for an interstitial)".
+    public func describe(_ seconds: Double) -> String {
+        let value = "\(HLSNumber.format(seconds)) s"
+        switch self {
+        case .option: return value + " (--timeout)"
+        case .interstitial: return value + " (the time players wait for an interstitial before skipping it)"
+        }
+    }
+
+    /// What the user can do when the limit fired.
+    public var advice: String {
+        switch self {
+        case .option: return "raise --timeout to wait longer"
+        case .interstitial: return "players skip an ad that takes longer, and --timeout does not change that: make the server answer faster"
+        }
+    }
 }
 
 /// A body read in full, within its limits.

@@ -41,6 +41,7 @@ extension LabStoreError: ExitCoded {}
 extension LabSuiteError: ExitCoded {}
 extension LabServeError: ExitCoded {}
 extension LabInputError: ExitCoded {}
+extension LabAccessError: ExitCoded {}
 extension AirPlayError: ExitCoded {}
 
 // Discovery: avahi-daemon or D-Bus missing is 3 (`DiscoveryError.exitCode` is the module's own).
