@@ -22,7 +22,7 @@ struct ReceiverLookupOptions: ParsableArguments {
 
     /// The runnable targets `wanted` names (all when empty) and the receivers left out with why.
     /// Exit 2 for an unknown receiver, 3 when Avahi is needed and missing.
-    func resolve(_ wanted: [String]) async throws(CLIFailure) -> (targets: [RunTarget], skipped: [SkippedReceiver]) {
+    func resolve(_ wanted: [String]) async throws -> (targets: [RunTarget], skipped: [SkippedReceiver]) {
         let profiles = try ProfileLocator.load(explicitDirectory: profilesDir.path, selecting: [])
         var pins: LabInventory?
         if let inventory {
