@@ -67,7 +67,7 @@ final class LabRunTests: XCTestCase {
             XCTAssertGreaterThan(positions.max() ?? 0, 2, "the series shows playback: \(positions)")
             XCTAssertEqual(cell.series.commands.map(\.kind), [.play, .stop])
         }
-        XCTAssertEqual(try store.verdicts().filter { $0.source == "measured" }.count, 4)
+        XCTAssertEqual(try store.verdicts().filter { $0.source == .measured }.count, 4)
 
         let listed = try SeamcheckBinary.run(["lab", "runs", "--db", database, "--format", "json"])
         XCTAssertEqual(listed.status, 0)

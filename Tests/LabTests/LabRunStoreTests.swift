@@ -51,7 +51,7 @@ final class LabRunStoreTests: XCTestCase {
         XCTAssertTrue(read[0].series.samples[2].info?.position?.isNaN == true, "a receiver's NaN is kept, not a failed write")
         let verdicts = try store.verdicts()
         XCTAssertEqual(verdicts.map(\.verdict), [.stall])
-        XCTAssertEqual(verdicts.first?.source, "measured")
+        XCTAssertEqual(verdicts.first?.source, .measured)
         XCTAssertEqual(verdicts.first?.seconds ?? 0, 1.24, accuracy: 1e-9)
     }
 
