@@ -184,6 +184,13 @@ public struct ProcessResult: Sendable, Equatable {
     public var stderr: String
     /// True when the timeout ran out and the child was SIGKILLed.
     public var timedOut = false
+
+    public init(status: Int32, stdout: String, stderr: String, timedOut: Bool = false) {
+        self.status = status
+        self.stdout = stdout
+        self.stderr = stderr
+        self.timedOut = timedOut
+    }
 }
 
 /// A child that could not be started: `description` names it and why.
