@@ -30,7 +30,7 @@ public final class KodiReceiver: @unchecked Sendable {
     /// Seconds the last `kodi-start` took, to every readiness check passed.
     public private(set) var startSeconds: TimeInterval = 0
     /// Whether this value started the namespace (and so stops it); false when an earlier
-    /// `kodi-start` left Kodi running, which is then left running.
+    /// `kodi-start` left its namespace, which is then left as it was found (Kodi restarted in it).
     public let ownsServices: Bool
 
     /// `address:port` of Kodi's AirPlay server.
@@ -63,8 +63,9 @@ public final class KodiReceiver: @unchecked Sendable {
     /// Starts Kodi through `scripts/services.sh kodi-start` and reads its env file. Call `stop()`.
     public static func start(timeout: TimeInterval = 120) throws -> KodiReceiver {
         try checkMachine()
-        let running = (try? execute(script, ["kodi-status"], timeout: 30))?.status == 0
-        let kodi = try KodiReceiver(owns: !running)
+        // An earlier kodi-start's namespace (Kodi running or not) is someone else's to stop.
+        let earlier = (try? execute(script, ["kodi-status"], timeout: 30))?.stdout.contains("(present)") ?? false
+        let kodi = try KodiReceiver(owns: !earlier)
         try kodi.restart(timeout: timeout)
         return kodi
     }
@@ -106,25 +107,17 @@ public final class KodiReceiver: @unchecked Sendable {
         try Self.execute(Self.ip, prefix(environment) + argv, timeout: timeout)
     }
 
-    /// Runs a program to completion through `ChildProcess` (not Foundation's `Process`, whose
-    /// `waitUntilExit` never returned inside an async test here), stderr apart through a file.
-    /// SIGKILLed after `timeout` seconds.
+    /// Runs a program to its end (`ProcessRunner`), SIGKILLed after `timeout` seconds.
     static func execute(_ executable: String, _ arguments: [String], environment: [String: String] = [:],
                         timeout: TimeInterval) throws -> CommandResult {
-        let errors = FileManager.default.temporaryDirectory.appendingPathComponent("seamcheck-kodi-\(UUID().uuidString).err").path
-        defer { try? FileManager.default.removeItem(atPath: errors) }
-        let child = try ChildProcess(executable: URL(fileURLWithPath: "/bin/sh"),
-                                     arguments: ["-c", "exec \"$@\" 2>\"$0\"", errors, executable] + arguments,
-                                     environment: ProcessInfo.processInfo.environment.merging(environment) { _, new in new })
-        let status = child.wait(timeout: timeout)
-        return CommandResult(status: status, stdout: child.output,
-                             stderr: (try? String(contentsOfFile: errors, encoding: .utf8)) ?? "")
+        ProcessRunner.runAndWait(executable, arguments, environment: ProcessInfo.processInfo.environment.merging(environment) { _, new in new },
+                                 timeout: timeout)
     }
 
     /// Starts `argv` inside the namespace as a child process (a server that must keep running);
     /// the caller terminates it. Its output is collected.
-    public func spawn(_ argv: [String], environment: [String: String] = [:]) throws -> ChildProcess {
-        try ChildProcess(executable: URL(fileURLWithPath: Self.ip), arguments: prefix(environment) + argv)
+    public func spawn(_ argv: [String], environment: [String: String] = [:]) throws -> RunningProcess {
+        try RunningProcess(Self.ip, prefix(environment) + argv)
     }
 
     /// `curl` of `path` on Kodi's AirPlay server, from inside the namespace: (HTTP status, body).
