@@ -163,6 +163,11 @@ def listen(args, port):
 
 def vanish(args):
     port = LISTENER["socket"].getsockname()[1]
+    # shutdown first: close() alone leaves a thread blocked in accept() accepting (Linux).
+    try:
+        LISTENER["socket"].shutdown(socket.SHUT_RDWR)
+    except OSError:
+        pass
     LISTENER["socket"].close()
     with LOCK:
         STATE["started"] = None
