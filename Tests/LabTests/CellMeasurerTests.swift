@@ -154,6 +154,19 @@ final class CellMeasurerTests: XCTestCase {
         XCTAssertEqual(m.failedPolls, 0, "an answer without a usable position is not a failed poll")
     }
 
+    func testAnItemDroppedMidPlayIsAnEarlyEndWhetherThePlistIsEmptyOrSaysDurationZero() {
+        // As a stand-in receiver did in a real `lab run`: playing, then an empty plist from 2.75 s.
+        let empty = measure(kodi.loads(300).plays(2.2).ended(1000))
+        XCTAssertEqual(empty.failure, .endedEarly, empty.reason)
+        var series = kodi.loads(300).plays(2.2).ended(1000).series()
+        for index in series.samples.indices where series.samples[index].info?.duration == nil {
+            series.samples[index].info = PlaybackInfo(duration: 0, position: 0, rate: 0)
+        }
+        let zero = CellMeasurer().measure(series: series, requests: [], labCase: stitched, failure: nil)
+        XCTAssertEqual(zero.failure, .endedEarly, zero.reason)
+        XCTAssertTrue(zero.jumps.isEmpty && zero.stalls.isEmpty, "position 0 of a dropped item is no jump: \(zero.jumps)")
+    }
+
     func testTheRunLoopsOwnFailureWinsAndNotRunIsSkipped() {
         let timedOut = measure(kodi.loads(700).plays(14), failure: "timed out after 19 s")
         XCTAssertEqual(timedOut.outcome, .failed)

@@ -41,8 +41,10 @@ struct SeriesReading {
         var gap = false
         for sample in samples {
             guard let info = sample.info else { gap = true; continue }
-            // An answer without a usable position says nothing: the polls either side of it are compared.
-            guard info.position != nil else { continue }
+            // An answer without a usable position while an item plays (a NaN) says nothing: the polls
+            // either side of it are compared. Without a duration either, it is the item gone (Kodi's
+            // empty plist at the end), which the walk below must see.
+            guard info.position != nil || (info.duration ?? 0) <= 0 else { continue }
             polls.append((sample, info, gap))
             gap = false
         }
