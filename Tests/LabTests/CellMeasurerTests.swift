@@ -100,6 +100,14 @@ final class CellMeasurerTests: XCTestCase {
         XCTAssertEqual(told.reason, "receiver went away: connection refused")
     }
 
+    func testAReceiverThatComesBackWithoutTheItemWentAwayRatherThanEndedEarly() {
+        // As a stand-in did in a real `lab run`: connection refused for 3 s, then answering with no item.
+        let m = measure(kodi.loads(300).plays(0.7).gone(3000).ended(1000))
+        XCTAssertEqual(m.failure, .receiverWentAway, m.reason)
+        XCTAssertTrue(m.reason.hasPrefix("receiver went away: 12 polls failed from "), m.reason)
+        XCTAssertTrue(m.reason.contains("came back without the item (connection refused)"), m.reason)
+    }
+
     func testOneFailedPollMidPlayIsAFaultAndNothingElse() {
         let m = measure(kodi.loads(700).plays(5).gone(260).plays(9).ended(600))
         XCTAssertEqual(m.outcome, .seamless, m.reason)

@@ -163,6 +163,10 @@ def listen(args, port):
 
 def vanish(args):
     port = LISTENER["socket"].getsockname()[1]
+    try:  # close() alone leaves a blocked accept() accepting on Linux; shutdown() stops it
+        LISTENER["socket"].shutdown(socket.SHUT_RDWR)
+    except OSError:
+        pass
     LISTENER["socket"].close()
     with LOCK:
         STATE["started"] = None
