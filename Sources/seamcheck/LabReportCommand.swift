@@ -55,20 +55,16 @@ struct ThresholdsOption: ParsableArguments {
                                                               valueName: "KEY=VALUE"))
     var overrides: [String] = []
 
-    func load(profilesDir: String?) throws -> MeasurementThresholds {
-        do {
-            let base: MeasurementThresholds
-            if let thresholds {
-                base = try MeasurementThresholdsLoader.load(file: thresholds)
-            } else if let directory = try? ProfileLocator.directory(explicit: profilesDir) {
-                base = try MeasurementThresholdsLoader.load(besideProfiles: directory)
-            } else {
-                base = .defaults
-            }
-            return try base.overriding(overrides)
-        } catch {
-            throw CLIFailure.input(error.description)
+    func load(profilesDir: String?) throws(MeasurementThresholdsError) -> MeasurementThresholds {
+        let base: MeasurementThresholds
+        if let thresholds {
+            base = try MeasurementThresholdsLoader.load(file: thresholds)
+        } else if let directory = try? ProfileLocator.directory(explicit: profilesDir) {
+            base = try MeasurementThresholdsLoader.load(besideProfiles: directory)
+        } else {
+            base = .defaults
         }
+        return try base.overriding(overrides)
     }
 }
 

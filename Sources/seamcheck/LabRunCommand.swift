@@ -22,16 +22,20 @@ struct ReceiverLookupOptions: ParsableArguments {
 
     /// The runnable targets `wanted` names (all when empty) and the receivers left out with why.
     /// Exit 2 for an unknown receiver, 3 when Avahi is needed and missing.
-    func resolve(_ wanted: [String]) async throws(CLIFailure) -> (targets: [RunTarget], skipped: [SkippedReceiver]) {
-        let profiles: [DeviceProfile]
-        do { profiles = try ProfileLocator.load(explicitDirectory: profilesDir.path, selecting: []) } catch { throw CLIFailure.input(String(describing: error)) }
+    func resolve(_ wanted: [String]) async throws -> (targets: [RunTarget], skipped: [SkippedReceiver]) {
+        let discover = ReceiverSelection.needsDiscovery(wanted)
+        // Addresses alone need no profiles: `lab run --receiver 10.0.0.5` works from any folder.
+        var profiles: [DeviceProfile] = []
+        if discover || inventory != nil {
+            profiles = try ProfileLocator.load(explicitDirectory: profilesDir.path, selecting: [])
+        }
         var pins: LabInventory?
         if let inventory {
             do { pins = try LabInventory.load(inventory, knownClasses: profiles.map(\.id)) } catch { throw CLIFailure.input(error.description) }
         }
         var candidates: [ReceiverCandidate] = []
         var discovered: [Receiver] = []
-        if ReceiverSelection.needsDiscovery(wanted) {
+        if discover {
             do {
                 discovered = try await AirPlayBrowser.discover(timeout: .milliseconds(Int64(discoverTimeout * 1000)), interface: interface).receivers
             } catch {
@@ -81,7 +85,7 @@ struct LabRunCommand: AsyncParsableCommand {
     @Option(help: "The suite folder made by `seamcheck lab streams` (with --server: default the suite that server recorded).")
     var streams: String?
 
-    @Option(help: "The address the run's own server listens on (default 0.0.0.0; cases are given to each receiver at the local address on the route toward it).")
+    @Option(help: "The address the run's own server listens on (default: the local address on the route toward the receivers, or 0.0.0.0 when they are reached through several; each receiver is given the address on its route).")
     var bind: String?
 
     @Option(help: "The run's own server's TCP port (0 picks a free one).")
@@ -142,15 +146,19 @@ struct LabRunCommand: AsyncParsableCommand {
 
         let logger = LabLogging.logger(level: logLevel)
         var ownServer: LabRunServer?
+        var serverText = server ?? ""
         let base: @Sendable (RunTarget) -> String
         if let server {
             let trimmed = server.hasSuffix("/") ? String(server.dropLast()) : server
             base = { _ in trimmed }
         } else {
-            let bind = self.bind ?? "0.0.0.0"
+            // By default the one local address every receiver is reached from, else all of them.
+            let routes = Set(targets.map { LocalRoute.source(toward: $0.address) ?? "0.0.0.0" })
+            let bind = self.bind ?? (routes.count == 1 ? routes.first! : "0.0.0.0")
             let options = LabServerOptions(bind: bind, port: port, suite: suite!, profiles: [], inventory: nil, browse: false)
             do { ownServer = try await LabRunServer.start(options, store: store, logger: logger) } catch { throw CLIFailure.input(String(describing: error)) }
             let port = ownServer!.port
+            serverText = "http://\(bind.contains(":") ? "[\(bind)]" : bind):\(port)"
             let wildcard = ["0.0.0.0", "::", "[::]"].contains(bind)
             base = { target in
                 let host = wildcard ? (LocalRoute.source(toward: target.address) ?? "127.0.0.1") : bind
@@ -158,7 +166,6 @@ struct LabRunCommand: AsyncParsableCommand {
             }
             Terminal.writeStderr("seamcheck: lab run: serving \(suite!.root) on port \(port)\n")
         }
-        let serverText = server ?? "http://\(bind ?? "0.0.0.0"):\(ownServer?.port ?? 0)"
         let lease = 30.0
         let summary: LabRunSummary
         do {

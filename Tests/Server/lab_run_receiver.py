@@ -163,7 +163,8 @@ def listen(args, port):
 
 def vanish(args):
     port = LISTENER["socket"].getsockname()[1]
-    try:  # close() alone leaves a blocked accept() accepting on Linux; shutdown() stops it
+    # shutdown first: close() alone leaves a thread blocked in accept() accepting (Linux).
+    try:
         LISTENER["socket"].shutdown(socket.SHUT_RDWR)
     except OSError:
         pass
