@@ -100,6 +100,14 @@ final class CellMeasurerTests: XCTestCase {
         XCTAssertEqual(told.reason, "receiver went away: connection refused")
     }
 
+    func testAReceiverThatComesBackWithoutTheItemWentAwayRatherThanEndedEarly() {
+        // As a stand-in did in a real `lab run`: connection refused for 3 s, then answering with no item.
+        let m = measure(kodi.loads(300).plays(0.7).gone(3000).ended(1000))
+        XCTAssertEqual(m.failure, .receiverWentAway, m.reason)
+        XCTAssertTrue(m.reason.hasPrefix("receiver went away: 12 polls failed from "), m.reason)
+        XCTAssertTrue(m.reason.contains("came back without the item (connection refused)"), m.reason)
+    }
+
     func testOneFailedPollMidPlayIsAFaultAndNothingElse() {
         let m = measure(kodi.loads(700).plays(5).gone(260).plays(9).ended(600))
         XCTAssertEqual(m.outcome, .seamless, m.reason)
@@ -152,6 +160,19 @@ final class CellMeasurerTests: XCTestCase {
         XCTAssertEqual(m.stalls.first?.durationMs ?? 0, 1200, accuracy: 1)
         XCTAssertTrue(m.jumps.isEmpty, "\(m.jumps)")
         XCTAssertEqual(m.failedPolls, 0, "an answer without a usable position is not a failed poll")
+    }
+
+    func testAnItemDroppedMidPlayIsAnEarlyEndWhetherThePlistIsEmptyOrSaysDurationZero() {
+        // As a stand-in receiver did in a real `lab run`: playing, then an empty plist from 2.75 s.
+        let empty = measure(kodi.loads(300).plays(2.2).ended(1000))
+        XCTAssertEqual(empty.failure, .endedEarly, empty.reason)
+        var series = kodi.loads(300).plays(2.2).ended(1000).series()
+        for index in series.samples.indices where series.samples[index].info?.duration == nil {
+            series.samples[index].info = PlaybackInfo(duration: 0, position: 0, rate: 0)
+        }
+        let zero = CellMeasurer().measure(series: series, requests: [], labCase: stitched, failure: nil)
+        XCTAssertEqual(zero.failure, .endedEarly, zero.reason)
+        XCTAssertTrue(zero.jumps.isEmpty && zero.stalls.isEmpty, "position 0 of a dropped item is no jump: \(zero.jumps)")
     }
 
     func testTheRunLoopsOwnFailureWinsAndNotRunIsSkipped() {

@@ -103,10 +103,13 @@ public enum MeasurementRules {
             MeasurementExample("no error", kodi.loads(700).plays(14).ended(600), triggers: false, outcome: .seamless),
         ]),
         MeasurementRule(id: "receiver-went-away", summary: "the receiver stops answering polls (two or more failed at the end), "
-                        + "or the run loop says it went away; a failed poll in between is a fault, not a stall",
+                        + "answers again without the item after failed polls, or the run loop says it went away; a failed poll "
+                        + "in between is a fault, not a stall",
                         fires: { $0.failure == .receiverWentAway }, examples: [
             MeasurementExample("vanishes mid-case", kodi.loads(700).plays(5).gone(3000), triggers: true, outcome: .failed),
             MeasurementExample("the run loop saw it go", kodi.loads(700).plays(5).gone(500), failure: "receiver went away: connection refused",
+                               triggers: true, outcome: .failed),
+            MeasurementExample("comes back without the item", kodi.loads(700).plays(5).gone(3000).ended(1000),
                                triggers: true, outcome: .failed),
             MeasurementExample("one failed poll mid-play", kodi.loads(700).plays(5).gone(250).plays(9).ended(600),
                                triggers: false, outcome: .seamless),

@@ -19,6 +19,9 @@ struct SeriesReading {
     var reportedDuration: Double?
     /// The receiver reported no item (duration missing or 0) after it had played.
     var endedAtMs: Double?
+    /// The first answer with no item came right after failed polls: the receiver went away and came
+    /// back without it. The failed stretch, in ms.
+    var endedAfterGap: (fromMs: Double, polls: Int)?
 
     init(series: PlaybackSeries, thresholds: MeasurementThresholds) {
         let stopAt = series.commands.first { $0.kind == .stop && $0.failure == nil }?.atMs ?? .infinity
@@ -41,8 +44,10 @@ struct SeriesReading {
         var gap = false
         for sample in samples {
             guard let info = sample.info else { gap = true; continue }
-            // An answer without a usable position says nothing: the polls either side of it are compared.
-            guard info.position != nil else { continue }
+            // An answer without a usable position while an item plays (a NaN) says nothing: the polls
+            // either side of it are compared. Without a duration either, it is the item gone (Kodi's
+            // empty plist at the end), which the walk below must see.
+            guard info.position != nil || (info.duration ?? 0) <= 0 else { continue }
             polls.append((sample, info, gap))
             gap = false
         }
@@ -108,7 +113,13 @@ struct SeriesReading {
             if reportsDuration && (b.info.duration ?? 0) <= 0 {
                 // The receiver has no item any more: playback ended (or was ended).
                 closeFreeze(resumed: false); closeDrop(resumedAtMs: nil)
-                if endedAtMs == nil { endedAtMs = t1 }
+                if endedAtMs == nil {
+                    endedAtMs = t1
+                    if b.afterGap {
+                        let failed = samples.filter { $0.info == nil && $0.atMs > t0 && $0.atMs < t1 }
+                        endedAfterGap = (failed.first?.atMs ?? t0, failed.count)
+                    }
+                }
                 continue
             }
             if b.afterGap || paused.contains(t1) || paused.contains(t0) || paused.scrubbed(between: t0, and: t1) {
