@@ -32,11 +32,14 @@ let package = Package(
         ),
 
         // Modules: one job each; C types never leave MediaProbe and Discovery.
+        // Child processes and the PATH lookup, for the product and its tests alike (Foundation only).
+        .target(name: "Processes"),
         .target(name: "HLS", dependencies: ["CCurl"]),
         .target(name: "MediaProbe", dependencies: ["CFFmpeg", "HLS"]),
         .target(name: "Discovery", dependencies: ["CAvahi"]),
         // The AirPlay sender: knows receivers' HTTP and plists, nothing of cases or rules.
-        .target(name: "AirPlay"),
+        .target(name: "AirPlay", dependencies: [.product(name: "NIOCore", package: "swift-nio"),
+                                                .product(name: "NIOPosix", package: "swift-nio")]),
         .target(name: "Compatibility", dependencies: ["MediaProbe", "HLS", "Discovery", "Yams"]),
         .target(
             name: "Matrix",
@@ -45,11 +48,11 @@ let package = Package(
         ),
         .target(
             name: "Lab",
-            dependencies: ["Compatibility", "HLS", "Discovery", "Matrix", "AirPlay",
+            dependencies: ["Compatibility", "HLS", "Discovery", "Matrix", "AirPlay", "Yams",
                            .product(name: "GRDB", package: "GRDB.swift"),
                            .product(name: "Hummingbird", package: "hummingbird"),
                            .product(name: "Logging", package: "swift-log"),
-                           .product(name: "NIOCore", package: "swift-nio")]
+                           .product(name: "NIOCore", package: "swift-nio"), "Processes"]
         ),
         .target(name: "Reporting", dependencies: ["Compatibility", "MediaProbe", "Matrix", "Lab"]),
         .executableTarget(
@@ -62,17 +65,18 @@ let package = Package(
         ),
 
         // Tests: one target per module, plus end-to-end tests of the built binary.
-        .target(name: "SeamcheckTestSupport", path: "Tests/SeamcheckTestSupport"),
+        .target(name: "SeamcheckTestSupport", dependencies: ["Processes"], path: "Tests/SeamcheckTestSupport"),
         .testTarget(name: "HLSTests", dependencies: ["HLS"]),
+        .testTarget(name: "ProcessesTests", dependencies: ["Processes"]),
         .testTarget(name: "MediaProbeTests", dependencies: ["MediaProbe", "SeamcheckTestSupport"]),
         .testTarget(name: "AirPlayTests", dependencies: ["AirPlay", "SeamcheckTestSupport"]),
-        .testTarget(name: "DiscoveryTests", dependencies: ["Discovery", "SeamcheckTestSupport"]),
+        .testTarget(name: "DiscoveryTests", dependencies: ["Discovery", "SeamcheckTestSupport", "Processes"]),
         .testTarget(name: "CompatibilityTests", dependencies: ["Compatibility", "MediaProbe", "SeamcheckTestSupport"]),
         .testTarget(name: "MatrixTests", dependencies: ["Matrix", "Compatibility", "MediaProbe", "HLS", "SeamcheckTestSupport",
                                                         .product(name: "GRDB", package: "GRDB.swift")]),
-        .testTarget(name: "LabTests", dependencies: ["Lab", "Matrix", "Compatibility", "HLS", "SeamcheckTestSupport",
+        .testTarget(name: "LabTests", dependencies: ["Lab", "Matrix", "Compatibility", "HLS", "AirPlay", "SeamcheckTestSupport",
                                                      .product(name: "GRDB", package: "GRDB.swift")]),
         .testTarget(name: "ReportingTests", dependencies: ["Reporting", "Compatibility", "MediaProbe", "Matrix", "SeamcheckTestSupport"]),
-        .testTarget(name: "EndToEndTests", dependencies: ["seamcheck", "SeamcheckTestSupport", "Lab"]),
+        .testTarget(name: "EndToEndTests", dependencies: ["seamcheck", "SeamcheckTestSupport", "Lab", "Reporting", "Processes"]),
     ]
 )

@@ -67,18 +67,54 @@ public struct PlaybackInfo: Sendable, Equatable, Codable {
     }
 }
 
+/// A receiver's `GET /server-info` answer (AirPlay 1). Kodi 20 answers deviceid (its interface's
+/// MAC), features 119, model `Kodi,1` (its TXT record says `Xbmc,1`), protovers 1.0, srcvers 101.28.
+public struct ServerInfo: Sendable, Equatable, Codable {
+    public var deviceId: String?
+    public var features: Int?
+    public var model: String?
+    public var protocolVersion: String?
+    public var sourceVersion: String?
+
+    public init(deviceId: String? = nil, features: Int? = nil, model: String? = nil,
+                protocolVersion: String? = nil, sourceVersion: String? = nil) {
+        self.deviceId = deviceId
+        self.features = features
+        self.model = model
+        self.protocolVersion = protocolVersion
+        self.sourceVersion = sourceVersion
+    }
+}
+
 /// One playback session on one receiver: what `lab run` and `seamcheck airplay` drive.
 /// AirPlay 1 and AirPlay 2 (after pairing) receivers both come behind this protocol.
 public protocol AirPlayPlayback: Sendable {
     /// `POST /play`: `startPosition` is seconds; the implementation sends what the receiver expects
     /// (a fraction of the duration for AirPlay 1 `Start-Position`).
     func play(url: URL, startPosition: Double) async throws(AirPlayError)
+    /// `play` when the media's duration is known: AirPlay 1 gets the exact fraction
+    /// `startPosition / duration` (without it a non-zero start is lost: see docs/airplay.md).
+    func play(url: URL, startPosition: Double, duration: Double?) async throws(AirPlayError)
     func playbackInfo() async throws(AirPlayError) -> PlaybackInfo
     func setRate(_ rate: Double) async throws(AirPlayError)
     func scrub(to seconds: Double) async throws(AirPlayError)
     func stop() async throws(AirPlayError)
+    /// `GET /server-info`.
+    func serverInfo() async throws(AirPlayError) -> ServerInfo
     /// Closes the connection; safe to call more than once.
     func close() async
+}
+
+extension AirPlayPlayback {
+    /// For conformers that do not use the duration (test doubles).
+    public func play(url: URL, startPosition: Double, duration: Double?) async throws(AirPlayError) {
+        try await play(url: url, startPosition: startPosition)
+    }
+
+    /// For conformers written before `serverInfo` (test doubles): they have none to give.
+    public func serverInfo() async throws(AirPlayError) -> ServerInfo {
+        throw .http(endpoint: "\(Self.self)", path: "/server-info", status: 501, reason: "Not Implemented")
+    }
 }
 
 /// What went wrong talking to one receiver: each case names what the receiver wants and what the

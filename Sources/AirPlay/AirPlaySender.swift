@@ -9,23 +9,45 @@ public struct AirPlayConfiguration: Sendable, Equatable {
     /// `/play` retries on HTTP 500, as pyatv does.
     public var playRetries: Int
     public var retryDelay: Double
+    /// The `/play` body's form; both carry the URL and the start fraction.
+    public var playBody: PlayBody
+    public var userAgent: String
+
+    /// `binaryPlist`: `Content-Location`, `Start-Position`, `X-Apple-Session-ID` as pyatv sends
+    /// them; `textParameters`: `Content-Location: URL\nStart-Position: F\n` as early iOS did.
+    public enum PlayBody: String, Sendable, Equatable, Codable, CaseIterable {
+        case binaryPlist = "binary-plist"
+        case textParameters = "text-parameters"
+    }
 
     public init(connectTimeout: Double = 5, requestTimeout: Double = 5, maxBodyBytes: Int = 1 << 20,
-                playRetries: Int = 3, retryDelay: Double = 1) {
+                playRetries: Int = 3, retryDelay: Double = 1, playBody: PlayBody = .binaryPlist,
+                userAgent: String = "MediaControl/1.0") {
         self.connectTimeout = connectTimeout
         self.requestTimeout = requestTimeout
         self.maxBodyBytes = maxBodyBytes
         self.playRetries = playRetries
         self.retryDelay = retryDelay
+        self.playBody = playBody
+        self.userAgent = userAgent
     }
 }
 
 /// The sender's entry point: one kept-alive connection to one receiver.
 public enum AirPlaySender {
-    /// Opens a session with `endpoint` (AirPlay 1 HTTP on its `_airplay._tcp` port).
+    /// Opens a session with `endpoint` (AirPlay 1 HTTP on its `_airplay._tcp` port): connects at
+    /// once, so `.connect` comes from here and not from the first request.
     public static func open(_ endpoint: AirPlayEndpoint,
                             configuration: AirPlayConfiguration = .init()) async throws(AirPlayError) -> any AirPlayPlayback {
-        // Replaced by the sender's implementation (issue 19, part 1).
-        throw .connect(endpoint: endpoint.description, reason: "the AirPlay sender is not built yet")
+        try await session(endpoint, configuration: configuration)
+    }
+
+    /// `open` with the concrete session type (its session id, connection count, and `play` with a
+    /// known duration).
+    public static func session(_ endpoint: AirPlayEndpoint,
+                               configuration: AirPlayConfiguration = .init()) async throws(AirPlayError) -> AirPlaySession {
+        let session = AirPlaySession(endpoint: endpoint, configuration: configuration)
+        try await session.connect()
+        return session
     }
 }

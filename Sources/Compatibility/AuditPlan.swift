@@ -24,7 +24,7 @@ struct AuditPlan {
 
     init(schedule: InterstitialSchedule, presentation: Presentation, timeline: LoadedMediaPlaylist) {
         for (entryIndex, entry) in schedule.entries.enumerated() {
-            let base = PlaylistAuditor.assetBase(entry, presentation: presentation, timeline: timeline)
+            let base = Self.assetBase(entry, presentation: presentation, timeline: timeline)
             for asset in entry.assets {
                 let role = "interstitial \(assets.count + 1)"
                 let placement = Placement(id: entry.id, line: entry.line, kind: entry.placement.rawValue, offset: entry.offset,
@@ -76,5 +76,14 @@ struct AuditPlan {
                 return ([choice.variantURI] + (choice.audioURI.map { [$0] } ?? [])).compactMap { try? location.resolving($0) }
             }
         }
+    }
+
+    /// Asset URIs resolve against their asset list, or against the media playlist for X-ASSET-URI.
+    static func assetBase(_ entry: InterstitialSchedule.Entry, presentation: Presentation, timeline: LoadedMediaPlaylist) -> InputLocation {
+        if let reference = entry.assetList, let list = try? timeline.location.resolving(reference),
+           case .loaded(_, let finalLocation, _)? = presentation.assetLists[list.description] {
+            return finalLocation
+        }
+        return timeline.location
     }
 }

@@ -215,13 +215,12 @@ struct InfoRequest: Sendable {
     /// A complete response in `data`, a parse failure, or nil when more bytes are needed.
     /// `complete`: the peer closed, so a body without Content-Length ends here.
     static func parse(_ data: Data, complete: Bool) -> Result<Response, InfoError>? {
-        guard let end = data.firstRange(of: Data("\r\n\r\n".utf8)) else {
+        guard let (head, bodyStart) = Self.head(of: data) else {
             if data.count >= 5, !(data.starts(with: Data("HTTP/".utf8)) || data.starts(with: Data("RTSP/".utf8))) {
                 return .failure(.badResponse("not an HTTP or RTSP answer"))
             }
             return complete && !data.isEmpty ? .failure(.badResponse("a truncated header")) : nil
         }
-        let head = String(decoding: data[..<end.lowerBound], as: UTF8.self).components(separatedBy: "\r\n")
         let statusLine = head[0].split(separator: " ", maxSplits: 2, omittingEmptySubsequences: false)
         guard statusLine.count >= 2, statusLine[0].hasPrefix("HTTP/") || statusLine[0].hasPrefix("RTSP/"),
               let status = Int(statusLine[1]) else {
@@ -235,7 +234,7 @@ struct InfoRequest: Sendable {
                 length = Int(parts[1].trimmingCharacters(in: .whitespaces))
             }
         }
-        let body = data[end.upperBound...]
+        let body = data[bodyStart...]
         if let length {
             guard length >= 0 else { return .failure(.badResponse("a negative Content-Length")) }
             guard length <= AirPlayInfoClient.maxResponseBytes else {
@@ -246,5 +245,24 @@ struct InfoRequest: Sendable {
         }
         let bodiless = status != 200 || statusLine[0].hasPrefix("RTSP/")
         return bodiless || complete ? .success(Response(status: status, reason: reason, body: Data(body))) : nil
+    }
+
+    /// The header lines of `data` and where its body starts, or nil before the blank line. Lines end
+    /// in CRLF or a bare LF (RFC 9112 2.2 lets a recipient accept LF; Kodi ends its status line so).
+    static func head(of data: Data) -> (lines: [String], bodyStart: Data.Index)? {
+        var lineStart = data.startIndex
+        var lines: [String] = []
+        var index = data.startIndex
+        while index < data.endIndex {
+            if data[index] == UInt8(ascii: "\n") {
+                var lineEnd = index
+                if lineEnd > lineStart, data[lineEnd - 1] == UInt8(ascii: "\r") { lineEnd -= 1 }
+                if lineEnd == lineStart, !lines.isEmpty { return (lines, index + 1) }
+                if lineEnd > lineStart { lines.append(String(decoding: data[lineStart..<lineEnd], as: UTF8.self)) }
+                lineStart = index + 1
+            }
+            index += 1
+        }
+        return nil
     }
 }

@@ -61,10 +61,11 @@ public struct Receiver: Codable, Sendable, Equatable, Identifiable {
         details[keyPath: keyPath]
     }
 
-    /// Stable while the receiver is listed: `device:` and the device id, or, for a receiver
+    /// Stable while the receiver is listed: `device:`, the device id, `@` and its name (two receivers
+    /// on one host share the interface's MAC as device id: Kodi and UxPlay), or, for a receiver
     /// without one, `service:`, its first service type and its name. Not encoded.
     public var id: String {
-        details.deviceId.map { "device:" + $0 } ?? "service:\(services.first ?? ""):\(details.name)"
+        details.deviceId.map { "device:\($0)@\(details.name)" } ?? "service:\(services.first ?? ""):\(details.name)"
     }
 
     public init(details: ReceiverDescription, hostName: String?, addresses: [String], port: Int, raopPort: Int?,
@@ -116,7 +117,9 @@ extension Receiver {
     static let raopType = "_raop._tcp"
 
     /// Groups services into receivers by device id (`deviceid` TXT key for airplay, the MAC part
-    /// of the instance name for raop); a service without one stands alone. Sorted by name.
+    /// of the instance name for raop) and name (the airplay instance name, the raop one after `@`):
+    /// programs on one host take the same MAC as device id, and are told apart by their names. A
+    /// service without a device id stands alone. Sorted by name.
     public static func merge(_ services: [ResolvedService]) -> [Receiver] {
         var groups: [String: [ResolvedService]] = [:]
         var order: [String] = []
@@ -134,9 +137,9 @@ extension Receiver {
         case airplayType:
             let id = service.txt.first { $0.key.lowercased() == "deviceid" }?.value
                 .flatMap(ReceiverDescription.normalizedDeviceId)
-            return id.map { "id:" + $0 } ?? "airplay:\(service.name)@\(service.domain)"
+            return id.map { "id:\($0)@\(service.name)@\(service.domain)" } ?? "airplay:\(service.name)@\(service.domain)"
         case raopType:
-            return RAOPName(service.name).map { "id:" + $0.deviceId } ?? "raop:\(service.name)@\(service.domain)"
+            return RAOPName(service.name).map { "id:\($0.deviceId)@\($0.name)@\(service.domain)" } ?? "raop:\(service.name)@\(service.domain)"
         default:
             return "\(service.type):\(service.name)@\(service.domain)"
         }

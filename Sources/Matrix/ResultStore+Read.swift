@@ -142,7 +142,14 @@ extension ResultStore {
         }
         let finished = try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM matrixCase WHERE runId = ?", arguments: [id]) ?? 0
         var status = RunStatus(rawValue: row["status"]) ?? .abandoned
-        if status == .running, !Self.isAlive(pid: row["pid"], host: row["host"]) { status = .abandoned }
+        if status == .running {
+            let heartbeat: Double? = row["heartbeatAt"], lease: Double? = row["leaseSeconds"]
+            if let heartbeat, let lease {
+                if !RunLease(seconds: lease).holds(heartbeat: Date(timeIntervalSince1970: heartbeat)) { status = .interrupted }
+            } else if !Self.isAlive(pid: row["pid"], host: row["host"]) {
+                status = .abandoned  // a run recorded before heartbeats: its PID is all there is
+            }
+        }
         return RunSummary(id: id, matrixName: row["matrixName"], matrixFile: row["matrixFile"],
                           startedAt: Timestamp.date(row["startedAt"]) ?? Date(timeIntervalSince1970: 0),
                           finishedAt: Timestamp.date(row["finishedAt"]), status: status,
@@ -153,7 +160,8 @@ extension ResultStore {
                           distinctInputs: row["distinctInputs"])
     }
 
-    /// Whether the process that recorded a run still runs (unknown on another host: assumed alive).
+    /// Whether the process that recorded a run (before heartbeats) still runs (unknown on another
+    /// host: assumed alive). Only for old rows: a PID from another namespace, or reused, misleads.
     private static func isAlive(pid: Int32, host: String) -> Bool {
         guard host == ProcessInfo.processInfo.hostName else { return true }
         return kill(pid, 0) == 0 || errno == EPERM

@@ -30,8 +30,10 @@ public enum StoreError: Error, Sendable, Equatable, CustomStringConvertible {
 
 /// What a run is doing, or how it ended.
 public enum RunStatus: String, Codable, Sendable {
+    /// `running` whose heartbeat is older than its lease (killed, or the machine stopped) reads
+    /// as `interrupted`, like a run stopped by a signal.
     case running, completed, interrupted
-    /// Recorded as running, but its process is gone (killed, or the machine stopped).
+    /// Recorded as running before runs had heartbeats, and its process is gone.
     case abandoned
 }
 
@@ -119,22 +121,48 @@ public final class ResultStore: Sendable {
                 CREATE INDEX findingByCase ON finding(caseRowId);
                 """)
         }
+        migrator.registerMigration("v2-run-heartbeat-lease") { db in
+            // Runs from before have neither: their liveness is judged by PID, as it was.
+            try db.execute(sql: """
+                ALTER TABLE run ADD COLUMN heartbeatAt REAL;
+                ALTER TABLE run ADD COLUMN leaseSeconds REAL;
+                """)
+        }
         return migrator
     }
 
-    /// Records a new run as `running` and returns its id.
-    public func beginRun(_ start: RunStart) throws(StoreError) -> Int64 {
+    /// Records a new run as `running` under `lease` and returns its id. Keep the lease with
+    /// `heartbeat(runId:lease:)` while the run goes on; a reader takes the run as interrupted
+    /// once its heartbeat is older than the lease.
+    public func beginRun(_ start: RunStart, lease: RunLease = .standard) throws(StoreError) -> Int64 {
         try write("record the run start") { db in
             try db.execute(sql: """
                 INSERT INTO run (matrixName, matrixFile, startedAt, status, failOn, jobs, caseTimeout, deviceClasses,
-                                 plannedCases, expectedIssues, profiles, pid, host)
-                VALUES (?, ?, ?, 'running', ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                                 plannedCases, expectedIssues, profiles, pid, host, heartbeatAt, leaseSeconds)
+                VALUES (?, ?, ?, 'running', ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
                 """, arguments: [start.matrixName, start.matrixFile, Timestamp.text(start.startedAt), start.failOn.rawValue,
                                  start.jobs, start.caseTimeout, try JSONText.encode(start.profiles.map(\.id)),
                                  try JSONText.encode(start.plannedCases), try JSONText.encode(start.expectedIssues),
-                                 try JSONText.encode(start.profiles), Int(getpid()), ProcessInfo.processInfo.hostName])
+                                 try JSONText.encode(start.profiles), Int(getpid()), ProcessInfo.processInfo.hostName,
+                                 Date().timeIntervalSince1970, lease.seconds])
             return db.lastInsertedRowID
         }
+    }
+
+    /// Records that run `id` is alive at `date` (its heartbeat).
+    public func beat(_ id: Int64, at date: Date = Date()) throws(StoreError) {
+        try write("record the heartbeat of run \(id)") { db in
+            try db.execute(sql: "UPDATE run SET heartbeatAt = ? WHERE id = ? AND status = 'running'",
+                           arguments: [date.timeIntervalSince1970, id])
+        }
+    }
+
+    /// A started heartbeat for run `id`; stop it when the run ends (before `finishRun`).
+    public func heartbeat(_ id: Int64, lease: RunLease, failed: @escaping @Sendable (StoreError) -> Void = { _ in }) -> RunHeartbeat {
+        let heartbeat = RunHeartbeat(lease: lease, beat: { [self] date in try beat(id, at: date) },
+                                     failed: { error in if let error = error as? StoreError { failed(error) } })
+        heartbeat.start()
+        return heartbeat
     }
 
     /// Commits one finished case (its row, cells and findings) in one transaction.

@@ -26,24 +26,45 @@ enum LabReportText {
         }
     }
 
+    /// "stall 1200 ms", "seamless", "-".
+    static func measured(_ cell: LabReportCell) -> String {
+        guard let m = cell.measured else { return "-" }
+        return m.verdict + (m.stallMs.map { " \(ms($0))" } ?? "")
+    }
+
+    static func firstFrame(_ cell: LabReportCell) -> String { cell.measured?.firstFrameMs.map(ms) ?? "-" }
+
+    /// "ad start 6 s: 1200 ms, ad end 8 s: 0 ms"; a point playback never reached reads "not reached".
+    static func transitionStalls(_ cell: LabReportCell) -> String {
+        guard let stalls = cell.measured?.transitionStalls, !stalls.isEmpty else { return "-" }
+        return stalls.map { "\($0.transition): \($0.ms.map(ms) ?? "not reached")" }.joined(separator: ", ")
+    }
+
+    static func source(_ cell: LabReportCell) -> String { cell.source ?? "-" }
+
+    static func ms(_ value: Double) -> String { "\(String(format: "%.0f", value)) ms" }
+
     static func table(_ report: LabReport) -> String {
         var out = "lab report: \(report.summary.cells) receiver cells, \(report.summary.agree) agree, "
             + "\(report.summary.disagree) disagree, \(report.summary.unobserved) without a verdict\n\n"
         if report.cells.isEmpty {
             out += "no verdicts or sessions yet: play cases from the lab page (lab serve) and record verdicts\n"
         } else {
-            var rows = [["CASE", "CLASS", "RECEIVER", "PREDICTED", "OBSERVED", "", "EVIDENCE"]]
+            var rows = [["CASE", "CLASS", "RECEIVER", "PREDICTED", "OBSERVED", "SOURCE", "MEASURED", "FIRST FRAME",
+                         "STALL PER TRANSITION", "", "EVIDENCE"]]
             for cell in report.cells {
                 rows.append([cell.case, cell.deviceClass ?? "-", cell.receiver ?? "-", cell.predicted ?? "-", cell.observed ?? "-",
-                             mark(cell), cell.evidence])
+                             source(cell), measured(cell), firstFrame(cell), transitionStalls(cell), mark(cell), cell.evidence])
             }
             out += Reporting.table(rows)
         }
-        let tested = report.classes.filter { !$0.verdicts.isEmpty }
+        let tested = report.classes.filter { !$0.verdicts.isEmpty || $0.measured != nil }
         if !tested.isEmpty {
-            var rows = [["CASE", "CLASS", "PREDICTED", "OBSERVED (worst)", "", "RECEIVERS"]]
+            var rows = [["CASE", "CLASS", "PREDICTED", "OBSERVED (worst)", "MEASURED (worst)", "FIRST FRAME (median)",
+                         "STALL PER TRANSITION (worst)", "", "RECEIVERS"]]
             for cell in tested {
-                rows.append([cell.case, cell.deviceClass ?? "-", cell.predicted ?? "-", cell.observed ?? "-", mark(cell), cell.evidence])
+                rows.append([cell.case, cell.deviceClass ?? "-", cell.predicted ?? "-", cell.observed ?? "-", measured(cell),
+                             firstFrame(cell), transitionStalls(cell), mark(cell), cell.evidence])
             }
             out += "\nper device class:\n" + Reporting.table(rows)
         }
@@ -58,50 +79,26 @@ enum LabReportText {
         var md = ["# Seamcheck lab report", "",
                   "\(report.summary.cells) receiver cells: \(report.summary.agree) agree, \(report.summary.disagree) disagree, "
                   + "\(report.summary.unobserved) without a verdict.", "",
-                  "| case | class | receiver | predicted | observed | | evidence |", "|---|---|---|---|---|---|---|"]
+                  "| case | class | receiver | predicted | observed | source | measured | first frame | stall per transition | | evidence |",
+                  "|---|---|---|---|---|---|---|---|---|---|---|"]
         for cell in report.cells {
             md.append("| `\(markdownCell(cell.case))` | \(markdownCell(cell.deviceClass ?? "-")) | \(markdownCell(cell.receiver ?? "-")) | "
-                      + "\(cell.predicted ?? "-") | \(markdownCell(cell.observed ?? "-")) | "
+                      + "\(cell.predicted ?? "-") | \(markdownCell(cell.observed ?? "-")) | \(source(cell)) | \(markdownCell(measured(cell))) | "
+                      + "\(firstFrame(cell)) | \(markdownCell(transitionStalls(cell))) | "
                       + (cell.agrees == false ? "**\(mark(cell))**" : mark(cell)) + " | \(markdownCell(cell.evidence)) |")
         }
-        let tested = report.classes.filter { !$0.verdicts.isEmpty }
+        let tested = report.classes.filter { !$0.verdicts.isEmpty || $0.measured != nil }
         if !tested.isEmpty {
-            md += ["", "## Per device class", "", "| case | class | predicted | observed (worst) | | receivers |", "|---|---|---|---|---|---|"]
+            md += ["", "## Per device class", "",
+                   "| case | class | predicted | observed (worst) | measured (worst) | first frame (median) | stall per transition (worst) | | receivers |",
+                   "|---|---|---|---|---|---|---|---|---|"]
             for cell in tested {
                 md.append("| `\(markdownCell(cell.case))` | \(markdownCell(cell.deviceClass ?? "-")) | \(cell.predicted ?? "-") | "
-                          + "\(markdownCell(cell.observed ?? "-")) | \(mark(cell)) | \(markdownCell(cell.evidence)) |")
+                          + "\(markdownCell(cell.observed ?? "-")) | \(markdownCell(measured(cell))) | \(firstFrame(cell)) | "
+                          + "\(markdownCell(transitionStalls(cell))) | \(mark(cell)) | \(markdownCell(cell.evidence)) |")
             }
         }
         return md.joined(separator: "\n") + "\n"
-    }
-
-    static func html(_ report: LabReport) -> String {
-        func row(_ cell: LabReportCell, receiver: Bool) -> String {
-            let style = cell.agrees == false ? " class=\"bad\"" : cell.agrees == true ? " class=\"ok\"" : ""
-            return "<tr\(style)><td><code>\(xmlEscape(cell.case))</code></td><td>\(xmlEscape(cell.deviceClass ?? "-"))</td>"
-                + (receiver ? "<td>\(xmlEscape(cell.receiver ?? "-"))</td>" : "")
-                + "<td>\(xmlEscape(cell.predicted ?? "-"))</td><td>\(xmlEscape(cell.observed ?? "-"))</td>"
-                + "<td>\(mark(cell))</td><td>\(xmlEscape(cell.evidence))</td></tr>"
-        }
-        let tested = report.classes.filter { !$0.verdicts.isEmpty }
-        return """
-        <!doctype html>
-        <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
-        <title>Seamcheck lab report</title>
-        <style>body{font:14px/1.4 system-ui,sans-serif;margin:1em auto;max-width:1100px;padding:0 1em}
-        table{border-collapse:collapse;width:100%}td,th{border-bottom:1px solid #ccc;padding:4px 6px;text-align:left;vertical-align:top}
-        tr.bad td{background:#fdecea}tr.ok td{background:#edf7ed}</style></head><body>
-        <h1>Seamcheck lab report</h1>
-        <p>\(report.summary.cells) receiver cells: \(report.summary.agree) agree, \(report.summary.disagree) disagree, \(report.summary.unobserved) without a verdict.</p>
-        <table><thead><tr><th>case</th><th>class</th><th>receiver</th><th>predicted</th><th>observed</th><th></th><th>evidence</th></tr></thead><tbody>
-        \(report.cells.map { row($0, receiver: true) }.joined(separator: "\n"))
-        </tbody></table>
-        <h2>Per device class</h2>
-        <table><thead><tr><th>case</th><th>class</th><th>predicted</th><th>observed (worst)</th><th></th><th>receivers</th></tr></thead><tbody>
-        \(tested.map { row($0, receiver: false) }.joined(separator: "\n"))
-        </tbody></table></body></html>
-
-        """
     }
 
     /// A test case per receiver cell: a disagreement is a failure, a cell without a verdict is skipped.
@@ -117,10 +114,15 @@ enum LabReportText {
                 let name = xmlEscape("\(cell.receiver ?? "-") (\(cell.deviceClass ?? "unclassified"))")
                 xml.append("    <testcase classname=\"\(xmlEscape(caseId))\" name=\"\(name)\">")
                 if cell.agrees == false {
-                    xml.append("      <failure message=\"predicted \(xmlEscape(cell.predicted ?? "-")), observed \(xmlEscape(cell.observed ?? "-"))\">"
-                               + xmlEscape(cell.evidence) + "</failure>")
+                    // `type` carries whose verdict it is (operator or measured); the message stays as it was.
+                    xml.append("      <failure message=\"predicted \(xmlEscape(cell.predicted ?? "-")), observed \(xmlEscape(cell.observed ?? "-"))\""
+                               + (cell.source.map { " type=\"\(xmlEscape($0))\"" } ?? "") + ">" + xmlEscape(cell.evidence) + "</failure>")
                 } else if cell.agrees == nil {
                     xml.append("      <skipped message=\"\(xmlEscape(mark(cell)))\"/>")
+                }
+                if cell.measured != nil {
+                    xml.append("      <system-out>" + xmlEscape("measured \(measured(cell)); first frame \(firstFrame(cell)); "
+                               + "stall per transition: \(transitionStalls(cell)); verdict source \(source(cell))") + "</system-out>")
                 }
                 xml.append("    </testcase>")
             }

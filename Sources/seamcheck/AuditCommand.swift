@@ -96,23 +96,19 @@ struct AuditCommand: AsyncParsableCommand {
     }
 
     private func auditPlaylist(_ text: String, profiles: [DeviceProfile], session: ProbeSession,
-                               seconds: Double) async throws(CLIFailure) -> AuditResult {
+                               seconds: Double) async throws -> AuditResult {
         let location = try ProbeRunner.locations([text])[0]
-        do {
-            var options = PlaylistInput.loaderOptions(timeout: seconds, fetchAssets: true)
-            options.concurrency = jobs
-            let loader = PresentationLoader(options: options)
-            let auditor = PlaylistAuditor(loader: loader, auditor: TransitionAuditor(loudness: loudnessPolicy),
-                                          loudness: noLoudness ? nil : LoudnessOptions(fetchTimeout: seconds))
-            var result = try await auditor.audit(location, profiles: profiles, session: session)
-            if noLoudness { result.loudness = .off(Self.offReason) }
-            return result
-        } catch {
-            throw CLIFailure.input(error.description)
-        }
+        var options = PlaylistInput.loaderOptions(timeout: seconds, fetchAssets: true)
+        options.concurrency = jobs
+        let loader = PresentationLoader(options: options)
+        let auditor = PlaylistAuditor(loader: loader, auditor: TransitionAuditor(loudness: loudnessPolicy),
+                                      loudness: noLoudness ? nil : LoudnessOptions(fetchTimeout: seconds))
+        var result = try await auditor.audit(location, profiles: profiles, session: session)
+        if noLoudness { result.loudness = .off(Self.offReason) }
+        return result
     }
 
-    private func auditFiles(profiles deviceProfiles: [DeviceProfile], session: ProbeSession, seconds: Double) async throws(CLIFailure) -> AuditResult {
+    private func auditFiles(profiles deviceProfiles: [DeviceProfile], session: ProbeSession, seconds: Double) async throws -> AuditResult {
         let inputs = [primary!] + interstitial
         let locations = try ProbeRunner.locations(inputs)
         var media = try await ProbeRunner.describeAll(locations, with: session)

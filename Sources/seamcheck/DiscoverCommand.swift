@@ -83,10 +83,7 @@ struct DiscoverCommand: AsyncParsableCommand {
 
     private func runWatch(format: ListFormat) async throws {
         let classifier = try loadClassifier()
-        let receivers: ReceiverWatch
-        do { receivers = try await AirPlayBrowser.watch(interface: interface) } catch {
-            throw CLIFailure(message: error.description, exitCode: error.exitCode)
-        }
+        let receivers = try await AirPlayBrowser.watch(interface: interface)
         let signals = SignalTrap { _ in receivers.stop() }
         let timer = timeout.map { seconds in
             Task {
@@ -147,29 +144,24 @@ struct DiscoverCommand: AsyncParsableCommand {
                 Terminal.writeStderr("seamcheck: avahi-daemon is back; browsing again\n")
                 try printer.daemon("daemonReconnected", message: nil)
             case .failed(let error):
-                throw CLIFailure(message: error.description, exitCode: error.exitCode)
+                throw error
             }
         }
         withExtendedLifetime(signals) {}
     }
 
     /// Profiles (with their `match` sections) and the inventory; both fail with exit code 2.
-    private func loadClassifier() throws(CLIFailure) -> ReceiverClassifier {
+    private func loadClassifier() throws -> ReceiverClassifier {
         let profiles = try ProfileLocator.load(explicitDirectory: profilesDir.path, selecting: [])
         guard let inventory else { return ReceiverClassifier(profiles: profiles) }
-        do {
-            return ReceiverClassifier(profiles: profiles,
-                                      inventory: try LabInventory.load(inventory, knownClasses: profiles.map(\.id)))
-        } catch {
-            throw CLIFailure.input(error.description)
-        }
+        return ReceiverClassifier(profiles: profiles, inventory: try LabInventory.load(inventory, knownClasses: profiles.map(\.id)))
     }
 
-    private static func browse(timeout: Duration, interface: String?) async -> Result<BrowseResult, CLIFailure> {
+    private static func browse(timeout: Duration, interface: String?) async -> Result<BrowseResult, DiscoveryError> {
         do throws(DiscoveryError) {
             return .success(try await AirPlayBrowser.discover(timeout: timeout, interface: interface))
         } catch {
-            return .failure(CLIFailure(message: error.description, exitCode: error.exitCode))
+            return .failure(error)
         }
     }
 

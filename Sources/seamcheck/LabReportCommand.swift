@@ -9,10 +9,13 @@ extension LabReportFormat: ExpressibleByArgument {}
 struct LabReportCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "report",
-        abstract: "Predicted (each class's profile) against observed (verdicts and sessions), per case and receiver.",
+        abstract: "Predicted (each class's profile) against observed (verdicts, measured cells and sessions), per case and receiver.",
         discussion: """
         A verdict is read as a level (seamless pass, glitch warning, stall/black/failed error; skipped is not \
-        compared) and held against the highest severity the receiver's class gives the case's rules. \
+        compared) and held against the highest severity the receiver's class gives the case's rules. A cell \
+        `lab run` measured shows its first frame and the stall at each transition; its stall is graded through \
+        the thresholds (DeviceProfiles/lab/measurement.yaml: 200 ms a warning, 1000 ms an error). An operator's \
+        verdict wins over the measured one; both are shown. The HTML report draws a timeline per measured cell. \
         Disagreements come first. Exit 1 when any cell disagrees and --fail-on-disagreement is given.
         """)
 
@@ -32,36 +35,68 @@ struct LabReportCommand: AsyncParsableCommand {
 
     @OptionGroup var profilesDir: ProfilesDirOption
 
+    @OptionGroup var thresholds: ThresholdsOption
+
     func run() async throws {
-        let report = try LabReporting.build(database: database, streams: streams, profilesDir: profilesDir.path)
+        let report = try LabReporting.build(database: database, streams: streams, profilesDir: profilesDir.path,
+                                            thresholds: try thresholds.load(profilesDir: profilesDir.path))
         let chosen = format ?? (Terminal.stdoutIsTerminal && output == nil ? .table : .json)
         try Output.write(chosen.render(report), to: output)
         if failOnDisagreement && report.summary.disagree > 0 { throw ExitCode(CLIFailure.findings) }
     }
 }
 
+/// `--thresholds FILE` and `--threshold KEY=VALUE`: how measured stalls are graded.
+struct ThresholdsOption: ParsableArguments {
+    @Option(help: "Measurement thresholds YAML (default: lab/measurement.yaml beside the profiles, else built-in defaults).")
+    var thresholds: String?
+
+    @Option(name: .customLong("threshold"), help: ArgumentHelp("Override one threshold, e.g. grades.errorMs=800 (repeatable).",
+                                                              valueName: "KEY=VALUE"))
+    var overrides: [String] = []
+
+    func load(profilesDir: String?) throws(MeasurementThresholdsError) -> MeasurementThresholds {
+        let base: MeasurementThresholds
+        if let thresholds {
+            base = try MeasurementThresholdsLoader.load(file: thresholds)
+        } else if let directory = try? ProfileLocator.directory(explicit: profilesDir) {
+            base = try MeasurementThresholdsLoader.load(besideProfiles: directory)
+        } else {
+            base = .defaults
+        }
+        return try base.overriding(overrides)
+    }
+}
+
 enum LabReporting {
-    static func build(database: LabDatabaseOption, streams: String?, profilesDir: String?) throws -> LabReport {
+    static func build(database: LabDatabaseOption, streams: String?, profilesDir: String?,
+                      thresholds: MeasurementThresholds = .defaults) throws -> LabReport {
         let store = try database.open(create: false)
         let manifest = try LabContext.manifest(store: store, streams: streams, db: database.path)
         let profiles = try ProfileLocator.load(explicitDirectory: profilesDir, selecting: [])
-        do {
-            let sessions = SessionBuilder(manifest: manifest, receivers: try store.receivers(), profiles: profiles)
-                .sessions(from: try store.requests())
-            return LabReportBuilder(manifest: manifest, profiles: profiles).report(verdicts: try store.verdicts(), sessions: sessions)
-        } catch { throw CLIFailure(any: error) }
+        let sessions = SessionBuilder(manifest: manifest, receivers: try store.receivers(), history: try store.receiverHistory(),
+                                      profiles: profiles)
+            .sessions(from: try store.requests())
+        return LabReportBuilder(manifest: manifest, profiles: profiles, thresholds: thresholds)
+            .report(verdicts: try store.verdicts(), sessions: sessions, cells: try runCells(store))
     }
+
+    /// The measured cells `lab run` stored: the newest played cell per receiver x case, across runs.
+    static func runCells(_ store: LabStore) throws -> [LabRunCell] { try store.latestCells() }
 }
 
 extension ProfilesCommand {
     struct Calibrate: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
-            abstract: "Propose new rule severities from the lab's verdicts, as a diff of the profile YAML.",
+            abstract: "Propose new rule severities from the lab's verdicts and measured stalls, as a diff of the profile YAML.",
             discussion: """
-            For each class and rule, the verdicts of lab cases that vary that rule alone are read as levels \
-            (seamless info, glitch warning, stall/black/failed error). Where at least --min-observations of them \
-            give a most common level that differs from the profile's severity, the profile's `rules` entry is \
-            changed. Prints the diff; --write changes the files (and checks they still load).
+            For each class and rule, the lab cases that vary that rule alone are read as levels: an operator's \
+            verdict (seamless info, glitch warning, stall/black/failed error), or else the stall `lab run` \
+            measured at the transition, graded through the thresholds (DeviceProfiles/lab/measurement.yaml: \
+            1000 ms or more an error, 200 ms a warning; --thresholds FILE, --threshold grades.errorMs=800). \
+            Where at least --min-observations of them give a most common level that differs from the profile's \
+            severity, the profile's `rules` entry is changed. Prints the diff; --write changes the files (and \
+            checks they still load).
             """)
 
         @OptionGroup var database: LabDatabaseOption
@@ -80,12 +115,15 @@ extension ProfilesCommand {
 
         @OptionGroup var profilesDir: ProfilesDirOption
 
+        @OptionGroup var thresholds: ThresholdsOption
+
         func validate() throws {
             guard minObservations >= 1 else { throw ValidationError("--min-observations must be at least 1") }
         }
 
         func run() async throws {
-            let report = try LabReporting.build(database: database, streams: streams, profilesDir: profilesDir.path)
+            let report = try LabReporting.build(database: database, streams: streams, profilesDir: profilesDir.path,
+                                                thresholds: try thresholds.load(profilesDir: profilesDir.path))
             let store = try database.open(create: false)
             let manifest = try LabContext.manifest(store: store, streams: streams, db: database.path)
             let directory = try ProfileLocator.directory(explicit: profilesDir.path)
@@ -104,10 +142,11 @@ extension ProfilesCommand {
             switch ListFormat.resolve(format) {
             case .json:
                 try Output.write(JSONOutput.encode(CalibrationDocument(minObservations: minObservations, proposals: proposals,
-                                                                       written: write && !proposals.isEmpty)), to: nil)
+                                                                       written: write && !proposals.isEmpty,
+                                                                       thresholds: report.thresholds)), to: nil)
             case .table:
                 var text = proposals.isEmpty
-                    ? "no change proposed: no class has \(minObservations)+ verdicts that disagree with its profile\n" : ""
+                    ? "no change proposed: no class has \(minObservations)+ verdicts or measured cells that disagree with its profile\n" : ""
                 for p in proposals {
                     text += "\(p.deviceClass): \(p.rule) \(p.current) -> \(p.proposed) (\(p.observations) observations: \(p.evidence))\n"
                 }
@@ -135,4 +174,6 @@ struct CalibrationDocument: Encodable {
     var minObservations: Int
     var proposals: [CalibrationProposal]
     var written: Bool
+    /// The thresholds measured stalls were graded with.
+    var thresholds: MeasurementThresholds
 }

@@ -9,8 +9,8 @@ struct LabDatabaseOption: ParsableArguments {
     @Option(name: .customLong("db"), help: "The results database (SQLite), shared with `matrix run`.")
     var path: String = "Reports/seamcheck.sqlite"
 
-    func open(create: Bool) throws(CLIFailure) -> LabStore {
-        do { return try LabStore(path: path, create: create) } catch { throw CLIFailure.input(error.description) }
+    func open(create: Bool) throws(LabStoreError) -> LabStore {
+        try LabStore(path: path, create: create)
     }
 }
 
@@ -24,7 +24,9 @@ struct LabServeCommand: AsyncParsableCommand {
         database as it happens (client address, time, method, path, range, status, bytes, duration, User-Agent). \
         Receivers found through avahi-daemon, and inventory pins (with `addresses`), map client addresses to \
         receivers and device classes; without avahi-daemon it serves anyway and says why clients stay unmapped. \
-        Stops on SIGINT or SIGTERM with everything logged in the database.
+        Stops on SIGINT or SIGTERM with everything logged in the database. Writing a verdict (POST /api/verdicts) \
+        takes JSON from the lab page of this server with its token, which the page carries and which is written, \
+        readable by you only, to --token-file for scripts (docs/lab-security.md).
         """)
 
     @Option(help: "The suite folder made by `seamcheck lab streams`.")
@@ -50,6 +52,13 @@ struct LabServeCommand: AsyncParsableCommand {
     @Option(name: .customLong("idle-timeout"), help: "Close a connection that sends or reads nothing for this many seconds.")
     var idleTimeout: Double = 60
 
+    @Option(help: ArgumentHelp("The token that writing a verdict needs (default: \(LabAccess.tokenVariable), else a new random one).",
+                               discussion: "The lab page carries it; scripts send it in the \(LabAccess.tokenHeader) header."))
+    var token: String?
+
+    @Option(name: .customLong("token-file"), help: "Where to write the token for scripts, readable by you only (default: the database path + .lab-token).")
+    var tokenFile: String?
+
     @Option(name: .customLong("log-level"), help: "trace, debug, info, notice, warning, error or critical.")
     var logLevel: String = "info"
 
@@ -59,6 +68,9 @@ struct LabServeCommand: AsyncParsableCommand {
         guard (0...65535).contains(port) else { throw ValidationError("--port must be 0 to 65535") }
         try OptionChecks.bindAddress(bind)
         guard idleTimeout >= 0.1 && idleTimeout <= 86_400 else { throw ValidationError("--idle-timeout must be 0.1 to 86400 seconds") }
+        if let token, token.count < 16 || token.count > 256 || !token.allSatisfy(\.isHexDigit) {
+            throw ValidationError("--token must be 16 to 256 hexadecimal digits (such as `openssl rand -hex 32`)")
+        }
         guard Logger.Level(rawValue: logLevel) != nil else {
             throw ValidationError("--log-level must be one of trace, debug, info, notice, warning, error, critical")
         }
@@ -66,27 +78,22 @@ struct LabServeCommand: AsyncParsableCommand {
 
     func run() async throws {
         let logger = LabLogging.logger(level: logLevel)
-        let suite: LabSuite
-        do { suite = try LabSuite.load(streams) } catch { throw CLIFailure.input(error.description) }
+        let suite = try LabSuite.load(streams)
         let profiles = try ProfileLocator.load(explicitDirectory: profilesDir.path, selecting: [])
-        var pins: LabInventory?
-        if let inventory {
-            do { pins = try LabInventory.load(inventory, knownClasses: profiles.map(\.id)) } catch {
-                throw CLIFailure.input(error.description)
-            }
-        }
+        let pins = try inventory.map { path throws(InventoryError) in try LabInventory.load(path, knownClasses: profiles.map(\.id)) }
         let store = try database.open(create: true)
-        let options = LabServerOptions(bind: bind, port: port, suite: suite, profiles: profiles, inventory: pins,
+        var options = LabServerOptions(bind: bind, port: port, suite: suite, profiles: profiles, inventory: pins,
                                        browse: !noBrowse, interface: interface, idleTimeout: .milliseconds(Int64(idleTimeout * 1000)))
+        let environmentToken = ProcessInfo.processInfo.environment[LabAccess.tokenVariable].flatMap { $0.isEmpty ? nil : $0 }
+        if let environmentToken, environmentToken.count < 16 || !environmentToken.allSatisfy(\.isHexDigit) {
+            throw CLIFailure.input("\(LabAccess.tokenVariable) must be 16 to 256 hexadecimal digits (such as `openssl rand -hex 32`)")
+        }
+        options.token = token ?? environmentToken ?? LabAccess.newToken()
+        let tokenPath = tokenFile ?? database.path + ".lab-token"
+        try LabAccess.writeToken(options.token, to: tokenPath)
         let bind = self.bind, db = database.path
-        do {
-            try await LabServer.run(options, store: store, logger: logger) { port in
-                Terminal.writeStderr("seamcheck: lab: serving http://\(bind):\(port)/ (suite \(suite.root), database \(db))\n")
-            }
-        } catch let error as LabServeError {
-            throw CLIFailure.input(error.description)
-        } catch let error as LabStoreError {
-            throw CLIFailure.input(error.description)
+        try await LabServer.run(options, store: store, logger: logger) { port in
+            Terminal.writeStderr("seamcheck: lab: serving http://\(bind):\(port)/ (suite \(suite.root), database \(db)); verdict token in \(tokenPath)\n")
         }
     }
 }

@@ -30,11 +30,9 @@ struct LabSessionsCommand: AsyncParsableCommand {
         let store = try database.open(create: false)
         let manifest = try LabContext.manifest(store: store, streams: streams, db: database.path)
         let profiles = try ProfileLocator.load(explicitDirectory: profilesDir.path, selecting: [])
-        let sessions: [LabSession]
-        do {
-            sessions = SessionBuilder(manifest: manifest, receivers: try store.receivers(), profiles: profiles)
-                .sessions(from: try store.requests())
-        } catch { throw CLIFailure(any: error) }
+        let sessions = SessionBuilder(manifest: manifest, receivers: try store.receivers(), history: try store.receiverHistory(),
+                                      profiles: profiles)
+            .sessions(from: try store.requests())
         switch ListFormat.resolve(format) {
         case .json:
             let data = try JSONDocument.encoder(dates: .iso8601Milliseconds).encode(SessionsDocument(sessions: sessions))
@@ -83,11 +81,8 @@ struct LabRecordCommand: AsyncParsableCommand {
         // new database (a typo in --db) could only fail, after leaving an empty file behind.
         let store = try database.open(create: false)
         let manifest = try LabContext.manifest(store: store, streams: streams, db: database.path)
-        let recorded: LabVerdictRecord
-        do {
-            recorded = try VerdictDesk(store: store, manifest: manifest)
-                .record(receiver: receiver, caseId: caseId, verdict: verdict, seconds: seconds, note: note, source: "cli")
-        } catch { throw CLIFailure(any: error) }
+        let recorded = try VerdictDesk(store: store, manifest: manifest)
+            .record(receiver: receiver, caseId: caseId, verdict: verdict, seconds: seconds, note: note, source: "cli")
         switch ListFormat.resolve(format) {
         case .json:
             let data = try JSONDocument.encoder(dates: .iso8601Milliseconds).encode(recorded)
@@ -102,17 +97,9 @@ struct LabRecordCommand: AsyncParsableCommand {
 /// What the lab commands after `serve` need from the database or a suite folder.
 enum LabContext {
     /// The suite's manifest: from --streams, else the one the latest serve recorded.
-    static func manifest(store: LabStore, streams: String?, db: String) throws(CLIFailure) -> LabManifest {
-        if let streams {
-            do { return try LabSuite.load(streams).manifest } catch { throw CLIFailure.input(error.description) }
-        }
-        do {
-            guard let manifest = try store.latestManifest() else { throw CLIFailure.input(LabInputError.noSuite(db: db).description) }
-            return manifest
-        } catch let error as LabStoreError {
-            throw CLIFailure.input(error.description)
-        } catch {
-            throw CLIFailure(any: error)
-        }
+    static func manifest(store: LabStore, streams: String?, db: String) throws -> LabManifest {
+        if let streams { return try LabSuite.load(streams).manifest }
+        guard let manifest = try store.latestManifest() else { throw LabInputError.noSuite(db: db) }
+        return manifest
     }
 }

@@ -21,13 +21,9 @@ struct LabStreamsCommand: AsyncParsableCommand {
 
     func run() async throws {
         let generator = LabStreamsGenerator(scale: scale, jobs: jobs)
-        do {
-            let result = try await generator.generate(output: output, caseIds: cases)
-            let summary = "\(result.manifest.cases.count) cases in \(result.root) (\(result.encoded) encoded, \(result.cached) cached); manifest \(result.root)/\(LabManifest.fileName)\n"
-            try Output.write(summary, to: nil)
-        } catch let error as LabSuiteError {
-            throw CLIFailure(message: error.description, exitCode: CLIFailure.usage)
-        }
+        let result = try await generator.generate(output: output, caseIds: cases)
+        let summary = "\(result.manifest.cases.count) cases in \(result.root) (\(result.encoded) encoded, \(result.cached) cached); manifest \(result.root)/\(LabManifest.fileName)\n"
+        try Output.write(summary, to: nil)
     }
 }
 

@@ -125,21 +125,15 @@ enum LintTable {
 
 /// Loading a PLAYLIST argument for lint and inspect, with every failure mapped to exit code 2.
 enum PlaylistInput {
-    static func load(_ text: String, timeout: Double, fetchAssets: Bool, offline: Bool = false) async throws(CLIFailure) -> Presentation {
-        let location: InputLocation
-        do { location = try InputLocation(parsing: text) } catch { throw CLIFailure(error) }
+    static func load(_ text: String, timeout: Double, fetchAssets: Bool, offline: Bool = false) async throws -> Presentation {
+        let location = try InputLocation(parsing: text)
         if offline, case .remote = location {
             throw CLIFailure.input("\(text): --offline reads a local playlist; give a path (or drop --offline)")
         }
         var options = loaderOptions(timeout: timeout, fetchAssets: fetchAssets && !offline)
         if offline { options.fetchAssetLists = false }
         let loader = offline ? PresentationLoader(fetcher: OfflineFetcher(), options: options) : PresentationLoader(options: options)
-        let presentation: Presentation
-        do throws(LoadError) {
-            presentation = try await loader.load(location)
-        } catch {
-            throw CLIFailure.input(error.description)
-        }
+        let presentation = try await loader.load(location)
         // A media playlist that does not load is a finding (media-playlist-unreachable) and a
         // line of inspect, not the end of the run: only the input itself is exit 2.
         return presentation

@@ -72,8 +72,7 @@ struct MatrixRunCommand: AsyncParsableCommand {
     func run() async throws {
         // Everything that can be wrong with the matrix is found before the first probe.
         let allProfiles = try ProfileLocator.load(explicitDirectory: profilesDir.path, selecting: [])
-        var spec: MatrixSpec
-        do { spec = try MatrixSpecLoader.load(matrix, knownProfiles: allProfiles.map(\.id)) } catch { throw CLIFailure.input(error.description) }
+        var spec = try MatrixSpecLoader.load(matrix, knownProfiles: allProfiles.map(\.id))
         // The project file adds rule settings and accepted findings; the matrix file's own
         // defaults (failOn, timeout, jobs) and device classes are the matrix's.
         let project = try ProjectFile.load(config, knownProfiles: allProfiles.map(\.id))
@@ -84,37 +83,34 @@ struct MatrixRunCommand: AsyncParsableCommand {
             ExplicitInputAuditor(loudnessTimeout: noLoudness ? nil : caseTimeout),
             PlaylistCaseAuditor(auditor: PlaylistAuditor(loudness: noLoudness ? nil : LoudnessOptions(fetchTimeout: caseTimeout))),
         ]
-        do { try MatrixPlan.check(spec, auditors: auditors) } catch { throw CLIFailure.input(error.description) }
-        let profiles: [DeviceProfile]
-        do {
-            let resolved = try await DeviceClassResolver.resolve(spec, profiles: allProfiles, discovery: AvahiClassDiscovery())
-            profiles = resolved.profiles.map { project?.rules.apply(to: $0) ?? $0 }
-            for line in (resolved.discovered?.receivers ?? []) { Terminal.writeStderr("seamcheck: discovered \(VisibleText.escape(line))\n") }
-            for line in (resolved.discovered?.unclassified ?? []) {
-                Terminal.writeStderr("seamcheck: warning: not classified, not run: \(VisibleText.escape(line))\n")
-            }
-        } catch {
-            throw CLIFailure(message: error.description, exitCode: error.serviceMissing ? CLIFailure.serviceMissing : CLIFailure.usage)
+        try MatrixPlan.check(spec, auditors: auditors)
+        let resolved = try await DeviceClassResolver.resolve(spec, profiles: allProfiles, discovery: AvahiClassDiscovery())
+        let profiles = resolved.profiles.map { project?.rules.apply(to: $0) ?? $0 }
+        for line in (resolved.discovered?.receivers ?? []) { Terminal.writeStderr("seamcheck: discovered \(VisibleText.escape(line))\n") }
+        for line in (resolved.discovered?.unclassified ?? []) {
+            Terminal.writeStderr("seamcheck: warning: not classified, not run: \(VisibleText.escape(line))\n")
         }
         // The report folder is checked before the run: a run is not recorded only to fail at the end.
         if let output { try Self.prepareFolder(output) }
-        let store: ResultStore
-        do { store = try ResultStore(path: database.path) } catch { throw CLIFailure.input(error.description) }
+        let store = try ResultStore(path: database.path)
 
         let jobs = self.jobs ?? spec.defaults.jobs ?? ProcessInfo.processInfo.activeProcessorCount
         let threshold = failOn ?? spec.defaults.failOn
-        let runId: Int64
-        do {
-            runId = try store.beginRun(RunStart(matrixName: spec.name, matrixFile: URL(fileURLWithPath: spec.file).standardizedFileURL.path,
+        let lease = RunLease.fromEnvironment()
+        let runId = try store.beginRun(RunStart(matrixName: spec.name, matrixFile: URL(fileURLWithPath: spec.file).standardizedFileURL.path,
                                                 failOn: threshold, jobs: jobs,
                                                 caseTimeout: caseTimeout, profiles: profiles, plannedCases: spec.cases.map(\.id),
-                                                expectedIssues: spec.expectedIssues))
-        } catch { throw CLIFailure.input(error.description) }
+                                                expectedIssues: spec.expectedIssues), lease: lease)
+        // While it runs, the run keeps its lease: killed, it reads as interrupted once the lease lapses.
+        let heartbeat = store.heartbeat(runId, lease: lease) { error in Terminal.writeStderr("seamcheck: \(error.description)\n") }
+        defer { heartbeat.stop() }
 
         let runner = MatrixRunner(cases: spec.cases, profiles: profiles, auditors: auditors, jobs: jobs, caseTimeout: caseTimeout,
                                   grader: CellGrader(expectedIssues: spec.expectedIssues, threshold: threshold.severity))
         let probes = SharedProbes(session: ProbeSession(options: ProbeOptions(timeout: caseTimeout), maxConcurrent: jobs))
-        let progress = ProgressPrinter(enabled: isatty(STDERR_FILENO) != 0)
+        let progress = ProgressPrinter<MatrixProgress>(enabled: isatty(STDERR_FILENO) != 0) { progress, elapsed in
+            [MatrixProgressLine.render(progress, elapsed: elapsed)]
+        }
         let recorder = StoreRecorder(store: store, runId: runId)
         let task = Task { try await runner.run(probes: probes, recorder: recorder, progress: progress.update) }
         let trap = InterruptTrap { _ in task.cancel() }
@@ -127,10 +123,8 @@ struct MatrixRunCommand: AsyncParsableCommand {
         progress.finish()
         let signal = trap.received
         let interrupted = totals.interrupted || signal != nil
-        do {
-            try store.finishRun(runId, status: interrupted ? .interrupted : .completed, probesPerformed: totals.probesPerformed,
-                                distinctInputs: totals.distinctInputs)
-        } catch { throw CLIFailure.input(error.description) }
+        try store.finishRun(runId, status: interrupted ? .interrupted : .completed, probesPerformed: totals.probesPerformed,
+                            distinctInputs: totals.distinctInputs)
 
         let report = try Self.report(store: store, runId: runId)
         let folder = output ?? "Reports/\(runId)"
@@ -161,17 +155,13 @@ struct MatrixRunCommand: AsyncParsableCommand {
         }
     }
 
-    static func report(store: ResultStore, runId: Int64) throws(CLIFailure) -> MatrixReport {
-        do throws(StoreError) {
-            let record = try store.run(runId)
-            var changes: RunDiff?
-            if let previous = try store.previousRun(before: runId, matrixName: record.summary.matrixName) {
-                changes = RunDiff(from: try store.run(previous), to: record)
-            }
-            return MatrixReport(run: record, changes: changes)
-        } catch {
-            throw CLIFailure.input(error.description)
+    static func report(store: ResultStore, runId: Int64) throws(StoreError) -> MatrixReport {
+        let record = try store.run(runId)
+        var changes: RunDiff?
+        if let previous = try store.previousRun(before: runId, matrixName: record.summary.matrixName) {
+            changes = RunDiff(from: try store.run(previous), to: record)
         }
+        return MatrixReport(run: record, changes: changes)
     }
 }
 
@@ -193,8 +183,7 @@ struct MatrixHistoryCommand: AsyncParsableCommand {
     }
 
     func run() async throws {
-        let runs: [RunSummary]
-        do { runs = try ResultStore(path: database.path, create: false).runs(limit: limit) } catch { throw CLIFailure.input(error.description) }
+        let runs = try ResultStore(path: database.path, create: false).runs(limit: limit)
         switch ListFormat.resolve(format) {
         case .json: try Output.write(MatrixHistoryDocument(runs).json, to: nil)
         case .table: try Output.write(MatrixHistoryTable.render(runs), to: nil)
@@ -222,91 +211,17 @@ struct MatrixDiffCommand: AsyncParsableCommand {
     var format: ListFormat?
 
     func run() async throws {
-        let diff: RunDiff
-        do {
-            let store = try ResultStore(path: database.path, create: false)
-            let pair: (Int64, Int64)
-            switch (runA, runB) {
-            case let (a?, b?): pair = (a, b)
-            case let (a?, nil): pair = (a, try store.runs(limit: 1).first?.id ?? a)
-            default: pair = try store.lastTwoRuns()
-            }
-            diff = try store.diff(from: pair.0, to: pair.1)
-        } catch { throw CLIFailure.input(error.description) }
+        let store = try ResultStore(path: database.path, create: false)
+        let pair: (Int64, Int64)
+        switch (runA, runB) {
+        case let (a?, b?): pair = (a, b)
+        case let (a?, nil): pair = (a, try store.runs(limit: 1).first?.id ?? a)
+        default: pair = try store.lastTwoRuns()
+        }
+        let diff = try store.diff(from: pair.0, to: pair.1)
         switch ListFormat.resolve(format) {
         case .json: try Output.write(MatrixDiffDocument(diff).json, to: nil)
         case .table: try Output.write(MatrixDiffTable.render(diff), to: nil)
         }
-    }
-}
-
-/// SIGINT and SIGTERM: the first cancels the run (which then stops cleanly), a second exits at once.
-final class InterruptTrap: @unchecked Sendable {
-    private let lock = NSLock()
-    private var first: Int32?
-    private var trap: SignalTrap?
-
-    init(_ onFirst: @escaping @Sendable (Int32) -> Void) {
-        trap = SignalTrap { [weak self] signalNumber in
-            guard let self else { return }
-            if let earlier = self.lock.withLock({ () -> Int32? in
-                defer { if self.first == nil { self.first = signalNumber } }
-                return self.first
-            }) {
-                Terminal.writeStderr("\nseamcheck: stopping now\n")
-                _exit(128 + earlier)
-            }
-            Terminal.writeStderr("\nseamcheck: interrupted; stopping running cases (again to exit at once)\n")
-            onFirst(signalNumber)
-        }
-    }
-
-    var received: Int32? { lock.withLock { first } }
-}
-
-/// The progress bar on stderr, redrawn on each finished case and every second; nothing when
-/// stderr is not a terminal.
-final class ProgressPrinter: @unchecked Sendable {
-    private let enabled: Bool
-    private let lock = NSLock()
-    private var last: MatrixProgress?
-    private let started = ContinuousClock.now
-    private var ticker: Task<Void, Never>?
-    private var done = false
-
-    init(enabled: Bool) {
-        self.enabled = enabled
-        guard enabled else { return }
-        ticker = Task { [weak self] in
-            while (try? await Task.sleep(for: .seconds(1))) != nil {
-                self?.draw()
-            }
-        }
-    }
-
-    func update(_ progress: MatrixProgress) {
-        guard enabled else { return }
-        lock.withLock { last = progress }
-        draw()
-    }
-
-    func finish() {
-        ticker?.cancel()
-        let drawn = lock.withLock { () -> Bool in
-            defer { done = true }
-            return last != nil && !done
-        }
-        if enabled, drawn { Terminal.writeStderr("\n") }
-    }
-
-    private func draw() {
-        guard let progress = lock.withLock({ done ? nil : last }) else { return }
-        let elapsed = ContinuousClock.now - started
-        var line = MatrixProgressLine.render(progress, elapsed: Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18)
-        var size = winsize()
-        if ioctl(STDERR_FILENO, UInt(TIOCGWINSZ), &size) == 0, size.ws_col > 10, line.count >= Int(size.ws_col) {
-            line = String(line.prefix(Int(size.ws_col) - 1))
-        }
-        lock.withLock { if !done { Terminal.writeStderr("\r\u{1B}[2K" + line) } }
     }
 }

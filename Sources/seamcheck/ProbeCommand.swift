@@ -32,8 +32,7 @@ struct ProbeCommand: AsyncParsableCommand {
 
     func run() async throws {
         let given = try ProbeRunner.locations(inputs)
-        let targets: [ProbeTarget]
-        do { targets = try await ProbeTargets.expandLoaded(given, timeout: timeout.timeout) } catch { throw CLIFailure(error) }
+        let targets = try await ProbeTargets.expandLoaded(given, timeout: timeout.timeout)
         let locations = targets.map(\.location)
         let session = ProbeSession(options: ProbeOptions(timeout: timeout.timeout))
         let media = try await ProbeRunner.describeAll(targets, with: session)
@@ -57,12 +56,8 @@ struct ProbeCommand: AsyncParsableCommand {
 /// Probes inputs concurrently; all succeed, or every failure is reported together.
 enum ProbeRunner {
     /// Parses every input before anything is opened, so a typo fails fast.
-    static func locations(_ inputs: [String]) throws(CLIFailure) -> [InputLocation] {
-        var locations: [InputLocation] = []
-        for text in inputs {
-            do { locations.append(try InputLocation(parsing: text)) } catch { throw CLIFailure(error) }
-        }
-        return locations
+    static func locations(_ inputs: [String]) throws(InputLocationError) -> [InputLocation] {
+        try inputs.map { text throws(InputLocationError) in try InputLocation(parsing: text) }
     }
 
     static func describeAll(_ locations: [InputLocation], with session: ProbeSession) async throws(CLIFailure) -> [MediaDescription] {

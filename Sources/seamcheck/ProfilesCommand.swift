@@ -96,14 +96,8 @@ struct ProfilesCommand: ParsableCommand {
             guard FileManager.default.fileExists(atPath: target, isDirectory: &isDirectory) else {
                 throw CLIFailure.input("\(target): no such file or directory")
             }
-            do {
-                let profiles = isDirectory.boolValue ? try ProfileLoader.loadDirectory(target) : [try ProfileLoader.loadFile(target)]
-                try Output.writeStandardOutput("ok: \(profiles.count) profile(s) valid: \(profiles.map(\.id).joined(separator: ", "))\n")
-            } catch let error as OutputError {
-                throw error
-            } catch {
-                throw CLIFailure(any: error)
-            }
+            let profiles = isDirectory.boolValue ? try ProfileLoader.loadDirectory(target) : [try ProfileLoader.loadFile(target)]
+            try Output.writeStandardOutput("ok: \(profiles.count) profile(s) valid: \(profiles.map(\.id).joined(separator: ", "))\n")
         }
     }
 }

@@ -10,15 +10,17 @@ struct Seamcheck: AsyncParsableCommand {
         discussion: """
         Exit codes: 0 ran with no finding at or above --fail-on; 1 findings at or above --fail-on; \
         2 bad usage or unusable input; 3 a needed service (avahi-daemon, D-Bus) is missing; \
-        130 / 143 a matrix run interrupted by SIGINT / SIGTERM (finished cases are kept).
+        4 `lab run` could run no receiver at all; \
+        130 / 143 a matrix or lab run interrupted by SIGINT / SIGTERM (finished cases are kept).
         """,
         version: seamcheckVersion,
         subcommands: [AuditCommand.self, LintCommand.self, InspectCommand.self, ProbeCommand.self, DiscoverCommand.self,
-                      MatrixCommand.self, LabCommand.self, ProfilesCommand.self, RulesCommand.self, ConfigCommand.self]
+                      MatrixCommand.self, LabCommand.self, AirPlayCommand.self, ProfilesCommand.self, RulesCommand.self, ConfigCommand.self]
     )
 
-    /// Runs the command and maps every failure to INTERFACE.md's exit codes: usage errors are 2
-    /// (ArgumentParser's default is 64), typed failures carry their own code.
+    /// Runs the command and maps every failure to INTERFACE.md's exit codes, here and nowhere
+    /// else: usage errors are 2 (ArgumentParser's default is 64), an `ExitCoded` error carries
+    /// its own code, and any other error of a module is 2 (unusable input) with its description.
     static func main() async {
         do {
             var command = try parseAsRoot()
@@ -27,24 +29,33 @@ struct Seamcheck: AsyncParsableCommand {
             } else {
                 try command.run()
             }
-        } catch let failure as CLIFailure {
-            Terminal.error(failure.message)
-            Foundation.exit(failure.exitCode)
         } catch let failure as OutputError {
             fail(failure)
+        } catch let error as any ExitCoded {
+            Terminal.error(error.description)
+            Foundation.exit(error.exitCode)
+        } catch where String(reflecting: type(of: error)).hasPrefix("ArgumentParser.") {
+            // Usage errors, --help, --version, `ExitCode`: some of these types are ArgumentParser's own.
+            endParsing(error)
         } catch {
-            let code = exitCode(for: error)
-            let message = fullMessage(for: error)
-            if code == .success {
-                // --help and --version: output like any other.
-                if !message.isEmpty {
-                    do { try Output.writeStandardOutput(message + "\n") } catch { fail(error) }
-                }
-                Foundation.exit(0)
-            }
-            if !message.isEmpty { Terminal.writeStderr(message + "\n") }
-            Foundation.exit(code == .validationFailure ? CLIFailure.usage : code.rawValue)
+            Terminal.error(String(describing: error))
+            Foundation.exit(CLIFailure.usage)
         }
+    }
+
+    /// ArgumentParser's own ends: bad usage (2), --help and --version (0), `ExitCode`.
+    static func endParsing(_ error: Error) -> Never {
+        let code = exitCode(for: error)
+        let message = fullMessage(for: error)
+        if code == .success {
+            // --help and --version: output like any other.
+            if !message.isEmpty {
+                do { try Output.writeStandardOutput(message + "\n") } catch { fail(error) }
+            }
+            Foundation.exit(0)
+        }
+        if !message.isEmpty { Terminal.writeStderr(message + "\n") }
+        Foundation.exit(code == .validationFailure ? CLIFailure.usage : code.rawValue)
     }
 
     /// Output that could not be written: exit 2 with one line on stderr, or, when the reader of

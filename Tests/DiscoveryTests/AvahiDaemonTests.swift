@@ -1,5 +1,6 @@
 import Discovery
 import Foundation
+import Processes
 import SeamcheckTestSupport
 import XCTest
 
@@ -25,10 +26,9 @@ final class AvahiDaemonTests: XCTestCase {
         var environment = AvahiTestEnvironment.environment
         environment["DBUS_SYSTEM_BUS_ADDRESS"] = "unix:path=/nonexistent/seamcheck/dbus.sock"
         environment[MissingBusProbe.childKey] = "1"
-        let child = try ChildProcess(
-            executable: URL(fileURLWithPath: try FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")),
-            arguments: ["DiscoveryTests.MissingBusProbe/testServerInfoAndBrowseThrowDaemonNotRunning"],
-            environment: environment)
+        let child = try RunningProcess(try FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe"),
+                                       ["DiscoveryTests.MissingBusProbe/testServerInfoAndBrowseThrowDaemonNotRunning"],
+                                       environment: environment)
         let status = child.wait(timeout: 60)
         let output = child.output
 

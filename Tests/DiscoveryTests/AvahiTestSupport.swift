@@ -1,5 +1,6 @@
 import Discovery
 import Foundation
+import Processes
 import SeamcheckTestSupport
 import XCTest
 #if canImport(Glibc)
@@ -24,36 +25,18 @@ enum AvahiTestEnvironment {
         } catch {
             let message = "avahi-daemon is not reachable: \(error) For these tests run "
                 + "`scripts/services.sh start && source .build/services/env` first."
-            if environment["SEAMCHECK_REQUIRE_AVAHI"] == "1" { throw AvahiUnavailable(message: message) }
-            throw XCTSkip(message)
+            throw TestEnvironment.missing(message)
         }
-    }
-
-    struct AvahiUnavailable: Error, CustomStringConvertible {
-        let message: String
-        var description: String { "SEAMCHECK_REQUIRE_AVAHI=1 but \(message)" }
-    }
-
-    /// Finds `name` on PATH.
-    static func executable(_ name: String) throws -> URL {
-        let path = environment["PATH"] ?? "/usr/bin:/bin"
-        let directories = path.split(separator: ":").map(String.init) + ["/usr/sbin", "/usr/bin"]
-        for directory in directories {
-            let url = URL(fileURLWithPath: directory).appendingPathComponent(name)
-            if FileManager.default.isExecutableFile(atPath: url.path) { return url }
-        }
-        throw XCTSkip("\(name) is not installed (apt-get install avahi-utils)")
     }
 }
 
 /// An `avahi-publish -s` process advertising one service; `stop()` terminates only that PID.
 final class AvahiPublisher {
-    private let child: ChildProcess
+    private let child: RunningProcess
 
     /// Starts the publisher and waits (up to `timeout` seconds) for its "Established" line.
     init(name: String, type: String, port: Int, txt: [String], timeout: TimeInterval = 10) throws {
-        child = try ChildProcess(executable: try AvahiTestEnvironment.executable("avahi-publish"),
-                                 arguments: ["-s", name, type, String(port)] + txt)
+        child = try RunningProcess(try TestEnvironment.require("avahi-publish"), ["-s", name, type, String(port)] + txt)
         let deadline = Date().addingTimeInterval(timeout)
         while !child.output.contains("Established under name") {
             if child.output.contains("Failed") || child.exitCode != nil || Date() > deadline {

@@ -190,33 +190,3 @@ extension Result {
         return nil
     }
 }
-
-/// Tests/Server/airplay_info_server.py in a child process; one port per mode.
-final class InfoServer: @unchecked Sendable {
-    let ports: [String: Int]
-    private let process: ChildProcess
-
-    init(modes: [String]) throws {
-        let script = MediaFixture.packageRoot + "/Tests/Server/airplay_info_server.py"
-        process = try ChildProcess(executable: try AvahiTestEnvironment.executable("python3"),
-                                   arguments: [script, "--lifetime", "600"] + modes.flatMap { ["--listen", $0] })
-        let deadline = Date().addingTimeInterval(10)
-        while !process.output.contains("READY"), process.exitCode == nil, Date() < deadline {
-            Thread.sleep(forTimeInterval: 0.02)
-        }
-        var ports: [String: Int] = [:]
-        for line in process.output.split(separator: "\n") where line.hasPrefix("PORT ") {
-            let parts = line.split(separator: " ")
-            if parts.count == 3, let port = Int(parts[2]) { ports[String(parts[1])] = port }
-        }
-        guard ports.count == modes.count else {
-            process.terminate()
-            throw CommandError.notFound("airplay_info_server.py did not start: \(process.output)")
-        }
-        self.ports = ports
-    }
-
-    var output: String { process.output }
-
-    func stop() { process.terminate() }
-}

@@ -15,7 +15,7 @@ final class ReceiverDiffTests: XCTestCase {
         let other = service("_airplay._tcp", "Kitchen", txt: TXTFixtures.homePod)
         let (events, listed) = ReceiverDiffer.changes(from: [:], to: Receiver.merge([airplay, other]))
         XCTAssertEqual(events.map(\.kind), ["added Kitchen", "added Living Room"])
-        XCTAssertEqual(Set(listed.keys), ["device:90:DD:5D:98:F0:0A", "service:_airplay._tcp:Kitchen"])
+        XCTAssertEqual(Set(listed.keys), ["device:90:DD:5D:98:F0:0A@Living Room", "service:_airplay._tcp:Kitchen"])
     }
 
     func testSecondServiceOfAReceiverIsAnUpdateNotANewReceiver() {

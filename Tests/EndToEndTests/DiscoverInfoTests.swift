@@ -11,7 +11,7 @@ final class DiscoverInfoTests: XCTestCase {
 
     func testInfoAddsDisplaysAndRefinesTheClassAndFailuresAreOnlyWarnings() throws {
         try DiscoverEnvironment.requireAvahi()
-        let server = try FakeInfoServer(modes: ["dolby-vision", "rtsp-only", "forbidden", "silent"])
+        let server = try InfoServer(modes: ["dolby-vision", "rtsp-only", "forbidden", "silent"])
         let suffix = String(DiscoverEnvironment.randomDeviceId().plain.suffix(4))
         var receivers: [String: FakeReceiver] = [:]
         for (mode, port) in server.ports {
@@ -88,7 +88,7 @@ final class DiscoverInfoTests: XCTestCase {
 
     func testTableShowsTheInfoColumn() throws {
         try DiscoverEnvironment.requireAvahi()
-        let server = try FakeInfoServer(modes: ["dolby-vision"])
+        let server = try InfoServer(modes: ["dolby-vision"])
         let name = "Seamcheck Info table \(DiscoverEnvironment.randomDeviceId().plain.suffix(4))"
         let receiver = try FakeReceiver(name: name, airplay: Self.lgTXT, raop: nil, port: try XCTUnwrap(server.ports["dolby-vision"]))
         defer { receiver.stop() }

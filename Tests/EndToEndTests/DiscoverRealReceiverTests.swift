@@ -1,4 +1,5 @@
 import Foundation
+import Processes
 import SeamcheckTestSupport
 import XCTest
 #if canImport(Glibc)
@@ -13,7 +14,7 @@ import Glibc
 /// Neither program can bind its ports to 127.0.0.1 only (no such option in these versions): they
 /// listen on the wildcard address, are advertised on `lo` only, and are asked on 127.0.0.1 only.
 final class DiscoverRealReceiverTests: XCTestCase {
-    private var children: [ChildProcess] = []
+    private var children: [RunningProcess] = []
 
     override func tearDown() {
         children.forEach { $0.terminate() }  // SIGTERM to these PIDs only
@@ -132,16 +133,8 @@ final class DiscoverRealReceiverTests: XCTestCase {
     }
 
     /// Starts a receiver program; missing, it skips the test, or fails it under SEAMCHECK_REQUIRE_AVAHI=1.
-    private func start(_ program: String, _ arguments: [String]) throws -> ChildProcess {
-        let executable: URL
-        do { executable = try DiscoverEnvironment.executable(program) } catch {
-            let message = "\(program) is not installed (scripts/setup-deps.sh installs it)"
-            if DiscoverEnvironment.environment["SEAMCHECK_REQUIRE_AVAHI"] == "1" {
-                throw DiscoverEnvironment.Unavailable(message: message)
-            }
-            throw XCTSkip(message)
-        }
-        let child = try ChildProcess(executable: executable, arguments: arguments)
+    private func start(_ program: String, _ arguments: [String]) throws -> RunningProcess {
+        let child = try RunningProcess(try TestEnvironment.require(program), arguments)
         children.append(child)
         return child
     }

@@ -1,4 +1,5 @@
 import Foundation
+import Processes
 import SeamcheckTestSupport
 import XCTest
 #if canImport(Glibc)
@@ -19,22 +20,8 @@ enum DiscoverEnvironment {
         guard let answer, answer.status == 0, answer.stdout.contains("int32 2") else {
             let message = "avahi-daemon is not reachable (\(answer?.stderr ?? "no dbus-send")); run "
                 + "`scripts/services.sh start && source .build/services/env` first"
-            if environment["SEAMCHECK_REQUIRE_AVAHI"] == "1" { throw Unavailable(message: message) }
-            throw XCTSkip(message)
+            throw TestEnvironment.missing(message)
         }
-    }
-
-    struct Unavailable: Error, CustomStringConvertible {
-        let message: String
-        var description: String { "SEAMCHECK_REQUIRE_AVAHI=1 but \(message)" }
-    }
-
-    static func executable(_ name: String) throws -> URL {
-        let directories = (environment["PATH"] ?? "/usr/bin:/bin").split(separator: ":").map(String.init) + ["/usr/sbin", "/sbin"]
-        for directory in directories where FileManager.default.isExecutableFile(atPath: "\(directory)/\(name)") {
-            return URL(fileURLWithPath: "\(directory)/\(name)")
-        }
-        throw XCTSkip("\(name) is not installed")
     }
 
     /// A random locally administered MAC: runs never collide with each other's leftovers.
@@ -75,7 +62,7 @@ enum DiscoverEnvironment {
 final class FakeReceiver {
     let name: String
     let deviceId: (colons: String, plain: String)
-    private var publishers: [ChildProcess] = []
+    private var publishers: [RunningProcess] = []
 
     /// Starts publishing `_airplay._tcp` (with `deviceid` added) and, when `raop` is given,
     /// `_raop._tcp` as `<MAC>@<name>`. Call `waitEstablished` before browsing.
@@ -84,16 +71,14 @@ final class FakeReceiver {
          environment: [String: String]? = nil) throws {
         self.name = name
         self.deviceId = deviceId
-        let publish = try DiscoverEnvironment.executable("avahi-publish")
+        let publish = try TestEnvironment.require("avahi-publish")
         if let airplay {
             let txt = airplay.contains { $0.hasPrefix("deviceid=") } ? airplay : ["deviceid=\(deviceId.colons)"] + airplay
-            publishers.append(try ChildProcess(executable: publish, arguments: ["-s", name, "_airplay._tcp", String(port)] + txt,
-                                               environment: environment))
+            publishers.append(try RunningProcess(publish, ["-s", name, "_airplay._tcp", String(port)] + txt, environment: environment))
         }
         if let raop {
-            publishers.append(try ChildProcess(executable: publish,
-                                               arguments: ["-s", "\(deviceId.plain)@\(name)", "_raop._tcp", String(raopPort ?? port)] + raop,
-                                               environment: environment))
+            publishers.append(try RunningProcess(publish, ["-s", "\(deviceId.plain)@\(name)", "_raop._tcp", String(raopPort ?? port)] + raop,
+                                                 environment: environment))
         }
     }
 
@@ -119,32 +104,4 @@ final class FakeReceiver {
     }
 
     deinit { stop() }
-}
-
-/// Tests/Server/airplay_info_server.py in a child process; one port per mode.
-final class FakeInfoServer {
-    let ports: [String: Int]
-    private let process: ChildProcess
-
-    init(modes: [String]) throws {
-        let script = MediaFixture.packageRoot + "/Tests/Server/airplay_info_server.py"
-        let process = try ChildProcess(executable: try DiscoverEnvironment.executable("python3"),
-                                       arguments: [script, "--lifetime", "600"] + modes.flatMap { ["--listen", $0] })
-        self.process = process
-        DiscoverEnvironment.wait(10) { process.output.contains("READY") || process.exitCode != nil }
-        var ports: [String: Int] = [:]
-        for line in process.output.split(separator: "\n") where line.hasPrefix("PORT ") {
-            let parts = line.split(separator: " ")
-            if parts.count == 3, let port = Int(parts[2]) { ports[String(parts[1])] = port }
-        }
-        guard ports.count == modes.count else {
-            process.terminate()
-            throw CommandError.notFound("airplay_info_server.py did not start: \(process.output)")
-        }
-        self.ports = ports
-    }
-
-    var output: String { process.output }
-
-    deinit { process.terminate() }
 }

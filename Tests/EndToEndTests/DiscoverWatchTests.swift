@@ -1,4 +1,5 @@
 import Foundation
+import Processes
 import SeamcheckTestSupport
 import XCTest
 #if canImport(Glibc)
@@ -8,14 +9,13 @@ import Glibc
 /// `seamcheck discover --watch`: events while receivers come and go, and while the daemon dies
 /// and comes back.
 final class DiscoverWatchTests: XCTestCase {
-    private func watch(_ extra: [String], environment: [String: String]? = nil) throws -> ChildProcess {
+    private func watch(_ extra: [String], environment: [String: String]? = nil) throws -> RunningProcess {
         var env = environment ?? ProcessInfo.processInfo.environment
         env["NO_COLOR"] = "1"
-        return try ChildProcess(executable: URL(fileURLWithPath: SeamcheckBinary.path), arguments: ["discover", "--watch"] + extra,
-                                environment: env)
+        return try RunningProcess(SeamcheckBinary.path, ["discover", "--watch"] + extra, environment: env)
     }
 
-    private func events(_ child: ChildProcess, _ kind: String, deviceId: String? = nil) -> [[String: Any]] {
+    private func events(_ child: RunningProcess, _ kind: String, deviceId: String? = nil) -> [[String: Any]] {
         DiscoverEnvironment.jsonLines(child.output).filter { event in
             event["event"] as? String == kind
                 && (deviceId == nil || (event["receiver"] as? [String: Any])?["deviceId"] as? String == deviceId)
@@ -129,12 +129,12 @@ final class DiscoverWatchTests: XCTestCase {
 final class PrivateAvahi {
     let directory: URL
     let bus: String
-    private let dbus: ChildProcess
-    private var avahi: ChildProcess?
+    private let dbus: RunningProcess
+    private var avahi: RunningProcess?
 
     init() throws {
         guard getuid() == 0 else { throw XCTSkip("a private avahi-daemon needs root") }
-        for tool in ["unshare", "ip", "dbus-daemon", "avahi-daemon", "dbus-send", "sh"] { _ = try DiscoverEnvironment.executable(tool) }
+        for tool in ["unshare", "ip", "dbus-daemon", "avahi-daemon", "dbus-send", "sh"] { _ = try TestEnvironment.require(tool) }
         directory = URL(fileURLWithPath: "/tmp/seamcheck-avahi-\(getpid())-\(UInt32.random(in: 0...UInt32.max))")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         bus = "unix:path=\(directory.path)/bus.sock"
@@ -163,8 +163,8 @@ final class PrivateAvahi {
         publish-hinfo=no
         publish-workstation=no
         """.write(to: directory.appendingPathComponent("avahi.conf"), atomically: true, encoding: .utf8)
-        dbus = try ChildProcess(executable: try DiscoverEnvironment.executable("dbus-daemon"),
-                                arguments: ["--config-file=\(directory.path)/bus.conf", "--nofork", "--nopidfile"])
+        dbus = try RunningProcess(try TestEnvironment.require("dbus-daemon"),
+                                  ["--config-file=\(directory.path)/bus.conf", "--nofork", "--nopidfile"])
         guard DiscoverEnvironment.wait(5, for: { FileManager.default.fileExists(atPath: "\(directory.path)/bus.sock") }) else {
             dbus.terminate()
             throw XCTSkip("the private dbus-daemon did not start: \(dbus.output)")
@@ -177,8 +177,8 @@ final class PrivateAvahi {
             + "exec avahi-daemon -f \(directory.path)/avahi.conf --no-rlimits --no-proc-title --no-drop-root --no-chroot"
         var environment = ProcessInfo.processInfo.environment
         environment["DBUS_SYSTEM_BUS_ADDRESS"] = bus
-        let child = try ChildProcess(executable: try DiscoverEnvironment.executable("unshare"),
-                                     arguments: ["--mount", "--net", "sh", "-c", script], environment: environment)
+        let child = try RunningProcess(try TestEnvironment.require("unshare"), ["--mount", "--net", "sh", "-c", script],
+                                       environment: environment)
         avahi = child
         let running = DiscoverEnvironment.wait(15) {
             child.exitCode != nil || (try? DiscoverEnvironment.requireAvahi(bus: self.bus)) != nil

@@ -1,4 +1,5 @@
 import Foundation
+import Processes
 import SeamcheckTestSupport
 import XCTest
 
@@ -20,15 +21,9 @@ final class LabScenario {
     var sessions: [[String: Any]] = []
     var sessionsTable = ""
 
-    private static let lock = NSLock()
-    nonisolated(unsafe) private static var result: Result<LabScenario, Error>?
+    private static let once = Once { try LabScenario() }
 
-    static func shared() throws -> LabScenario {
-        try lock.withLock {
-            if result == nil { result = Result { try LabScenario() } }
-            return try result!.get()
-        }
-    }
+    static func shared() throws -> LabScenario { try once.get() }
 
     func run(_ address: String, _ caseId: String) throws -> EmulatorRun {
         try XCTUnwrap(runs[address + " " + caseId], "no run of \(caseId) from \(address)")
@@ -41,9 +36,9 @@ final class LabScenario {
 
     private init() throws {
         try DiscoverEnvironment.requireAvahi()
-        let gst = try LabEnvironment.tool("gst-launch-1.0")
-        let ffmpeg = try LabEnvironment.tool("ffmpeg")
-        _ = try LabEnvironment.tool("python3")
+        let gst = try TestEnvironment.require("gst-launch-1.0")
+        let ffmpeg = try TestEnvironment.require("ffmpeg")
+        _ = try TestEnvironment.require("python3")
         let suite = try LabSuiteFixture.small()
         manifest = try LabSuiteFixture.manifest(suite)
         let folder = try LabEnvironment.temporaryFolder("lab-clients")
@@ -66,40 +61,40 @@ final class LabScenario {
                                        txt: ["deviceid=\(id())", "manufacturer=Samsung", "model=UNU7090",
                                              "features=0x7F8AD0,0x38BCB46", "srcvers=377.17.24.6", "rsf=0x3"])
         defer { tv.stop() }
-        let server = try LabServerProcess(suite: suite, database: folder + "/lab.sqlite", inventory: inventory)
-        defer { server.stop() }
+        try LabServerProcess.with(suite: suite, database: folder + "/lab.sqlite", inventory: inventory) { server in
 
-        // Discovery maps both addresses before anyone fetches (bounded: the browse answers in ~1 s).
-        DiscoverEnvironment.wait(20) {
-            let listed = ((try? server.json("/api/receivers"))?["receivers"] as? [[String: Any]] ?? []).compactMap { $0["address"] as? String }
-            return listed.contains(Self.atv) && listed.contains(Self.tv)
+            // Discovery maps both addresses before anyone fetches (bounded: the browse answers in ~1 s).
+            DiscoverEnvironment.wait(20) {
+                let listed = ((try? server.json("/api/receivers"))?["receivers"] as? [[String: Any]] ?? []).compactMap { $0["address"] as? String }
+                return listed.contains(Self.atv) && listed.contains(Self.tv)
+            }
+
+            let url = { (caseId: String) in server.origin + "/cases/\(caseId)/master.m3u8" }
+            let lowEnd = ["--video-codecs", "h264", "--ranges", "SDR", "--audio-codecs", "aac", "--max-channels", "2"]
+            // The TV decodes more than its class says (HEVC): the ladder shows it.
+            let tvLadder = ["--video-codecs", "h264,hevc", "--ranges", "SDR", "--audio-codecs", "aac", "--max-channels", "2",
+                            "--user-agent", "AppleCoreMedia/1.0.0 (Samsung TV; U; AirPlay 2)"]
+            runs[Self.atv + " control"] = try EmulatorRun.run(url: url("control"), source: Self.atv)
+            runs[Self.atv + " capability-ladder"] = try EmulatorRun.run(url: url("capability-ladder"), source: Self.atv)
+            runs[Self.tv + " control"] = try EmulatorRun.run(url: url("control"), source: Self.tv, options: lowEnd)
+            runs[Self.tv + " capability-ladder"] = try EmulatorRun.run(url: url("capability-ladder"), source: Self.tv, options: tvLadder)
+
+            runs[Self.unmapped + " capability-ladder"] = try EmulatorRun.run(url: url("capability-ladder"), source: Self.unmapped)
+
+            let gstRun = try Command.run(gst, ["-q", "playbin3", "uri=" + url("control"),
+                                               "video-sink=fakesink sync=false", "audio-sink=fakesink sync=false"], timeout: 60)
+            gstOutput = "exit \(gstRun.status): \(gstRun.stdout) \(gstRun.stderr)"
+            gstStatus = gstRun.status
+            let ffmpegRun = try Command.run(ffmpeg, ["-nostdin", "-hide_banner", "-loglevel", "error", "-i", url("frame-rate-25"),
+                                                     "-f", "null", "-"], timeout: 60)
+            ffmpegOutput = "exit \(ffmpegRun.status): \(ffmpegRun.stderr)"
+            ffmpegStatus = ffmpegRun.status
+
+            receivers = (try server.json("/api/receivers"))["receivers"] as? [[String: Any]] ?? []
+            serverExit = server.stop()  // at once: what the clients fetched must already be on its way to the database
+            sessions = try LabSessions.read(database: server.database)
+            sessionsTable = try SeamcheckBinary.run(["lab", "sessions", "--db", server.database, "--format", "table"]).stdout
         }
-
-        let url = { (caseId: String) in server.origin + "/cases/\(caseId)/master.m3u8" }
-        let lowEnd = ["--video-codecs", "h264", "--ranges", "SDR", "--audio-codecs", "aac", "--max-channels", "2"]
-        // The TV decodes more than its class says (HEVC): the ladder shows it.
-        let tvLadder = ["--video-codecs", "h264,hevc", "--ranges", "SDR", "--audio-codecs", "aac", "--max-channels", "2",
-                        "--user-agent", "AppleCoreMedia/1.0.0 (Samsung TV; U; AirPlay 2)"]
-        runs[Self.atv + " control"] = try EmulatorRun.run(url: url("control"), source: Self.atv)
-        runs[Self.atv + " capability-ladder"] = try EmulatorRun.run(url: url("capability-ladder"), source: Self.atv)
-        runs[Self.tv + " control"] = try EmulatorRun.run(url: url("control"), source: Self.tv, options: lowEnd)
-        runs[Self.tv + " capability-ladder"] = try EmulatorRun.run(url: url("capability-ladder"), source: Self.tv, options: tvLadder)
-
-        runs[Self.unmapped + " capability-ladder"] = try EmulatorRun.run(url: url("capability-ladder"), source: Self.unmapped)
-
-        let gstRun = try Command.run(gst, ["-q", "playbin3", "uri=" + url("control"),
-                                           "video-sink=fakesink sync=false", "audio-sink=fakesink sync=false"], timeout: 60)
-        gstOutput = "exit \(gstRun.status): \(gstRun.stdout) \(gstRun.stderr)"
-        gstStatus = gstRun.status
-        let ffmpegRun = try Command.run(ffmpeg, ["-nostdin", "-hide_banner", "-loglevel", "error", "-i", url("frame-rate-25"),
-                                                 "-f", "null", "-"], timeout: 60)
-        ffmpegOutput = "exit \(ffmpegRun.status): \(ffmpegRun.stderr)"
-        ffmpegStatus = ffmpegRun.status
-
-        receivers = (try server.json("/api/receivers"))["receivers"] as? [[String: Any]] ?? []
-        serverExit = server.stop()  // at once: what the clients fetched must already be on its way to the database
-        sessions = try LabSessions.read(database: server.database)
-        sessionsTable = try SeamcheckBinary.run(["lab", "sessions", "--db", server.database, "--format", "table"]).stdout
     }
 }
 
@@ -213,32 +208,32 @@ final class LabClientsTests: XCTestCase {
 
 final class LabRollsTests: XCTestCase {
     func testTheEmulatedReceiverPlaysAPreRollFromAnAssetListAMidRollAndAPostRollAndSIGINTKeepsEveryRequest() throws {
-        _ = try LabEnvironment.tool("python3")
+        _ = try TestEnvironment.require("python3")
         let folder = try LabEnvironment.temporaryFolder("lab-rolls")
         defer { try? FileManager.default.removeItem(atPath: folder) }
         let suite = try LabSuiteFixture.withRolls(from: try LabSuiteFixture.small(), into: folder)
-        let server = try LabServerProcess(suite: suite, database: folder + "/lab.sqlite", inventory: nil, browse: false)
-        defer { server.stop() }
-        let run = try EmulatorRun.run(url: server.origin + "/cases/rolls/master.m3u8", source: "127.0.0.31")
-        XCTAssertEqual(run.errors, [], "\(run.summary)")
-        XCTAssertEqual(run.interstitials.map { $0["id"] as? String }, ["pre", "ad-control", "post"])
-        XCTAssertEqual(run.interstitials.map { $0["cue"] as? [String] }, [["PRE"], [], ["POST"]])
-        let paths = run.fetchedPaths
-        let list = try XCTUnwrap(paths.first { $0.hasPrefix("/cases/rolls/ad/assets.json?") }, "\(paths)")
-        XCTAssertTrue(list.contains("_HLS_primary_id=") && list.contains("_HLS_start_offset=0"), list)
-        // Pre-roll before the first primary segment, post-roll after the last.
-        let firstPrimary = try XCTUnwrap(paths.firstIndex { $0.hasPrefix("/cases/rolls/primary/") && $0.hasSuffix(".m4s") })
-        XCTAssertTrue(paths[..<firstPrimary].contains { $0.hasPrefix("/cases/rolls/ad/") && $0.contains(".m4s") })
-        XCTAssertTrue(try XCTUnwrap(paths.last).hasPrefix("/cases/rolls/ad/"), "\(paths)")
-        kill(server.process.pid, SIGINT)  // as an operator's Ctrl-C
-        XCTAssertEqual(server.process.wait(timeout: 15), 0)
+        try LabServerProcess.with(suite: suite, database: folder + "/lab.sqlite", inventory: nil, browse: false) { server in
+            let run = try EmulatorRun.run(url: server.origin + "/cases/rolls/master.m3u8", source: "127.0.0.31")
+            XCTAssertEqual(run.errors, [], "\(run.summary)")
+            XCTAssertEqual(run.interstitials.map { $0["id"] as? String }, ["pre", "ad-control", "post"])
+            XCTAssertEqual(run.interstitials.map { $0["cue"] as? [String] }, [["PRE"], [], ["POST"]])
+            let paths = run.fetchedPaths
+            let list = try XCTUnwrap(paths.first { $0.hasPrefix("/cases/rolls/ad/assets.json?") }, "\(paths)")
+            XCTAssertTrue(list.contains("_HLS_primary_id=") && list.contains("_HLS_start_offset=0"), list)
+            // Pre-roll before the first primary segment, post-roll after the last.
+            let firstPrimary = try XCTUnwrap(paths.firstIndex { $0.hasPrefix("/cases/rolls/primary/") && $0.hasSuffix(".m4s") })
+            XCTAssertTrue(paths[..<firstPrimary].contains { $0.hasPrefix("/cases/rolls/ad/") && $0.contains(".m4s") })
+            XCTAssertTrue(try XCTUnwrap(paths.last).hasPrefix("/cases/rolls/ad/"), "\(paths)")
+            kill(server.process.pid, SIGINT)  // as an operator's Ctrl-C
+            XCTAssertEqual(server.process.wait(timeout: 15), 0)
 
-        let session = try XCTUnwrap(try LabSessions.read(database: folder + "/lab.sqlite").first { $0["case"] as? String == "rolls" })
-        XCTAssertEqual(session["sentPrimaryId"] as? Bool, true)
-        XCTAssertEqual(session["sentStartOffset"] as? Bool, true)
-        XCTAssertEqual(session["resumedAt"] as? Double, 0, "the pre-roll's X-RESUME-OFFSET=0 starts the primary at 0")
-        XCTAssertEqual(session["requests"] as? Int, run.requests)
-        let adSegments = paths.filter { $0.hasPrefix("/cases/rolls/ad/") && $0.contains(".m4s") }.count
-        XCTAssertEqual(session["interstitialSegments"] as? Int, adSegments)
+            let session = try XCTUnwrap(try LabSessions.read(database: folder + "/lab.sqlite").first { $0["case"] as? String == "rolls" })
+            XCTAssertEqual(session["sentPrimaryId"] as? Bool, true)
+            XCTAssertEqual(session["sentStartOffset"] as? Bool, true)
+            XCTAssertEqual(session["resumedAt"] as? Double, 0, "the pre-roll's X-RESUME-OFFSET=0 starts the primary at 0")
+            XCTAssertEqual(session["requests"] as? Int, run.requests)
+            let adSegments = paths.filter { $0.hasPrefix("/cases/rolls/ad/") && $0.contains(".m4s") }.count
+            XCTAssertEqual(session["interstitialSegments"] as? Int, adSegments)
+        }
     }
 }

@@ -1,4 +1,5 @@
 import Foundation
+import Processes
 import SeamcheckTestSupport
 import XCTest
 
@@ -17,15 +18,9 @@ final class LabFaultScenario {
     var serverExit: Int32 = -1
     var sessions: [[String: Any]] = []
 
-    private static let lock = NSLock()
-    nonisolated(unsafe) private static var result: Result<LabFaultScenario, Error>?
+    private static let once = Once { try LabFaultScenario() }
 
-    static func shared() throws -> LabFaultScenario {
-        try lock.withLock {
-            if result == nil { result = Result { try LabFaultScenario() } }
-            return try result!.get()
-        }
-    }
+    static func shared() throws -> LabFaultScenario { try once.get() }
 
     /// The rolls suite with its first ad segment (the first media segment a receiver fetches) padded.
     static func paddedSuite(in folder: String) throws -> String {
@@ -46,29 +41,32 @@ final class LabFaultScenario {
     }
 
     private init() throws {
-        let python = try LabEnvironment.tool("python3")
+        let python = try TestEnvironment.require("python3")
         let folder = try LabEnvironment.temporaryFolder("lab-faults")
         defer { try? FileManager.default.removeItem(atPath: folder) }
         let suite = try Self.paddedSuite(in: folder)
 
-        let server = try LabServerProcess(suite: suite, database: folder + "/lab.sqlite", inventory: nil, browse: false)
-        defer { server.stop() }
-        let url = server.origin + "/cases/rolls/master.m3u8"
-        // The first media segment a receiver fetches is the pre-roll's first: the padded one.
-        runs[Self.dropper] = try EmulatorRun.run(url: url, source: Self.dropper, options: ["--drop-mid-segment", "1"])
-        runs[Self.afterDrop] = try EmulatorRun.run(url: url, source: Self.afterDrop)
+        var runs: [String: EmulatorRun] = [:]
+        var stillRunning = false
+        serverExit = try LabServerProcess.with(suite: suite, database: folder + "/lab.sqlite", inventory: nil, browse: false) { server in
+            let url = server.origin + "/cases/rolls/master.m3u8"
+            // The first media segment a receiver fetches is the pre-roll's first: the padded one.
+            runs[Self.dropper] = try EmulatorRun.run(url: url, source: Self.dropper, options: ["--drop-mid-segment", "1"])
+            runs[Self.afterDrop] = try EmulatorRun.run(url: url, source: Self.afterDrop)
 
-        let staller = try ChildProcess(executable: URL(fileURLWithPath: python),
-                                       arguments: EmulatorRun.arguments(url: url, source: Self.staller,
-                                                                        options: ["--stall-seconds", String(Self.stallSeconds), "--stall-segment", "1"]))
-        Thread.sleep(forTimeInterval: 0.5)
-        runs[Self.beside] = try EmulatorRun.run(url: url, source: Self.beside, timeout: 30)
-        stallStillRunningWhenOtherFinished = staller.exitCode == nil
-        let status = staller.wait(timeout: Self.stallSeconds + 30)
-        runs[Self.staller] = try EmulatorRun.decode(staller.output, status: status, seconds: 0)
+            let staller = try RunningProcess(python, EmulatorRun.arguments(url: url, source: Self.staller,
+                                                                           options: ["--stall-seconds", String(Self.stallSeconds), "--stall-segment", "1"]))
+            Thread.sleep(forTimeInterval: 0.5)
+            runs[Self.beside] = try EmulatorRun.run(url: url, source: Self.beside, timeout: 30)
+            stillRunning = staller.exitCode == nil
+            let status = staller.wait(timeout: Self.stallSeconds + 30)
+            runs[Self.staller] = try EmulatorRun.decode(staller.output, status: status, seconds: 0)
 
-        serverExit = server.stop()
-        sessions = try LabSessions.read(database: server.database)
+            return server.stop()
+        }
+        self.runs = runs
+        stallStillRunningWhenOtherFinished = stillRunning
+        sessions = try LabSessions.read(database: folder + "/lab.sqlite")
     }
 }
 
@@ -118,13 +116,13 @@ final class LabFaultTests: XCTestCase {
         let folder = try LabEnvironment.temporaryFolder("lab-idle")
         defer { try? FileManager.default.removeItem(atPath: folder) }
         let suite = try LabFaultScenario.paddedSuite(in: folder)
-        let server = try LabServerProcess(streams: suite, database: folder + "/lab.sqlite", arguments: ["--no-browse", "--idle-timeout", "1"])
-        defer { server.stop() }
-        let run = try EmulatorRun.run(url: server.origin + "/cases/rolls/master.m3u8", source: "127.0.0.42",
-                                      options: ["--stall-seconds", "4", "--stall-segment", "1"])
-        XCTAssertEqual(server.stop(), 0)
-        XCTAssertFalse(run.errors.isEmpty, "the stalled client got its whole segment after 4 s; the server should have cut it after 1 s")
-        let session = try XCTUnwrap(try LabSessions.read(database: folder + "/lab.sqlite").first)
-        XCTAssertEqual(session["abandonedRequests"] as? Int, 1, "\(session)")
+        try LabServerProcess.with(streams: suite, database: folder + "/lab.sqlite", arguments: ["--no-browse", "--idle-timeout", "1"]) { server in
+            let run = try EmulatorRun.run(url: server.origin + "/cases/rolls/master.m3u8", source: "127.0.0.42",
+                                          options: ["--stall-seconds", "4", "--stall-segment", "1"])
+            XCTAssertEqual(server.stop(), 0)
+            XCTAssertFalse(run.errors.isEmpty, "the stalled client got its whole segment after 4 s; the server should have cut it after 1 s")
+            let session = try XCTUnwrap(try LabSessions.read(database: folder + "/lab.sqlite").first)
+            XCTAssertEqual(session["abandonedRequests"] as? Int, 1, "\(session)")
+        }
     }
 }

@@ -1,45 +1,30 @@
 import Foundation
+import Processes
 import SeamcheckTestSupport
 import XCTest
 #if canImport(Glibc)
 import Glibc
 #endif
 
-/// What the lab end-to-end tests need from the machine: tools scripts/setup-deps.sh and
-/// scripts/lab-venv.sh install. Missing, a test skips; with SEAMCHECK_REQUIRE_AVAHI=1 (CI,
-/// scripts/test.sh) it fails, so that a broken install step cannot pass as a skip.
+/// What the lab end-to-end tests need beyond tools (`TestEnvironment.require`): scripts/lab-venv.sh's
+/// Python, the stand-in receivers' scripts, scratch folders.
 enum LabEnvironment {
-    static var required: Bool { ProcessInfo.processInfo.environment["SEAMCHECK_REQUIRE_AVAHI"] == "1" }
-
-    struct Missing: Error, CustomStringConvertible {
-        let message: String
-        var description: String { "SEAMCHECK_REQUIRE_AVAHI=1 but \(message)" }
-    }
-
-    static func missing(_ message: String) -> Error {
-        required ? Missing(message: message) : XCTSkip(message)
-    }
-
-    /// `name` on PATH (or an absolute path that must exist).
+    /// The old names of `TestEnvironment.require` and `.missing`, kept while tests written before
+    /// them (lab run, lab serve, the report's timeline, the run lease) move over.
+    @available(*, deprecated, renamed: "TestEnvironment.require")
     static func tool(_ name: String, installedBy script: String = "scripts/setup-deps.sh") throws -> String {
-        if name.hasPrefix("/") {
-            if FileManager.default.isExecutableFile(atPath: name) { return name }
-        } else {
-            let path = ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin"
-            for directory in path.split(separator: ":") + ["/usr/sbin", "/usr/bin"]
-            where FileManager.default.isExecutableFile(atPath: "\(directory)/\(name)") {
-                return "\(directory)/\(name)"
-            }
-        }
-        throw missing("\(name) is not installed (run \(script))")
+        try TestEnvironment.require(name, installedBy: script)
     }
+
+    @available(*, deprecated, renamed: "TestEnvironment.missing")
+    static func missing(_ message: String) -> Error { TestEnvironment.missing(message) }
 
     /// The Python of .build/lab-venv, with Selenium.
     static func seleniumPython() throws -> String {
         let python = MediaFixture.packageRoot + "/.build/lab-venv/bin/python"
         guard FileManager.default.isExecutableFile(atPath: python),
               (try? Command.run(python, ["-c", "import selenium"], timeout: 30))?.status == 0 else {
-            throw missing("\(python) has no Selenium (run scripts/lab-venv.sh)")
+            throw TestEnvironment.missing("\(python) has no Selenium (run scripts/lab-venv.sh)")
         }
         return python
     }
@@ -60,19 +45,13 @@ enum LabEnvironment {
 enum LabSuiteFixture {
     /// The cases these tests play.
     static let cases = ["control", "frame-rate-25", "capability-ladder"]
-    private static let lock = NSLock()
-    nonisolated(unsafe) private static var made: Result<String, Error>?
+    private static let made = Once { try generate() }
 
-    static func small() throws -> String {
-        try lock.withLock {
-            if made == nil { made = Result { try generate() } }
-            return try made!.get()
-        }
-    }
+    static func small() throws -> String { try made.get() }
 
     private static func generate() throws -> String {
         if let ready = ProcessInfo.processInfo.environment["SEAMCHECK_LAB_SUITE"] { return ready }
-        _ = try LabEnvironment.tool("ffmpeg")
+        _ = try TestEnvironment.require("ffmpeg")
         let folder = MediaFixture.cacheDirectory + "/lab-small-e2e"
         let result = try SeamcheckBinary.run(["lab", "streams", "--scale", "small", "--output", folder])
         guard result.status == 0, FileManager.default.fileExists(atPath: folder + "/lab.json") else {
@@ -94,10 +73,12 @@ enum LabSuiteFixture {
 }
 
 extension LabServerProcess {
-    /// The lab's server for these tests: the inventory, and browsing unless `browse` is false.
-    convenience init(suite: String, database: String, inventory: String?, browse: Bool = true) throws {
-        try self.init(streams: suite, database: database,
-                      arguments: (inventory.map { ["--inventory", $0] } ?? []) + (browse ? [] : ["--no-browse"]))
+    /// The lab's server for these tests, for the length of `body`: the inventory, and browsing
+    /// unless `browse` is false.
+    static func with<T>(suite: String, database: String, inventory: String?, browse: Bool = true,
+                        _ body: (LabServerProcess) throws -> T) throws -> T {
+        try with(streams: suite, database: database,
+                 arguments: (inventory.map { ["--inventory", $0] } ?? []) + (browse ? [] : ["--no-browse"]), body)
     }
 
     var origin: String { url("") }
@@ -115,16 +96,15 @@ extension LabServerProcess {
 final class PublishedReceiver {
     let name: String
     let address: String
-    private var publishers: [ChildProcess] = []
+    private var publishers: [RunningProcess] = []
 
     init(name: String, address: String, txt: [String], timeout: TimeInterval = 15) throws {
         self.name = name
         self.address = address
-        let publish = try LabEnvironment.tool("avahi-publish")
+        let publish = try TestEnvironment.require("avahi-publish")
         let host = "seamcheck-lab-\(address.split(separator: ".").last ?? "x")-\(UInt32.random(in: 0...UInt32.max)).local"
-        publishers.append(try ChildProcess(executable: URL(fileURLWithPath: publish), arguments: ["-a", "-R", host, address]))
-        publishers.append(try ChildProcess(executable: URL(fileURLWithPath: publish),
-                                           arguments: ["-s", "-H", host, name, "_airplay._tcp", "7000"] + txt))
+        publishers.append(try RunningProcess(publish, ["-a", "-R", host, address]))
+        publishers.append(try RunningProcess(publish, ["-s", "-H", host, name, "_airplay._tcp", "7000"] + txt))
         for publisher in publishers {
             DiscoverEnvironment.wait(timeout) {
                 publisher.output.contains("Established under name") || publisher.output.contains("Failed") || publisher.exitCode != nil

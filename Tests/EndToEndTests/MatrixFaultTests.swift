@@ -1,4 +1,6 @@
 import Foundation
+import Matrix
+import Processes
 import SeamcheckTestSupport
 import XCTest
 #if canImport(Glibc)
@@ -25,7 +27,7 @@ final class MatrixFaultTests: XCTestCase {
 
     /// 16 cases whose interstitial is served slowly, each at its own URL (no sharing): the run
     /// takes many seconds, and cases finish one after another.
-    func startSlowRun() throws -> ChildProcess {
+    func startSlowRun() throws -> RunningProcess {
         let primary = try Fixtures.primary.path()
         let name = (try Fixtures.matching.path() as NSString).lastPathComponent
         var yaml = "name: slow\ndefaults: {jobs: 2, timeout: 120}\ndeviceClasses: [smart-tv-low-end, apple-tv-4k, apple-tv-hd]\ncases:\n"
@@ -34,9 +36,9 @@ final class MatrixFaultTests: XCTestCase {
         }
         let path = dir.appendingPathComponent("slow.yaml").path
         try yaml.write(toFile: path, atomically: true, encoding: .utf8)
-        return try ChildProcess(executable: URL(fileURLWithPath: SeamcheckBinary.path),
-                                arguments: ["matrix", "run", path, "--db", db, "--output", dir.appendingPathComponent("reports").path,
-                                            "--format", "json", "--profiles-dir", MediaFixture.packageRoot + "/DeviceProfiles"])
+        return try RunningProcess(SeamcheckBinary.path, ["matrix", "run", path, "--db", db, "--output", dir.appendingPathComponent("reports").path,
+                                                         "--format", "json", "--profiles-dir", MediaFixture.packageRoot + "/DeviceProfiles"],
+                                  environment: ProcessInfo.processInfo.environment.merging([RunLease.environmentVariable: "1"]) { _, new in new })
     }
 
     /// Runs a query on the database with Python's sqlite3 module: a reader that is not seamcheck.
@@ -47,7 +49,7 @@ final class MatrixFaultTests: XCTestCase {
         return result.stdout.trimmingCharacters(in: .whitespacesAndNewlines)
     }
 
-    func waitForCommittedCases(_ count: Int, _ child: ChildProcess) throws -> Int {
+    func waitForCommittedCases(_ count: Int, _ child: RunningProcess) throws -> Int {
         let deadline = Date().addingTimeInterval(90)
         while Date() < deadline, child.exitCode == nil {
             if FileManager.default.fileExists(atPath: db), let n = Int((try? query("SELECT COUNT(*) FROM matrixCase")) ?? ""), n >= count {
@@ -70,10 +72,11 @@ final class MatrixFaultTests: XCTestCase {
         XCTAssertLessThan(committed, 16, "killed before the end")
         XCTAssertEqual(Int(try query("SELECT COUNT(*) FROM cell")), committed * 3, "every committed case has all its cells")
 
+        Thread.sleep(forTimeInterval: 1.5)  // the run's lease (1 s here) lapses
         let history = try SeamcheckBinary.run(["matrix", "history", "--db", db, "--format", "json"])
         XCTAssertEqual(history.status, 0, history.stderr)
         let runs = try XCTUnwrap((try JSONSerialization.jsonObject(with: Data(history.stdout.utf8)) as? [String: Any])?["runs"] as? [[String: Any]])
-        XCTAssertEqual(runs.first?["status"] as? String, "abandoned")
+        XCTAssertEqual(runs.first?["status"] as? String, "interrupted")
         XCTAssertEqual(runs.first?["finishedCases"] as? Int, committed)
     }
 
@@ -102,9 +105,8 @@ final class MatrixFaultTests: XCTestCase {
         for n in 0..<4 { yaml += "  - {id: title-\(n), playlist: \"\(server.url("/slow/30/master-\(n).m3u8"))\"}\n" }
         let path = dir.appendingPathComponent("fetching.yaml").path
         try yaml.write(toFile: path, atomically: true, encoding: .utf8)
-        let child = try ChildProcess(executable: URL(fileURLWithPath: SeamcheckBinary.path),
-                                     arguments: ["matrix", "run", path, "--db", db, "--output", dir.appendingPathComponent("reports").path,
-                                                 "--format", "json", "--profiles-dir", MediaFixture.packageRoot + "/DeviceProfiles"])
+        let child = try RunningProcess(SeamcheckBinary.path, ["matrix", "run", path, "--db", db, "--output", dir.appendingPathComponent("reports").path,
+                                                              "--format", "json", "--profiles-dir", MediaFixture.packageRoot + "/DeviceProfiles"])
         Thread.sleep(forTimeInterval: 1.5)
         kill(child.pid, SIGINT)
         XCTAssertEqual(child.wait(timeout: 30), 130, child.output)

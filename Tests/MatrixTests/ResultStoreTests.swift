@@ -69,11 +69,14 @@ final class ResultStoreTests: XCTestCase {
         let first = try store.beginRun(start(profiles, cases: ["a"]))
         try store.finishRun(first, status: .completed, probesPerformed: 2, distinctInputs: 2)
         let second = try store.beginRun(start(profiles, cases: ["a", "b"]))
-        try store.pool.write { try $0.execute(sql: "UPDATE run SET pid = 2147483000 WHERE id = ?", arguments: [second]) }
+        // A run recorded before heartbeats (no heartbeat, no lease): judged by its PID, as it was.
+        try store.pool.write {
+            try $0.execute(sql: "UPDATE run SET pid = 2147483000, heartbeatAt = NULL, leaseSeconds = NULL WHERE id = ?", arguments: [second])
+        }
         let third = try store.beginRun(start(profiles, cases: ["a"]))
         let runs = try store.runs()
         XCTAssertEqual(runs.map(\.id), [third, second, first])
-        XCTAssertEqual(runs.map(\.status), [.running, .abandoned, .completed], "a running run whose process is gone is abandoned")
+        XCTAssertEqual(runs.map(\.status), [.running, .abandoned, .completed], "an old running run whose process is gone is abandoned")
         XCTAssertEqual(runs[1].plannedCases, 2)
         XCTAssertThrowsError(try ResultStore(path: directory.appendingPathComponent("none.sqlite").path, create: false)) { error in
             XCTAssertTrue("\(error)".contains("no results database"))

@@ -1,19 +1,45 @@
 import Foundation
+import Processes
 
-/// `seamcheck lab serve` running as a child process on 127.0.0.1 and a free port.
+/// `seamcheck lab serve` running as a child process on 127.0.0.1 and a free port, for the length
+/// of a `with` block: stopped when the block ends, however it ends.
 public final class LabServerProcess: @unchecked Sendable {
-    public let process: ChildProcess
+    public let process: RunningProcess
     public let port: Int
     public let database: String
 
+    /// Starts the server, hands it to `body`, and stops it when `body` returns or throws.
+    public static func with<T>(streams: String, database: String, arguments: [String] = [], environment: [String: String]? = nil,
+                               timeout: TimeInterval = 30, _ body: (LabServerProcess) throws -> T) throws -> T {
+        let server = try LabServerProcess(starting: streams, database: database, arguments: arguments, environment: environment,
+                                          timeout: timeout)
+        defer { server.stop() }
+        return try body(server)
+    }
+
+    /// `with` for an async `body`.
+    public static func with<T>(streams: String, database: String, arguments: [String] = [], environment: [String: String]? = nil,
+                               timeout: TimeInterval = 30, _ body: (LabServerProcess) async throws -> T) async throws -> T {
+        let server = try LabServerProcess(starting: streams, database: database, arguments: arguments, environment: environment,
+                                          timeout: timeout)
+        do {
+            let value = try await body(server)
+            server.stop()
+            return value
+        } catch {
+            server.stop()
+            throw error
+        }
+    }
+
     /// Starts the server and waits (at most `timeout` seconds) for its "serving" line.
-    public init(streams: String, database: String, arguments: [String] = [], environment: [String: String]? = nil,
-                timeout: TimeInterval = 30) throws {
+    private init(starting streams: String, database: String, arguments: [String], environment: [String: String]?,
+                 timeout: TimeInterval) throws {
         self.database = database
-        process = try ChildProcess(executable: URL(fileURLWithPath: SeamcheckBinary.path),
-                                   arguments: ["lab", "serve", "--streams", streams, "--bind", "127.0.0.1", "--port", "0",
-                                               "--db", database, "--profiles-dir", MediaFixture.packageRoot + "/DeviceProfiles"] + arguments,
-                                   environment: environment)
+        process = try RunningProcess(SeamcheckBinary.path,
+                                     ["lab", "serve", "--streams", streams, "--bind", "127.0.0.1", "--port", "0",
+                                      "--db", database, "--profiles-dir", MediaFixture.packageRoot + "/DeviceProfiles"] + arguments,
+                                     environment: environment)
         let deadline = Date().addingTimeInterval(timeout)
         while true {
             if let match = process.output.firstMatch(of: /lab: serving http:\/\/127\.0\.0\.1:(\d+)\//), let port = Int(match.1) {
@@ -31,9 +57,20 @@ public final class LabServerProcess: @unchecked Sendable {
         }
     }
 
+    /// The old way in: a server that lives until this object goes. Kept while tests written
+    /// before `with` (helper labserver's LabWriteAccessTests, LabServeBackpressureTests) move over.
+    @available(*, deprecated, message: "use LabServerProcess.with(streams:database:...) { server in ... }")
+    public convenience init(streams: String, database: String, arguments: [String] = [], environment: [String: String]? = nil,
+                            timeout: TimeInterval = 30) throws {
+        try self.init(starting: streams, database: database, arguments: arguments, environment: environment, timeout: timeout)
+        stopsWhenReleased = true
+    }
+
+    private var stopsWhenReleased = false
+
     public func url(_ path: String) -> String { "http://127.0.0.1:\(port)\(path)" }
 
-    /// SIGTERM, then waits for the exit; returns the exit code.
+    /// SIGTERM, then waits for the exit; returns the exit code. Safe to call again.
     @discardableResult
     public func stop(timeout: TimeInterval = 15) -> Int32 {
         if process.exitCode == nil { kill(process.pid, SIGTERM) }  // a reaped PID may be someone else's by now
@@ -41,7 +78,7 @@ public final class LabServerProcess: @unchecked Sendable {
     }
 
     deinit {
-        if process.exitCode == nil { process.terminate() }
+        if stopsWhenReleased { stop() }
     }
 
     public struct LabServerFailed: Error, CustomStringConvertible {

@@ -1,4 +1,5 @@
 import Foundation
+import Processes
 
 /// The test HTTP server (Tests/Server/test_http_server.py) on 127.0.0.1, serving `root`.
 ///
@@ -8,16 +9,15 @@ import Foundation
 public final class TestHTTPServer: @unchecked Sendable {
     public let root: String
     public let port: Int
-    private let process: ChildProcess
+    private let process: RunningProcess
 
     /// `substitute`: text replaced with `url("/files")` in every .m3u8 and .json served (the lab
     /// suite's origin placeholder).
     public init(root: String, lifetime: Double = 900, substitute: String? = nil) throws {
         self.root = root
         let script = MediaFixture.packageRoot + "/Tests/Server/test_http_server.py"
-        process = try ChildProcess(executable: URL(fileURLWithPath: try Command.resolve("python3")),
-                                   arguments: [script, "--root", root, "--lifetime", String(lifetime)]
-                                       + (substitute.map { ["--substitute", $0] } ?? []))
+        process = try RunningProcess(try TestEnvironment.require("python3"),
+                                     [script, "--root", root, "--lifetime", String(lifetime)] + (substitute.map { ["--substitute", $0] } ?? []))
         // The first line is "PORT n".
         let deadline = Date().addingTimeInterval(10)
         while !process.output.contains("\n"), process.exitCode == nil, Date() < deadline {

@@ -13,6 +13,9 @@ Each --listen MODE opens one port that behaves as MODE:
   short-body     200 whose Content-Length promises more than is sent before closing
   huge           200 with a 10 MB body (Content-Length 10485760), sent in full if read
   silent         reads the request and never answers
+  kodi           Kodi's AirPlay server: 501 Not Implemented to `GET /info`, the status line ended by a
+                 bare LF and the other lines by CRLF ("HTTP/1.1 501 Not Implemented\nDate: ...\r\n")
+  lf-only        like `sdr`, every header line ended by a bare LF (RFC 9112 2.2 lets a recipient accept it)
 
 Bodies are binary plists (plistlib, FMT_BINARY), as real receivers send them. Prints
 "PORT <mode> <n>" per listener, then "READY"; then one "REQUEST <mode> <request line> apv=<value of
@@ -101,6 +104,15 @@ class Handler(socketserver.StreamRequestHandler):
                 head = f"{version} 200 OK\r\nContent-Length: {len(whole)}\r\n\r\n".encode()
                 self.wfile.write(head + whole[:100])
                 return self.wfile.flush()
+            if mode == "kodi":
+                date = time.strftime("%a, %d %b %Y %H:%M:%S GMT", time.gmtime())
+                self.wfile.write(f"{version} 501 Not Implemented\nDate: {date}\r\nContent-Length: 0\r\n\r\n".encode())
+                return self.wfile.flush()
+            if mode == "lf-only":
+                whole = info("sdr")
+                self.wfile.write(f"{version} 200 OK\nContent-Length: {len(whole)}\nContent-Type: "
+                                 f"application/x-apple-binary-plist\n\n".encode() + whole)
+                return self.wfile.flush()
             if mode == "huge":
                 return self.reply(version, 200, "OK", b"\0" * (10 << 20), headers)
             if len(parts) != 3 or parts[0] != "GET" or parts[1] != "/info":
@@ -128,7 +140,7 @@ def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("--listen", action="append", required=True,
                         choices=["dolby-vision", "sdr", "rtsp-only", "forbidden", "garbage", "truncated-plist",
-                                 "short-body", "huge", "silent"])
+                                 "short-body", "huge", "silent", "kodi", "lf-only"])
     parser.add_argument("--lifetime", type=float, default=900)
     args = parser.parse_args()
     for mode in args.listen:

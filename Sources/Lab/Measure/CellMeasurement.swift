@@ -1,7 +1,8 @@
 import Foundation
 
 // CONTRACT (owned by the measurement work; the run loop only calls `CellMeasurer.measure` and
-// stores what it returns). Fields may be added; the run loop relies on the ones below.
+// stores what it returns). Fields may be added; the run loop relies on the ones below. Fields added
+// after the contract decode as empty/nil from older stored JSON.
 
 /// A stall seen in a cell: playback that should have been moving and was not.
 public struct MeasuredStall: Codable, Sendable, Equatable {
@@ -12,13 +13,61 @@ public struct MeasuredStall: Codable, Sendable, Equatable {
     public var durationMs: Double
     /// Why it counts: "position-frozen" (rate 1, position not advancing) or "rate-dropped" (rate 0 with no command).
     public var kind: String
+    /// The transition point it falls at ("ad start 6 s", "ad end 11 s", "resume 6 s"), nil when elsewhere.
+    public var transition: String?
+    /// False when playback had not moved again by the end of the series (the duration is a lower bound).
+    public var resumed: Bool
 
-    public init(position: Double, startMs: Double, durationMs: Double, kind: String) {
+    public var atTransition: Bool { transition != nil }
+
+    public init(position: Double, startMs: Double, durationMs: Double, kind: String, transition: String? = nil,
+                resumed: Bool = true) {
         self.position = position
         self.startMs = startMs
         self.durationMs = durationMs
         self.kind = kind
+        self.transition = transition
+        self.resumed = resumed
     }
+
+    private enum CodingKeys: String, CodingKey { case position, startMs, durationMs, kind, transition, resumed }
+
+    public init(from decoder: any Decoder) throws {
+        let c = try decoder.container(keyedBy: CodingKeys.self)
+        self.init(position: try c.decode(Double.self, forKey: .position), startMs: try c.decode(Double.self, forKey: .startMs),
+                  durationMs: try c.decode(Double.self, forKey: .durationMs), kind: try c.decode(String.self, forKey: .kind),
+                  transition: try c.decodeIfPresent(String.self, forKey: .transition),
+                  resumed: try c.decodeIfPresent(Bool.self, forKey: .resumed) ?? true)
+    }
+}
+
+/// A position change the elapsed wall time does not explain (and no scrub command asked for).
+public struct MeasuredJump: Codable, Sendable, Equatable {
+    public var atMs: Double
+    public var from: Double
+    public var to: Double
+    /// "forward" (content skipped) or "backward" (content replayed, or a restart at 0).
+    public var kind: String
+    public var transition: String?
+
+    public init(atMs: Double, from: Double, to: Double, kind: String, transition: String? = nil) {
+        self.atMs = atMs
+        self.from = from
+        self.to = to
+        self.kind = kind
+        self.transition = transition
+    }
+}
+
+/// Why a cell failed (or was skipped), as a value: the report and the run loop branch on it.
+public enum MeasuredFailure: String, Codable, Sendable, Equatable, CaseIterable {
+    case neverPlayed = "never played"
+    case receiverError = "receiver error"
+    case receiverWentAway = "receiver went away"
+    case endedEarly = "early end"
+    /// The run loop could not finish the cell for another reason (its text is in `reason`).
+    case runFailed = "run failed"
+    case notRun = "not run"
 }
 
 /// The automatic verdict of a cell, recorded with `source: measured`.
@@ -33,13 +82,27 @@ public struct CellMeasurement: Codable, Sendable, Equatable {
     public var playToFirstFrameMs: Double?
     public var stalls: [MeasuredStall]
     public var outcome: MeasuredOutcome
-    /// The longest stall at a transition (the number the verdict and calibration use), in ms.
+    /// The longest stall at a transition (the number the verdict and calibration use), in ms: 0
+    /// when playback went through every transition point without one, nil when it never reached them.
     public var transitionStallMs: Double?
     /// One line saying why the outcome is what it is ("position frozen 1.24 s at 6.0 s", "receiver went away").
     public var reason: String
+    /// Set when the outcome is failed or skipped.
+    public var failure: MeasuredFailure?
+    public var jumps: [MeasuredJump]
+    /// Polls that got no answer (timeouts, connection lost): faults, never stalls.
+    public var failedPolls: Int
+    /// The receiver's own error dict ("AVFoundationErrorDomain -11800"), when it reported one.
+    public var receiverError: String?
+    /// The furthest media position seen playing, in seconds.
+    public var lastPosition: Double?
+    /// The media's duration as the receiver reported it (or the case's, when it reported none).
+    public var mediaDuration: Double?
 
     public init(playToFirstRequestMs: Double? = nil, playToFirstSegmentMs: Double? = nil, playToFirstFrameMs: Double? = nil,
-                stalls: [MeasuredStall] = [], outcome: MeasuredOutcome, transitionStallMs: Double? = nil, reason: String) {
+                stalls: [MeasuredStall] = [], outcome: MeasuredOutcome, transitionStallMs: Double? = nil, reason: String,
+                failure: MeasuredFailure? = nil, jumps: [MeasuredJump] = [], failedPolls: Int = 0, receiverError: String? = nil,
+                lastPosition: Double? = nil, mediaDuration: Double? = nil) {
         self.playToFirstRequestMs = playToFirstRequestMs
         self.playToFirstSegmentMs = playToFirstSegmentMs
         self.playToFirstFrameMs = playToFirstFrameMs
@@ -47,22 +110,58 @@ public struct CellMeasurement: Codable, Sendable, Equatable {
         self.outcome = outcome
         self.transitionStallMs = transitionStallMs
         self.reason = reason
+        self.failure = failure
+        self.jumps = jumps
+        self.failedPolls = failedPolls
+        self.receiverError = receiverError
+        self.lastPosition = lastPosition
+        self.mediaDuration = mediaDuration
     }
-}
 
-/// Turns a cell's series and requests into a measurement. Pure: no I/O, no clock.
-public struct CellMeasurer: Sendable {
-    public init() {}
+    private enum CodingKeys: String, CodingKey {
+        case playToFirstRequestMs, playToFirstSegmentMs, playToFirstFrameMs, stalls, outcome, transitionStallMs, reason
+        case failure, jumps, failedPolls, receiverError, lastPosition, mediaDuration
+    }
 
-    /// `requests` are the lab server's records for this receiver's address since `/play` (any case);
-    /// `labCase` is the case played; `failure` is set when the run loop could not finish the cell
-    /// (receiver went away, timed out), and the series holds what was seen up to then.
-    public func measure(series: PlaybackSeries, requests: [LabRequestRecord], labCase: LabCase,
-                        failure: String?) -> CellMeasurement {
-        // Placeholder until the measurement work lands: first frame only.
-        let firstMoving = series.samples.first { ($0.info?.position ?? 0) > 0 && ($0.info?.rate ?? 0) > 0 }
-        if let failure { return CellMeasurement(playToFirstFrameMs: firstMoving?.atMs, outcome: .failed, reason: failure) }
-        return CellMeasurement(playToFirstFrameMs: firstMoving?.atMs, outcome: firstMoving == nil ? .failed : .seamless,
-                               reason: firstMoving == nil ? "position never moved" : "played")
+    public init(from decoder: any Decoder) throws {
+        let c = try decoder.container(keyedBy: CodingKeys.self)
+        self.init(playToFirstRequestMs: try c.decodeIfPresent(Double.self, forKey: .playToFirstRequestMs),
+                  playToFirstSegmentMs: try c.decodeIfPresent(Double.self, forKey: .playToFirstSegmentMs),
+                  playToFirstFrameMs: try c.decodeIfPresent(Double.self, forKey: .playToFirstFrameMs),
+                  stalls: try c.decodeIfPresent([MeasuredStall].self, forKey: .stalls) ?? [],
+                  outcome: try c.decode(MeasuredOutcome.self, forKey: .outcome),
+                  transitionStallMs: try c.decodeIfPresent(Double.self, forKey: .transitionStallMs),
+                  reason: try c.decodeIfPresent(String.self, forKey: .reason) ?? "",
+                  failure: try c.decodeIfPresent(MeasuredFailure.self, forKey: .failure),
+                  jumps: try c.decodeIfPresent([MeasuredJump].self, forKey: .jumps) ?? [],
+                  failedPolls: try c.decodeIfPresent(Int.self, forKey: .failedPolls) ?? 0,
+                  receiverError: try c.decodeIfPresent(String.self, forKey: .receiverError),
+                  lastPosition: try c.decodeIfPresent(Double.self, forKey: .lastPosition),
+                  mediaDuration: try c.decodeIfPresent(Double.self, forKey: .mediaDuration))
+    }
+
+    /// A cell the run never played (receiver gone and not back, interrupted): `skipped`, with why.
+    public static func notRun(_ why: String) -> CellMeasurement {
+        CellMeasurement(outcome: .skipped, reason: "not run: \(why)", failure: .notRun)
+    }
+
+    /// The stall the verdict names: the longest at a transition, else the longest elsewhere.
+    public var verdictStallMs: Double? {
+        outcome == .stall ? (stalls.filter(\.atTransition).map(\.durationMs).max() ?? stalls.map(\.durationMs).max()) : nil
+    }
+
+    /// The longest stall away from any transition, in ms.
+    public var elsewhereStallMs: Double? {
+        stalls.filter { !$0.atTransition }.map(\.durationMs).max()
+    }
+
+    /// The verdict on the operator's scale: a seamless cell with a jump is a glitch.
+    public var labVerdict: LabVerdict {
+        switch outcome {
+        case .seamless: return jumps.isEmpty ? .seamless : .glitch
+        case .stall: return .stall
+        case .failed: return .failed
+        case .skipped: return .skipped
+        }
     }
 }

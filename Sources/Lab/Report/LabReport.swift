@@ -50,9 +50,19 @@ public struct LabReportCell: Codable, Sendable, Equatable {
     public var rules: [String]
     /// Every verdict recorded for this cell, oldest first.
     public var verdicts: [String]
+    /// Whose verdict `observed` is: "operator" (wins when there is one) or "measured"; nil without one.
+    public var source: String?
+    /// The latest operator's verdict and the measured one, side by side (both are shown).
+    public var operatorVerdict: String?
+    public var measuredVerdict: String?
+    /// What `lab run` measured (first frame, stall per transition...), or nil when the cell was not run.
+    public var measured: MeasuredColumns?
+    /// The latest measured cell's picture, for the HTML report (not in the JSON: the series is long).
+    public var timeline: LabTimeline? = nil
 
     private enum CodingKeys: String, CodingKey {
         case `case`, deviceClass, receiver, predicted, observed, agrees, evidence, rules, verdicts
+        case source, operatorVerdict, measuredVerdict, measured
     }
 
     public func encode(to encoder: any Encoder) throws {
@@ -66,6 +76,10 @@ public struct LabReportCell: Codable, Sendable, Equatable {
         try c.encode(evidence, forKey: .evidence)
         try c.encode(rules, forKey: .rules)
         try c.encode(verdicts, forKey: .verdicts)
+        try c.encode(source, forKey: .source)
+        try c.encode(operatorVerdict, forKey: .operatorVerdict)
+        try c.encode(measuredVerdict, forKey: .measuredVerdict)
+        try c.encode(measured, forKey: .measured)
     }
 }
 
@@ -75,6 +89,8 @@ public struct LabReport: Codable, Sendable, Equatable {
         public var agree: Int
         public var disagree: Int
         public var unobserved: Int
+        /// Receiver cells with a measurement from `lab run`.
+        public var measured: Int = 0
     }
 
     public var schemaVersion = 1
@@ -83,16 +99,20 @@ public struct LabReport: Codable, Sendable, Equatable {
     /// One cell per (case, device class) over the class's receivers; classes nobody tested keep observed null.
     public var classes: [LabReportCell]
     public var summary: Summary
+    /// The thresholds measured stalls were graded with.
+    public var thresholds: MeasurementThresholds = .defaults
 }
 
 /// Builds the lab report from the suite, the profiles, the verdicts and the sessions.
 public struct LabReportBuilder: Sendable {
     public let manifest: LabManifest
     public let profiles: [DeviceProfile]
+    public let thresholds: MeasurementThresholds
 
-    public init(manifest: LabManifest, profiles: [DeviceProfile]) {
+    public init(manifest: LabManifest, profiles: [DeviceProfile], thresholds: MeasurementThresholds = .defaults) {
         self.manifest = manifest
         self.profiles = profiles
+        self.thresholds = thresholds
     }
 
     /// The class's severity for the case's rules: the highest, "pass" when no rule fires on it.
@@ -104,7 +124,8 @@ public struct LabReportBuilder: Sendable {
         return severities.max()?.rawValue ?? "pass"
     }
 
-    public func report(verdicts: [LabVerdictRecord], sessions: [LabSession]) -> LabReport {
+    /// `cells` are `lab run`'s measured cells (the latest per receiver x case is used).
+    public func report(verdicts: [LabVerdictRecord], sessions: [LabSession], cells runCells: [LabRunCell] = []) -> LabReport {
         struct Key: Hashable { var caseId: String; var receiver: String }
         var keys: [Key] = []
         var classOf: [Key: String] = [:]
@@ -118,12 +139,20 @@ public struct LabReportBuilder: Sendable {
             if !keys.contains(key) { keys.append(key) }
             if classOf[key] == nil, let c = session.deviceClass { classOf[key] = c }
         }
+        var latestRun: [Key: LabRunCell] = [:]
+        for cell in runCells.sorted(by: { $0.finishedAt < $1.finishedAt }) where manifest.case(cell.caseId) != nil {
+            let key = Key(caseId: cell.caseId, receiver: cell.receiver)
+            if !keys.contains(key) { keys.append(key) }
+            if classOf[key] == nil, let c = cell.deviceClass { classOf[key] = c }
+            latestRun[key] = cell
+        }
         var cells: [LabReportCell] = []
         for key in keys {
             guard let labCase = manifest.case(key.caseId) else { continue }
             let mine = verdicts.filter { $0.caseId == key.caseId && $0.receiver == key.receiver }
             let seen = sessions.filter { $0.case == key.caseId && ($0.receiver ?? $0.client) == key.receiver }
-            cells.append(cell(labCase, receiver: key.receiver, deviceClass: classOf[key], verdicts: mine, sessions: seen))
+            cells.append(cell(labCase, receiver: key.receiver, deviceClass: classOf[key], verdicts: mine, sessions: seen,
+                              run: latestRun[key]))
         }
         cells.sort(by: Self.order)
         let classes = profiles.flatMap { profile in
@@ -131,14 +160,19 @@ public struct LabReportBuilder: Sendable {
         }.sorted(by: Self.order)
         let summary = LabReport.Summary(cells: cells.count, agree: cells.filter { $0.agrees == true }.count,
                                         disagree: cells.filter { $0.agrees == false }.count,
-                                        unobserved: cells.filter { $0.observed == nil }.count)
-        return LabReport(cells: cells, classes: classes, summary: summary)
+                                        unobserved: cells.filter { $0.observed == nil }.count,
+                                        measured: cells.filter { $0.measured != nil }.count)
+        return LabReport(cells: cells, classes: classes, summary: summary, thresholds: thresholds)
     }
 
     private func cell(_ labCase: LabCase, receiver: String, deviceClass: String?, verdicts: [LabVerdictRecord],
-                      sessions: [LabSession]) -> LabReportCell {
+                      sessions: [LabSession], run: LabRunCell?) -> LabReportCell {
         let predicted = predicted(labCase, deviceClass: deviceClass)
-        let latest = verdicts.last
+        let operators = verdicts.filter { $0.source == .operator }
+        let latest = operators.last
+        let measuredRecord = verdicts.last { $0.source == .measured }
+        let measured = run.map { MeasuredColumns($0, labCase: labCase, thresholds: thresholds) }
+            ?? measuredRecord.map { MeasuredColumns(recorded: $0, thresholds: thresholds) }
         var evidence: [String] = []
         if let predicted {
             evidence.append(labCase.rules.isEmpty ? "\(deviceClass ?? "?") predicts pass (the case changes nothing)"
@@ -148,18 +182,40 @@ public struct LabReportBuilder: Sendable {
         }
         if let latest {
             evidence.append("verdict \(latest.verdict.rawValue)" + (latest.seconds.map { " (\(Self.seconds($0)))" } ?? "")
-                            + (latest.note.map { ": \($0)" } ?? "") + (verdicts.count > 1 ? "; \(verdicts.count) verdicts recorded" : ""))
+                            + (latest.note.map { ": \($0)" } ?? "") + (operators.count > 1 ? "; \(operators.count) verdicts recorded" : ""))
+        }
+        if let measured {
+            evidence.append("measured \(measured.verdict)" + (measured.stallMs.map { " \(String(format: "%.0f", $0)) ms" } ?? "")
+                            + ": \(measured.reason)" + (latest != nil ? " (the operator's verdict wins)" : ""))
         }
         if let session = sessions.last {
             evidence.append(Self.describe(session, labCase: labCase))
         }
         var agrees: Bool?
-        if let predicted, let latest, let observed = ObservedLevel(latest.verdict) {
-            agrees = observed == ObservedLevel(Severity(rawValue: predicted))
+        let predictedLevel = predicted.map { ObservedLevel(Severity(rawValue: $0)) }
+        if let predictedLevel, let latest, let observed = ObservedLevel(latest.verdict) {
+            agrees = observed == predictedLevel
+        } else if let predictedLevel, latest == nil, let level = measured?.level.flatMap(ObservedLevel.init(rawValue:)) {
+            agrees = level == predictedLevel
         }
-        return LabReportCell(case: labCase.id, deviceClass: deviceClass, receiver: receiver, predicted: predicted,
-                             observed: latest?.verdict.rawValue, agrees: agrees, evidence: evidence.joined(separator: "; "),
-                             rules: labCase.rules, verdicts: verdicts.map(\.verdict.rawValue))
+        let observed = latest?.verdict.rawValue ?? measured?.verdict
+        var result = LabReportCell(case: labCase.id, deviceClass: deviceClass, receiver: receiver, predicted: predicted,
+                                   observed: observed, agrees: agrees, evidence: evidence.joined(separator: "; "),
+                                   rules: labCase.rules, verdicts: verdicts.map(\.verdict.rawValue),
+                                   source: latest != nil ? LabVerdictSource.operator.rawValue : measured != nil ? LabVerdictSource.measured.rawValue : nil,
+                                   operatorVerdict: latest?.verdict.rawValue, measuredVerdict: measured?.verdict, measured: measured)
+        if let run {
+            result.timeline = LabTimeline(run, labCase: labCase, verdict: Self.verdictText(result))
+        }
+        return result
+    }
+
+    /// "stall 1200 ms (measured)", "seamless (operator; measured stall 1200 ms)".
+    public static func verdictText(_ cell: LabReportCell) -> String {
+        guard let observed = cell.observed else { return "no verdict" }
+        let measuredText = cell.measured.map { $0.verdict + ($0.stallMs.map { " \(String(format: "%.0f", $0)) ms" } ?? "") }
+        if cell.source == LabVerdictSource.measured.rawValue { return "\(measuredText ?? observed) (measured)" }
+        return "\(observed) (operator" + (measuredText.map { "; measured \($0)" } ?? "") + ")"
     }
 
     private func classCell(_ labCase: LabCase, deviceClass: String, cells: [LabReportCell]) -> LabReportCell {
@@ -175,9 +231,12 @@ public struct LabReportBuilder: Sendable {
             evidence += members.isEmpty ? "; not tested yet" : "; no verdict yet"
         }
         let worst = observed.compactMap { LabVerdict(rawValue: $0) }.max { (ObservedLevel($0) ?? .pass) < (ObservedLevel($1) ?? .pass) }
+        let measured = MeasuredColumns.rollUp(members.compactMap(\.measured))
+        if let measured { evidence += "; " + measured.reason }
         return LabReportCell(case: labCase.id, deviceClass: deviceClass, receiver: nil, predicted: predicted,
                              observed: worst?.rawValue, agrees: compared.isEmpty ? nil : !compared.contains(false),
-                             evidence: evidence, rules: labCase.rules, verdicts: observed)
+                             evidence: evidence, rules: labCase.rules, verdicts: observed,
+                             source: nil, operatorVerdict: nil, measuredVerdict: measured?.verdict, measured: measured)
     }
 
     /// Disagreements, then cells not yet compared, then agreements; by case and class within.

@@ -9,13 +9,18 @@ public struct CalibrationProposal: Codable, Sendable, Equatable {
     public var current: String
     public var proposed: String
     public var observations: Int
-    /// "3 stall, 1 glitch on video-codec-hevc (Living Room TV, Den TV)".
+    /// "3 stall, 1 glitch on video-codec-hevc (Living Room TV, Den TV); measured transition stalls 1240, 300 ms".
     public var evidence: String
+    /// How many of the observations are operators' verdicts, and how many measured cells.
+    public var operatorVerdicts: Int = 0
+    public var measuredCells: Int = 0
 }
 
 /// Turns the lab's verdicts into proposed profile severities: per class and rule, the verdicts of
 /// the transition cases that exercise that rule alone (a case changing two things blames neither),
-/// read as levels (seamless info, glitch warning, stall/black/failed error). Where at least
+/// read as levels (seamless info, glitch warning, stall/black/failed error). A cell with no
+/// operator's verdict counts by its measured stall, graded through the report's thresholds
+/// (`MeasuredColumns.level`: 1000 ms an error, 200 ms a warning by default). Where at least
 /// `minObservations` agree on a level (the most common one; ties go to the worse) that differs
 /// from the profile's, a new severity is proposed.
 public struct ProfileCalibration: Sendable {
@@ -39,7 +44,7 @@ public struct ProfileCalibration: Sendable {
                 let observed = cells.filter { cell in
                     cell.deviceClass == profile.id && cell.receiver != nil && cell.rules == [rule]
                 }
-                let levels = observed.compactMap { $0.observed.flatMap(LabVerdict.init(rawValue:)).flatMap(ObservedLevel.init) }
+                let levels = observed.compactMap(Self.level)
                 guard levels.count >= minObservations, !levels.isEmpty else { continue }
                 let counts = Dictionary(levels.map { ($0, 1) }, uniquingKeysWith: +)
                 let top = counts.max { ($0.value, $0.key) < ($1.value, $1.key) }!.key
@@ -54,12 +59,27 @@ public struct ProfileCalibration: Sendable {
                     .sorted { ($1.value, $0.key) < ($0.value, $1.key) }.map { "\($0.value) \($0.key)" }.joined(separator: ", ")
                 let receivers = Set(observed.compactMap(\.receiver)).sorted().joined(separator: ", ")
                 let cases = Set(observed.map(\.case)).sorted().joined(separator: ", ")
+                let stalls = observed.filter { $0.source == LabVerdictSource.measured.rawValue }
+                    .compactMap { $0.measured?.transitionStallMs ?? $0.measured?.stallMs }.sorted(by: >)
+                let measured = stalls.isEmpty ? "" : "; measured transition stalls "
+                    + stalls.map { "\(String(format: "%.0f", $0))" }.joined(separator: ", ") + " ms"
                 result.append(CalibrationProposal(deviceClass: profile.id, rule: rule, current: current?.rawValue ?? "off",
                                                   proposed: proposed.rawValue, observations: levels.count,
-                                                  evidence: "\(verdicts) on \(cases) (\(receivers))"))
+                                                  evidence: "\(verdicts) on \(cases) (\(receivers))\(measured)",
+                                                  operatorVerdicts: observed.filter { $0.source == LabVerdictSource.operator.rawValue }.count,
+                                                  measuredCells: observed.filter { $0.source == LabVerdictSource.measured.rawValue }.count))
             }
         }
         return result
+    }
+
+    /// A receiver cell as a level: the operator's verdict when there is one, else the measured stall
+    /// through the thresholds; nil when neither says anything about the switch.
+    static func level(_ cell: LabReportCell) -> ObservedLevel? {
+        if cell.source == LabVerdictSource.measured.rawValue {
+            return cell.measured?.level.flatMap(ObservedLevel.init(rawValue:))
+        }
+        return cell.observed.flatMap(LabVerdict.init(rawValue:)).flatMap(ObservedLevel.init)
     }
 }
 

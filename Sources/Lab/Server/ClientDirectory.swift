@@ -5,7 +5,8 @@ import Logging
 
 /// Keeps the lab's receiver table current, so that each client address maps to a receiver and a
 /// device class: inventory pins by address at once, Avahi's receivers as they appear or change.
-/// Rows are never removed: requests logged earlier still need their receiver.
+/// Rows are never removed (requests logged earlier still need their receiver): one Avahi removed is
+/// marked gone, and every change of class is kept in the receiver history (LabReceiverHistory).
 final class ClientDirectory: @unchecked Sendable {
     private let store: LabStore
     private let classifier: ReceiverClassifier
@@ -50,9 +51,17 @@ final class ClientDirectory: @unchecked Sendable {
         do { receivers = try await AirPlayBrowser.watch(interface: interface) } catch { return error }
         if !adopt(receivers) { receivers.stop(); return nil }
         var asked: [String: String] = [:]  // receiver id -> the addresses and port /info was asked on
+        var recorded: [String: Receiver] = [:]  // receiver id -> as last recorded
         for await event in receivers {
             switch event {
             case .added(let receiver), .updated(let receiver):
+                if let before = recorded[receiver.id], Self.isLeaving(before: before, now: receiver) {
+                    // A receiver shutting down withdraws its records one by one (AirPlay, then RAOP): what
+                    // is left says less about it, not that it changed. Keep its class.
+                    logger.debug("receiver \(receiver.name) withdrew \(Set(before.services).subtracting(receiver.services).sorted()): class kept")
+                    continue
+                }
+                recorded[receiver.id] = receiver
                 record(receiver, info: lock.withLock { infos[receiver.id] })
                 let target = receiver.addresses.joined(separator: ",") + ":\(receiver.port)"
                 if asking, asked[receiver.id] != target {
@@ -66,6 +75,12 @@ final class ClientDirectory: @unchecked Sendable {
                         self.record(receiver, info: info)
                     }
                 }
+            case .removed(let receiver):
+                recorded[receiver.id] = nil
+                asked[receiver.id] = nil
+                let addresses = receiver.addresses.filter { !pinned.contains($0) }
+                do { try store.markGone(addresses: addresses) } catch { logger.error("\(error.description)") }
+                logger.info("receiver \(receiver.name) at \(receiver.addresses.joined(separator: ", ")) is gone (Avahi removed it); its sessions keep it")
             case .daemonLost(let error):
                 logger.warning("avahi-daemon went away (\(error.description)); new receivers are not mapped until it returns")
             case .daemonReconnected:
@@ -77,6 +92,11 @@ final class ClientDirectory: @unchecked Sendable {
             }
         }
         return nil
+    }
+
+    /// Whether `now` is `before` with services withdrawn and nothing new: a receiver going away.
+    static func isLeaving(before: Receiver, now: Receiver) -> Bool {
+        Set(now.services).isStrictSubset(of: Set(before.services))
     }
 
     /// Keeps `receivers` to stop later; false when `stop()` came first.

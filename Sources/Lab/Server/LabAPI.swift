@@ -9,6 +9,7 @@ struct LabAPI: Sendable {
     let store: LabStore
     let manifest: LabManifest
     let profiles: [DeviceProfile]
+    let access: LabAccess
 
     /// What the page posts to record a verdict.
     struct VerdictRequest: Decodable {
@@ -24,11 +25,13 @@ struct LabAPI: Sendable {
     }
 
     func register(on router: Router<LabRequestContext>) {
-        router.get("/") { _, _ in
+        router.get("/") { request, _ in
             var headers = HTTPFields()
             headers[.contentType] = "text/html; charset=utf-8"
-            headers[.cacheControl] = "no-cache"
-            return Response(status: .ok, headers: headers, body: .init(byteBuffer: ByteBuffer(string: LabPage.html)))
+            headers[.cacheControl] = "no-store"
+            // The token only to a page at one of this server's own names (not to a rebound DNS name).
+            let token = access.isOwn(authority: request.head.authority) ? access.token : ""
+            return Response(status: .ok, headers: headers, body: .init(byteBuffer: ByteBuffer(string: LabPage.html(token: token))))
         }
         router.get("/api/cases") { _, _ in
             try Self.json(manifest)
@@ -43,6 +46,9 @@ struct LabAPI: Sendable {
             try Self.json(VerdictsDocument(verdicts: try store.verdicts()))
         }
         router.post("/api/verdicts") { request, _ in
+            if let refused = access.refusal(for: request) {
+                return try Self.json(ErrorDocument(error: refused.message), status: refused.status)
+            }
             let body = try await request.body.collect(upTo: 64 << 10)
             let posted: VerdictRequest
             do { posted = try JSONDecoder().decode(VerdictRequest.self, from: Data(buffer: body)) } catch {
@@ -60,7 +66,7 @@ struct LabAPI: Sendable {
     }
 
     func sessions() throws -> [LabSession] {
-        SessionBuilder(manifest: manifest, receivers: try store.receivers(), profiles: profiles).sessions(from: try store.requests())
+        SessionBuilder(manifest: manifest, receivers: try store.receivers(), history: try store.receiverHistory(), profiles: profiles).sessions(from: try store.requests())
     }
 
     static func json(_ value: some Encodable, status: HTTPResponse.Status = .ok) throws -> Response {

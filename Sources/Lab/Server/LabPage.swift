@@ -1,13 +1,20 @@
 /// The lab page, served at `/`: plain HTML, CSS and JavaScript with no build step, made to be
 /// opened on an iPhone or a Mac in Safari. The video element carries the AirPlay button, so a case
-/// plays on a receiver in two taps; sessions refresh live; verdicts go to `POST /api/verdicts`.
+/// plays on a receiver in two taps; sessions refresh live; verdicts go to `POST /api/verdicts` with
+/// the server's write token, which the page carries in a meta element (LabAccess).
 enum LabPage {
-    static let html = """
+    /// The page carrying `token` (hex, or empty when the page is not served to the lab's own origin).
+    static func html(token: String) -> String {
+        template.replacingOccurrences(of: "{LAB_TOKEN}", with: token.allSatisfy(\.isHexDigit) ? token : "")
+    }
+
+    static let template = """
     <!doctype html>
     <html lang="en">
     <head>
     <meta charset="utf-8">
     <meta name="viewport" content="width=device-width, initial-scale=1">
+    <meta name="seamcheck-lab-token" content="{LAB_TOKEN}">
     <title>Seamcheck lab</title>
     <style>
     :root { color-scheme: light dark; --accent: #0a6cff; --bad: #c62828; --ok: #2e7d32; --muted: #777; }
@@ -55,6 +62,7 @@ enum LabPage {
     <script>
     const VERDICTS = ["seamless", "glitch", "stall", "black", "skipped", "failed"];
     const $ = (id) => document.getElementById(id);
+    const TOKEN = document.querySelector('meta[name="seamcheck-lab-token"]').content;
     const video = $("video");
     function text(value) { return value === null || value === undefined ? "" : String(value); }
     function cell(row, value, cls) { const td = row.insertCell(); td.textContent = text(value); if (cls) td.className = cls; return td; }
@@ -79,7 +87,7 @@ enum LabPage {
       const body = { receiver, case: caseId, verdict, seconds, note: $("note").value || null };
       button.disabled = true;
       try {
-        const r = await fetch("/api/verdicts", { method: "POST", headers: { "Content-Type": "application/json" }, body: JSON.stringify(body) });
+        const r = await fetch("/api/verdicts", { method: "POST", headers: { "Content-Type": "application/json", "X-Seamcheck-Lab-Token": TOKEN }, body: JSON.stringify(body) });
         const answer = await r.json();
         if (!r.ok) { say(answer.error || ("HTTP " + r.status), "error"); return; }
         say("Recorded " + verdict + " for " + caseId + " on " + answer.receiver + ".", "ok");
@@ -112,7 +120,7 @@ enum LabPage {
 
     function renderReceivers(receivers, sessions) {
       const select = $("receiver"), chosen = select.value, names = new Map();
-      for (const r of receivers) names.set(r.name, r.name + (r.deviceClass ? " (" + r.deviceClass + ")" : " (unclassified)"));
+      for (const r of receivers) names.set(r.name, r.name + " (" + (r.deviceClass || "unclassified") + (r.goneAt ? ", gone" : "") + ")");
       for (const s of sessions) if (!s.receiver && !names.has(s.client)) names.set(s.client, s.client + " (unmapped client)");
       const keep = select.options[0]; select.textContent = ""; select.appendChild(keep);
       for (const [value, label] of names) { const o = new Option(label, value); select.appendChild(o); }

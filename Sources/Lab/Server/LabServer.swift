@@ -37,6 +37,11 @@ public struct LabServerOptions: Sendable {
     public var idleTimeout: Duration
     /// Ask each discovered receiver GET /info (its class, declared HDR formats and codecs).
     public var askInfo: Bool = true
+    /// The token `POST /api/verdicts` requires (LabAccess); the lab page carries it.
+    public var token: String = LabAccess.newToken()
+    /// Stop on SIGINT and SIGTERM (`lab serve`); false when the caller owns the signals and stops
+    /// the server by cancelling its task (`lab run`).
+    public var stopsOnSignals: Bool = true
 
     public init(bind: String, port: Int, suite: LabSuite, profiles: [DeviceProfile], inventory: LabInventory? = nil,
                 browse: Bool = true, interface: String? = nil, idleTimeout: Duration = .seconds(60)) {
@@ -90,22 +95,27 @@ public enum LabServer {
             .withAdditionalMediaTypes(forFileExtensions: SuiteFiles.mediaTypes.compactMapValues { MediaType(from: $0) })
         router.add(middleware: MediaFilesMiddleware(root: options.suite.root))
         router.add(middleware: files)
-        LabAPI(store: store, manifest: manifest, profiles: options.profiles).register(on: router)
+        LabAPI(store: store, manifest: manifest, profiles: options.profiles,
+               access: LabAccess(token: options.token, bind: options.bind)).register(on: router)
 
         let idle = TimeAmount.milliseconds(Int64(options.idleTimeout / .milliseconds(1)))
         let app = Application(
             router: router,
             server: .http1(configuration: .init(
-                additionalChannelHandlers: [IdleStateHandler(writeTimeout: idle), StalledWriteCloser()], idleTimeout: idle)),
+                additionalChannelHandlers: [SocketMeterHandler(), IdleStateHandler(writeTimeout: idle), StalledWriteCloser()],
+                idleTimeout: idle)),
             configuration: .init(address: .hostname(options.bind, port: options.port), serverName: "seamcheck-lab"),
             onServerRunning: { channel in
                 let port = channel.localAddress?.port ?? options.port
                 logger.notice("serving \(options.suite.root) on http://\(options.bind):\(port)/ (lab page at /)")
+                if !LabAccess.isLoopback(options.bind) {
+                    logger.warning("bound to \(options.bind), beyond this host: anyone on its networks can fetch the suite and read the lab's sessions and verdicts; writing a verdict needs the lab token. Use --bind 127.0.0.1 to keep the lab on this host.")
+                }
                 onRunning(port)
             },
             logger: logger)
         do {
-            try await app.runService()
+            try await app.runService(gracefulShutdownSignals: options.stopsOnSignals ? [.sigterm, .sigint] : [])
         } catch let error as IOError {
             throw Self.bindError(error, options: options)
         }

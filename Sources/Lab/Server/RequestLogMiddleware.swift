@@ -2,23 +2,29 @@ import Foundation
 import Hummingbird
 import NIOCore
 
-/// The request context of the lab server: Hummingbird's, plus the client's address.
+/// The request context of the lab server: Hummingbird's, plus the client's address and connection.
 public struct LabRequestContext: RequestContext, RemoteAddressRequestContext {
     public var coreContext: CoreRequestContextStorage
     public let remoteAddress: SocketAddress?
+    let channel: any Channel
 
     public init(source: ApplicationRequestContextSource) {
         coreContext = .init(source: source)
         remoteAddress = source.channel.remoteAddress
+        channel = source.channel
     }
 }
 
-/// Records every request in the request log once its body is written, or once the client went
-/// away mid-body (`completed` false, with the bytes it did get): what a receiver fetched, and how far.
+/// Records every request in the request log once its body is in the socket, or once the client went
+/// away mid-body (`completed` false): what a receiver fetched, and how far. `bytes` are the body bytes
+/// the socket took (SocketMeter), not those handed to the channel. It also applies the backpressure:
+/// each body write waits until at most `inFlightLimit` bytes are still on their way to the socket.
 struct RequestLogMiddleware: RouterMiddleware {
     typealias Context = LabRequestContext
     let log: RequestLog
     let knownCases: Set<String>
+    /// Body bytes a connection may have handed to NIO and not yet into its socket.
+    static var inFlightLimit: Int { 2 * SuiteFileProvider.chunkLength }
 
     func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
         let started = ContinuousClock.now
@@ -50,15 +56,28 @@ struct RequestLogMiddleware: RouterMiddleware {
         let body = response.body
         let expected = request.method == .head ? 0 : body.contentLength
         let status = response.status.code
+        let channel = context.channel
         counted.body = ResponseBody(contentLength: body.contentLength) { writer in
-            let counter = ByteCounter()
-            do {
-                try await body.write(CountingWriter(parent: writer, counter: counter))
-            } catch {
-                finish(status: status, bytes: counter.value, expected: expected, completed: false)
-                throw error
+            guard let meter = await SocketMeterHandler.meter(of: channel) else {
+                // No meter: the connection closed already (its handlers are gone). Nothing is claimed
+                // as sent unless the write goes through.
+                do { try await body.write(writer) } catch {
+                    finish(status: status, bytes: 0, expected: expected, completed: false)
+                    throw error
+                }
+                finish(status: status, bytes: expected ?? 0, expected: expected, completed: true)
+                return
             }
-            finish(status: status, bytes: counter.value, expected: expected, completed: true)
+            let start = meter.reading
+            var failure: (any Error)?
+            do {
+                try await body.write(MeteredWriter(parent: writer, meter: meter, limit: Self.inFlightLimit))
+                await meter.wait(untilUnsettledAtMost: 0)
+            } catch { failure = error }
+            let end = meter.reading
+            finish(status: status, bytes: end.taken - start.taken, expected: expected,
+                   completed: failure == nil && end.failed == start.failed)
+            if let failure { throw failure }
         }
         return counted
     }
@@ -69,18 +88,17 @@ struct RequestLogMiddleware: RouterMiddleware {
     }
 }
 
-/// Bytes written so far; used by one body write at a time.
-private final class ByteCounter: @unchecked Sendable {
-    var value = 0
-}
-
-private struct CountingWriter: ResponseBodyWriter {
+/// Hands each body chunk to the channel through the meter, then waits until the socket has taken
+/// all but `limit` bytes: a client that stops reading stops the file reads too.
+private struct MeteredWriter: ResponseBodyWriter {
     var parent: any ResponseBodyWriter
-    let counter: ByteCounter
+    let meter: SocketMeter
+    let limit: Int
 
     mutating func write(_ buffer: ByteBuffer) async throws {
+        meter.hand(buffer.readableBytes)
         try await parent.write(buffer)
-        counter.value += buffer.readableBytes
+        await meter.wait(untilUnsettledAtMost: limit)
     }
 
     consuming func finish(_ trailingHeaders: HTTPFields?) async throws {

@@ -13,9 +13,10 @@ struct SuiteFileProvider: FileProvider {
 
     let root: String
     private let files: LocalFileSystem
-    private let io = FileIO(threadPool: .singleton)
-    /// Reads of 1 MiB (Hummingbird reads 128 KiB): a segment costs a few thread-pool hops, not dozens.
-    static let chunkLength = 1 << 20
+    /// Reads of 256 KiB, one at a time and only when the socket has taken the one before
+    /// (RequestLogMiddleware waits on the connection's SocketMeter): no read-ahead, so a client that
+    /// stops reading holds a few chunks, not the file. (Hummingbird's FileIO reads up to 8 chunks ahead.)
+    static let chunkLength = 256 << 10
 
     init(root: String, logger: Logger) {
         self.root = root
@@ -31,11 +32,70 @@ struct SuiteFileProvider: FileProvider {
     }
 
     func loadFile(id: String, context: some RequestContext) async throws -> ResponseBody {
-        try await io.loadFile(path: id, context: context, chunkLength: Self.chunkLength)
+        try await SuiteFileReader.open(id, range: nil)
     }
 
     func loadFile(id: String, range: ClosedRange<Int>, context: some RequestContext) async throws -> ResponseBody {
-        try await io.loadFile(path: id, range: range, context: context, chunkLength: Self.chunkLength)
+        try await SuiteFileReader.open(id, range: range)
+    }
+}
+
+/// A suite file as a response body read chunk by chunk on the thread pool, each chunk read only
+/// once the writer took the one before.
+enum SuiteFileReader {
+    struct ReadFailed: Error, CustomStringConvertible {
+        var description: String
+    }
+
+    /// The body of `path` (or of `range` of it, clamped to the file); 404 when it cannot be opened.
+    static func open(_ path: String, range: ClosedRange<Int>?) async throws -> ResponseBody {
+        let pool = NIOThreadPool.singleton
+        let size: Int
+        do {
+            size = try await pool.runIfActive {
+                var info = stat()
+                guard stat(path, &info) == 0, (info.st_mode & S_IFMT) == S_IFREG else {
+                    throw ReadFailed(description: "\(path): not a readable regular file")
+                }
+                return Int(info.st_size)
+            }
+        } catch { throw HTTPError(.notFound) }
+        guard size > 0 else { return .init() }
+        let whole = 0...(size - 1)
+        let span = range.map { $0.clamped(to: whole) } ?? whole
+        return ResponseBody(contentLength: span.count) { writer in
+            let fd = try await pool.runIfActive {
+                let fd = Glibc.open(path, O_RDONLY | O_CLOEXEC)
+                guard fd >= 0 else { throw ReadFailed(description: "cannot open \(path): errno \(errno)") }
+                return fd
+            }
+            defer { Glibc.close(fd) }
+            var offset = span.lowerBound
+            while offset <= span.upperBound {
+                let length = min(SuiteFileProvider.chunkLength, span.upperBound - offset + 1)
+                let at = offset
+                let chunk = try await pool.runIfActive { try read(fd, path: path, offset: at, length: length) }
+                try await writer.write(chunk)
+                offset += chunk.readableBytes
+            }
+            try await writer.finish(nil)
+        }
+    }
+
+    /// `length` bytes at `offset`; throws if the file ends first (it shrank while served).
+    static func read(_ fd: Int32, path: String, offset: Int, length: Int) throws -> ByteBuffer {
+        var buffer = ByteBufferAllocator().buffer(capacity: length)
+        while buffer.readableBytes < length {
+            let want = length - buffer.readableBytes, at = offset + buffer.readableBytes
+            let count = try buffer.writeWithUnsafeMutableBytes(minimumWritableBytes: want) { bytes -> Int in
+                var count: Int
+                repeat { count = pread(fd, bytes.baseAddress, want, off_t(at)) } while count < 0 && errno == EINTR
+                if count < 0 { throw ReadFailed(description: "cannot read \(path): errno \(errno)") }
+                return count
+            }
+            if count == 0 { throw ReadFailed(description: "\(path) ended at \(at) bytes while served") }
+        }
+        return buffer
     }
 }
 

@@ -13,7 +13,11 @@ public struct LabSession: Codable, Sendable, Equatable {
     public var started: Date
     public var ended: Date
     /// The primary media playlist it played (the one it fetched most segments of), relative to the suite.
+    /// Nil, with `variantUndetermined` saying why, when its fetches do not show a choice.
     public var variant: String?
+    /// Why no variant is named as played: it fetched several variants' segments equally (Kodi
+    /// reads every variant of a ladder), or fetched variant playlists and no segment.
+    public var variantUndetermined: String? = nil
     /// Every primary media playlist it fetched, in first-fetch order (a receiver that switches shows here).
     public var variantsFetched: [String]
     /// The primary audio rendition it fetched, when audio is a rendition of its own.
@@ -38,7 +42,8 @@ public struct LabSession: Codable, Sendable, Equatable {
     public var observedCapability: ObservedCapability?
 
     private enum CodingKeys: String, CodingKey {
-        case client, userAgent, receiver, deviceId, deviceClass, `case`, started, ended, variant, variantsFetched, audioRendition
+        case client, userAgent, receiver, deviceId, deviceClass, `case`, started, ended, variant, variantUndetermined
+        case variantsFetched, audioRendition
         case interstitialRequested, interstitialVariant, interstitialSegments, resumedAt, sentPrimaryId, sentStartOffset
         case requests, bytes, failedRequests, abandonedRequests, observedCapability
     }
@@ -55,6 +60,7 @@ public struct LabSession: Codable, Sendable, Equatable {
         try c.encode(started, forKey: .started)
         try c.encode(ended, forKey: .ended)
         try c.encode(variant, forKey: .variant)
+        try c.encode(variantUndetermined, forKey: .variantUndetermined)
         try c.encode(variantsFetched, forKey: .variantsFetched)
         try c.encode(audioRendition, forKey: .audioRendition)
         try c.encode(interstitialRequested, forKey: .interstitialRequested)
@@ -87,14 +93,19 @@ public struct SessionBuilder: Sendable {
     public let manifest: LabManifest
     /// Receivers by client address.
     public let receivers: [String: LabReceiverRecord]
+    /// What each address mapped to over time (LabStore.receiverHistory), oldest first: a session
+    /// takes the entry in effect when it ended, not the receiver's class now.
+    public let history: [String: [LabReceiverRecord]]
     /// Profiles by class id, for observed capabilities.
     public let profiles: [String: DeviceProfile]
     /// A pause longer than this between two requests of one client for one case starts a new session.
     public let gap: TimeInterval
 
-    public init(manifest: LabManifest, receivers: [LabReceiverRecord], profiles: [DeviceProfile] = [], gap: TimeInterval = 120) {
+    public init(manifest: LabManifest, receivers: [LabReceiverRecord], history: [LabReceiverRecord] = [],
+                profiles: [DeviceProfile] = [], gap: TimeInterval = 120) {
         self.manifest = manifest
         self.receivers = Dictionary(receivers.map { ($0.address, $0) }, uniquingKeysWith: { first, _ in first })
+        self.history = Dictionary(grouping: history, by: \.address).mapValues { $0.sorted { $0.seenAt < $1.seenAt } }
         self.profiles = Dictionary(profiles.map { ($0.id, $0) }, uniquingKeysWith: { first, _ in first })
         self.gap = gap
     }
@@ -151,8 +162,8 @@ public struct SessionBuilder: Sendable {
                     && timeline[String(request.path.dropFirst(primaryFolder.count))] != nil && isSegment(request)
             }.flatMap { timeline[String($0.path.dropFirst(primaryFolder.count))]?.start }
         }
-        let chosen = mostPlayed(primaryPlaylists, requests: served) ?? primaryPlaylists.first
-        let receiver = receivers[first.client]
+        let (chosen, undetermined) = mostPlayed(primaryPlaylists, requests: served)
+        let receiver = receiver(first.client, at: requests.last?.at ?? first.at)
         var observed: ObservedCapability?
         if labCase.kind == .capability, let chosen, let variant = variants["/" + chosen] {
             let audio = audioPlaylist.flatMap { variants["/" + $0] }
@@ -163,7 +174,7 @@ public struct SessionBuilder: Sendable {
         return LabSession(
             client: first.client, userAgent: mostCommon(requests.compactMap(\.userAgent)), receiver: receiver?.name,
             deviceId: receiver?.deviceId, deviceClass: receiver?.deviceClass, case: caseId, started: first.at,
-            ended: requests.last?.at ?? first.at, variant: chosen, variantsFetched: primaryPlaylists, audioRendition: audioPlaylist,
+            ended: requests.last?.at ?? first.at, variant: chosen, variantUndetermined: undetermined, variantsFetched: primaryPlaylists, audioRendition: audioPlaylist,
             interstitialRequested: !adRequests.isEmpty, interstitialVariant: adPlaylists.first,
             interstitialSegments: adSegments.count, resumedAt: resumedAt,
             sentPrimaryId: queries.contains { $0.contains("_HLS_primary_id=") },
@@ -174,16 +185,34 @@ public struct SessionBuilder: Sendable {
     }
 
     /// The playlist whose folder got the most segment requests after it was fetched: a receiver
-    /// fetches several variant playlists to measure, then plays one.
-    private func mostPlayed(_ playlists: [String], requests: [LabRequestRecord]) -> String? {
-        guard playlists.count > 1 else { return playlists.first }
+    /// fetches several variant playlists to measure, then plays one. No playlist, and why, when the
+    /// segments show no choice: a tie at the top, every variant fetched about equally (within one
+    /// segment or 10 %), or no segment at all.
+    private func mostPlayed(_ playlists: [String], requests: [LabRequestRecord]) -> (String?, String?) {
+        guard playlists.count > 1 else { return (playlists.first, nil) }
         // Segments are named after their playlist's stem in the suite ("v_hevc_sdr.m3u8" -> "v_hevc_sdr_...").
         let counts = playlists.map { playlist -> (String, Int) in
             let stem = "/" + String(playlist.dropLast(".m3u8".count))
             return (playlist, requests.filter { $0.path.hasPrefix(stem) && !$0.path.hasSuffix(".m3u8") }.count)
         }
-        let best = counts.max { $0.1 < $1.1 }
-        return (best?.1 ?? 0) > 0 ? best?.0 : playlists.last
+        let ranked = counts.sorted { $0.1 > $1.1 }
+        let top = ranked[0].1, runnerUp = ranked[1].1, least = ranked[ranked.count - 1].1
+        if top == 0 {
+            return (nil, "undetermined: fetched \(playlists.count) variant playlists and no segment of any")
+        }
+        if top == runnerUp || (least > 0 && top - least <= max(1, top / 10)) {
+            let tied = ranked.filter { top - $0.1 <= max(1, top / 10) }
+            return (nil, "undetermined: fetched segments of \(tied.count) variants about equally ("
+                    + tied.map { "\($0.0) \($0.1)" }.joined(separator: ", ") + "), as a client that reads every variant does")
+        }
+        return (ranked[0].0, nil)
+    }
+
+    /// What `address` mapped to at `date`: the last history entry from before it, else the first
+    /// one after (the receiver was found later), else the current record.
+    private func receiver(_ address: String, at date: Date) -> LabReceiverRecord? {
+        guard let entries = history[address], !entries.isEmpty else { return receivers[address] }
+        return entries.last { $0.seenAt <= date } ?? entries.first
     }
 
     /// `offered`: the dynamic ranges the case's ladder offers.

@@ -38,8 +38,9 @@ public struct VerdictDesk: Sendable {
         self.manifest = manifest
     }
 
-    /// Records a verdict. `receiver` is a receiver's name or device id as the lab knows it, or a
-    /// client address that fetched from the server.
+    /// Records an operator's verdict. `receiver` is a receiver's name or device id as the lab knows
+    /// it, or a client address that fetched from the server; `source` says where it was given
+    /// ("page", "cli": kept as `via`, the record's source is `operator`).
     public func record(receiver: String, caseId: String, verdict: String, seconds: Double?, note: String?,
                        source: String) throws -> LabVerdictRecord {
         guard manifest.case(caseId) != nil else {
@@ -53,7 +54,8 @@ public struct VerdictDesk: Sendable {
         let who = try resolve(receiver)
         let record = LabVerdictRecord(receiver: who.name, deviceId: who.deviceId, deviceClass: who.deviceClass, client: who.address,
                                       caseId: caseId, verdict: parsed, seconds: seconds,
-                                      note: note.flatMap { $0.isEmpty ? nil : String($0.prefix(4000)) }, source: source)
+                                      note: note.flatMap { $0.isEmpty ? nil : String($0.prefix(4000)) }, source: .operator,
+                                      via: source)
         var stored = record
         stored.id = try store.record(record)
         return stored
@@ -73,5 +75,31 @@ public struct VerdictDesk: Sendable {
         if clients.contains(wanted) { return (wanted, nil, nil, wanted) }
         let known = Array(Set(receivers.map(\.name))).sorted() + clients.subtracting(receivers.map(\.address)).sorted()
         throw LabInputError.unknownReceiver(wanted, hint: Suggestion.text(for: wanted, in: known), known: known)
+    }
+}
+
+extension LabVerdictRecord {
+    /// The automatic verdict of a measured cell (`source: measured`, via "lab run", with the run's
+    /// id): the measurement's verdict (`CellMeasurement.labVerdict`), `seconds` the stall it names,
+    /// `note` its reason. An operator's verdict for the same case and receiver still wins in
+    /// `lab report`; both are kept.
+    public static func measured(for cell: LabRunCell) -> LabVerdictRecord {
+        LabVerdictRecord(recordedAt: cell.finishedAt, receiver: cell.receiver, deviceId: cell.deviceId,
+                         deviceClass: cell.deviceClass, client: cell.address, caseId: cell.caseId,
+                         verdict: cell.measurement.labVerdict,
+                         seconds: cell.measurement.verdictStallMs.map { $0 / 1000 },
+                         note: String(cell.measurement.reason.prefix(4000)), source: .measured, via: "lab run",
+                         runId: cell.runId)
+    }
+}
+
+extension LabStore {
+    /// Records a measured cell's automatic verdict on its own (`LabRunStore.record` writes it in the
+    /// cell's transaction).
+    @discardableResult
+    public func recordMeasuredVerdict(for cell: LabRunCell) throws(LabStoreError) -> LabVerdictRecord {
+        var record = LabVerdictRecord.measured(for: cell)
+        record.id = try self.record(record)
+        return record
     }
 }

@@ -60,6 +60,8 @@ public struct LabReceiverRecord: Codable, Sendable, Equatable {
     public var declaredHDRFormats: [String]?
     public var declaredCodecs: [String]?
     public var supportsInterstitials: Bool?
+    /// When Avahi removed the receiver (nil: still announced, or pinned by the inventory).
+    public var goneAt: Date?
 
     public init(address: String, name: String, deviceId: String? = nil, model: String? = nil, deviceClass: String? = nil,
                 classifiedBy: String? = nil, reason: String, source: Source, seenAt: Date = Date(),
@@ -84,8 +86,26 @@ public enum LabVerdict: String, Codable, Sendable, CaseIterable {
     case seamless, glitch, stall, black, skipped, failed
 }
 
-/// One recorded verdict.
-public struct LabVerdictRecord: Codable, Sendable, Equatable {
+/// Who gave a verdict (INTERFACE.md): an `operator` (the lab page, `lab record`) or the lab itself,
+/// `measured` (`lab run`). Both are kept; in reports the operator's wins.
+public enum LabVerdictSource: String, Codable, Sendable, CaseIterable {
+    case `operator`, measured
+
+    /// Reads the stored text, including what rows written before sources were typed hold: "page" and "cli".
+    public init(stored: String) {
+        self = stored == Self.measured.rawValue || stored == "lab run" ? .measured : .operator
+    }
+
+    public init(from decoder: any Decoder) throws {
+        self.init(stored: try decoder.singleValueContainer().decode(String.self))
+    }
+}
+
+/// One recorded verdict. A Codable record: its coding keys are the `labVerdict` table's columns,
+/// and its JSON (`lab record --format json`, `/api/verdicts`) carries the same names.
+public struct LabVerdictRecord: Codable, Sendable, Equatable, FetchableRecord, MutablePersistableRecord {
+    public static let databaseTableName = "labVerdict"
+
     public var id: Int64?
     public var recordedAt: Date
     /// The receiver's name as the lab knows it.
@@ -95,15 +115,18 @@ public struct LabVerdictRecord: Codable, Sendable, Equatable {
     public var client: String?
     public var caseId: String
     public var verdict: LabVerdict
-    /// How long the disruption lasted, when the operator timed it.
+    /// How long the disruption lasted, when the operator timed it or the lab measured it.
     public var seconds: Double?
     public var note: String?
-    /// "page" or "cli".
-    public var source: String
+    public var source: LabVerdictSource
+    /// Where it was given: "page", "cli" (operator) or "lab run" (measured).
+    public var via: String?
+    /// The unattended run a measured verdict comes from.
+    public var runId: String?
 
     public init(id: Int64? = nil, recordedAt: Date = Date(), receiver: String, deviceId: String? = nil, deviceClass: String? = nil,
                 client: String? = nil, caseId: String, verdict: LabVerdict, seconds: Double? = nil, note: String? = nil,
-                source: String) {
+                source: LabVerdictSource, via: String? = nil, runId: String? = nil) {
         self.id = id
         self.recordedAt = recordedAt
         self.receiver = receiver
@@ -115,6 +138,48 @@ public struct LabVerdictRecord: Codable, Sendable, Equatable {
         self.seconds = seconds
         self.note = note
         self.source = source
+        self.via = via
+        self.runId = runId
+    }
+
+    /// An operator's verdict given where `via` says ("page", "cli"), as callers wrote it before sources were typed.
+    public init(id: Int64? = nil, recordedAt: Date = Date(), receiver: String, deviceId: String? = nil, deviceClass: String? = nil,
+                client: String? = nil, caseId: String, verdict: LabVerdict, seconds: Double? = nil, note: String? = nil,
+                source via: String) {
+        self.init(id: id, recordedAt: recordedAt, receiver: receiver, deviceId: deviceId, deviceClass: deviceClass, client: client,
+                  caseId: caseId, verdict: verdict, seconds: seconds, note: note, source: LabVerdictSource(stored: via),
+                  via: via == LabVerdictSource.operator.rawValue || via == LabVerdictSource.measured.rawValue ? nil : via)
+    }
+
+    private enum CodingKeys: String, CodingKey {
+        case id, recordedAt, receiver, deviceId, deviceClass, client, caseId, verdict, seconds, note, source, via, runId
+    }
+
+    /// Old rows and JSON hold "page" or "cli" in `source` and no `via`: the old text becomes `via`.
+    public init(from decoder: any Decoder) throws {
+        let c = try decoder.container(keyedBy: CodingKeys.self)
+        let stored = try c.decode(String.self, forKey: .source)
+        self.init(id: try c.decodeIfPresent(Int64.self, forKey: .id), recordedAt: try c.decode(Date.self, forKey: .recordedAt),
+                  receiver: try c.decode(String.self, forKey: .receiver), deviceId: try c.decodeIfPresent(String.self, forKey: .deviceId),
+                  deviceClass: try c.decodeIfPresent(String.self, forKey: .deviceClass),
+                  client: try c.decodeIfPresent(String.self, forKey: .client), caseId: try c.decode(String.self, forKey: .caseId),
+                  verdict: try c.decode(LabVerdict.self, forKey: .verdict), seconds: try c.decodeIfPresent(Double.self, forKey: .seconds),
+                  note: try c.decodeIfPresent(String.self, forKey: .note), source: LabVerdictSource(stored: stored),
+                  via: try c.decodeIfPresent(String.self, forKey: .via)
+                    ?? (LabVerdictSource.allCases.map(\.rawValue).contains(stored) ? nil : stored),
+                  runId: try c.decodeIfPresent(String.self, forKey: .runId))
+    }
+
+    public static func databaseDateEncodingStrategy(for column: String) -> DatabaseDateEncodingStrategy { .timeIntervalSince1970 }
+    public static func databaseDateDecodingStrategy(for column: String) -> DatabaseDateDecodingStrategy { .timeIntervalSince1970 }
+
+    public mutating func didInsert(_ inserted: InsertionSuccess) { id = inserted.rowID }
+
+    /// Adds `via` and `runId` to `labVerdict` (rows written before keep them null, their source "page"/"cli").
+    static func registerMigrations(_ migrator: inout DatabaseMigrator) {
+        migrator.registerMigration("lab-v4-verdict-via-run") { db in
+            try db.execute(sql: "ALTER TABLE labVerdict ADD COLUMN via TEXT; ALTER TABLE labVerdict ADD COLUMN runId TEXT;")
+        }
     }
 }
 
@@ -199,29 +264,22 @@ extension LabStore {
                 ON CONFLICT(address) DO UPDATE SET name = excluded.name, deviceId = excluded.deviceId, model = excluded.model,
                   deviceClass = excluded.deviceClass, classifiedBy = excluded.classifiedBy, reason = excluded.reason,
                   source = excluded.source, seenAt = excluded.seenAt, declaredHDRFormats = excluded.declaredHDRFormats,
-                  declaredCodecs = excluded.declaredCodecs, supportsInterstitials = excluded.supportsInterstitials
+                  declaredCodecs = excluded.declaredCodecs, supportsInterstitials = excluded.supportsInterstitials, goneAt = NULL
                 """, arguments: [record.address, record.name, record.deviceId, record.model, record.deviceClass,
                                  record.classifiedBy, record.reason, record.source.rawValue, record.seenAt.timeIntervalSince1970,
                                  record.declaredHDRFormats?.joined(separator: ","), record.declaredCodecs?.joined(separator: ","),
                                  record.supportsInterstitials])
+            try Self.appendHistory(db, record)
         }
     }
 
     public func receivers() throws(LabStoreError) -> [LabReceiverRecord] {
         try read("read receivers") { db in
-            try Row.fetchAll(db, sql: "SELECT * FROM labReceiver ORDER BY name, address").map { row in
-                LabReceiverRecord(address: row["address"], name: row["name"], deviceId: row["deviceId"], model: row["model"],
-                                  deviceClass: row["deviceClass"], classifiedBy: row["classifiedBy"], reason: row["reason"],
-                                  source: LabReceiverRecord.Source(rawValue: row["source"]) ?? .avahi,
-                                  seenAt: Date(timeIntervalSince1970: row["seenAt"]),
-                                  declaredHDRFormats: (row["declaredHDRFormats"] as String?).map(Self.list),
-                                  declaredCodecs: (row["declaredCodecs"] as String?).map(Self.list),
-                                  supportsInterstitials: row["supportsInterstitials"])
-            }
+            try Row.fetchAll(db, sql: "SELECT * FROM labReceiver ORDER BY name, address").map(Self.receiver)
         }
     }
 
-    private static func list(_ text: String) -> [String] {
+    static func list(_ text: String) -> [String] {
         text.split(separator: ",").map(String.init)
     }
 
@@ -229,24 +287,18 @@ extension LabStore {
     @discardableResult
     public func record(_ verdict: LabVerdictRecord) throws(LabStoreError) -> Int64 {
         try write("record the verdict") { db in
-            try db.execute(sql: """
-                INSERT INTO labVerdict (recordedAt, receiver, deviceId, deviceClass, client, caseId, verdict, seconds, note, source)
-                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-                """, arguments: [verdict.recordedAt.timeIntervalSince1970, verdict.receiver, verdict.deviceId, verdict.deviceClass,
-                                 verdict.client, verdict.caseId, verdict.verdict.rawValue, verdict.seconds, verdict.note,
-                                 verdict.source])
-            return db.lastInsertedRowID
+            var row = verdict
+            row.id = nil
+            try row.insert(db)
+            return row.id ?? db.lastInsertedRowID
         }
     }
 
+    /// Every verdict, oldest first; a row whose verdict this version does not know is left out.
     public func verdicts() throws(LabStoreError) -> [LabVerdictRecord] {
         try read("read verdicts") { db in
             try Row.fetchAll(db, sql: "SELECT * FROM labVerdict ORDER BY recordedAt, id").compactMap { row in
-                guard let verdict = LabVerdict(rawValue: row["verdict"]) else { return nil }
-                return LabVerdictRecord(id: row["id"], recordedAt: Date(timeIntervalSince1970: row["recordedAt"]),
-                                        receiver: row["receiver"], deviceId: row["deviceId"], deviceClass: row["deviceClass"],
-                                        client: row["client"], caseId: row["caseId"], verdict: verdict, seconds: row["seconds"],
-                                        note: row["note"], source: row["source"])
+                try? LabVerdictRecord(row: row)
             }
         }
     }

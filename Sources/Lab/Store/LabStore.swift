@@ -76,6 +76,11 @@ public final class LabStore: Sendable {
                 ALTER TABLE labReceiver ADD COLUMN supportsInterstitials INTEGER;
                 """)
         }
+        // Unattended runs (`lab run`): LabRunStore.swift reads and writes these.
+        migrator.registerMigration("lab-v3-runs") { db in try LabStore.createRunTables(db) }
+        // Verdicts' via and runId (LabRecords.swift).
+        LabVerdictRecord.registerMigrations(&migrator)
+        registerReceiverHistory(&migrator)
         return migrator
     }
 

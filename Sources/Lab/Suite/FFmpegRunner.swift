@@ -1,5 +1,6 @@
 import Foundation
 import Logging
+import Processes
 
 /// Runs the ffmpeg command for encode jobs, skipping those whose recipe (arguments and ffmpeg
 /// version) is unchanged since the folder was made. It cannot tell a folder edited by hand from
@@ -11,19 +12,19 @@ struct FFmpegRunner: Sendable {
     let logger: Logger
 
     static let recipeFile = "recipe.txt"
+    /// An encode still running after this is killed: a full-scale case takes a few minutes.
+    static let encodeTimeout: TimeInterval = 30 * 60
 
     /// Finds ffmpeg on PATH and the label font, or says which Debian package to install.
     static func locate(logger: Logger) throws(LabSuiteError) -> FFmpegRunner {
-        let path = ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin"
-        let candidates = path.split(separator: ":").map { "\($0)/ffmpeg" }
-        guard let executable = candidates.first(where: { FileManager.default.isExecutableFile(atPath: $0) }) else {
+        guard let executable = ToolPath.find("ffmpeg") else {
             throw .toolMissing(tool: "ffmpeg", hint: "install Debian's '\(LabTools.ffmpegPackage)' package (scripts/setup-deps.sh does)")
         }
         guard FileManager.default.fileExists(atPath: LabTools.fontPath) else {
             throw .toolMissing(tool: LabTools.fontPath,
                                hint: "install Debian's '\(LabTools.fontPackage)' package (scripts/setup-deps.sh does)")
         }
-        let result = runSynchronously(executable, ["-hide_banner", "-version"])
+        let result = ProcessRunner.runAndWait(executable, ["-hide_banner", "-version"], timeout: 30)
         guard result.status == 0, let first = result.stdout.split(separator: "\n").first else {
             throw .toolMissing(tool: executable, hint: "'ffmpeg -version' failed (\(lastLines(result.stderr))); reinstall '\(LabTools.ffmpegPackage)'")
         }
@@ -59,11 +60,13 @@ struct FFmpegRunner: Sendable {
         }
         logger.info("encoding", metadata: ["case": "\(job.caseId)", "step": "\(job.step)"])
         let started = Date()
-        let result = await Self.run(executable, ["-nostdin", "-v", "error", "-y"] + job.arguments, in: scratch)
+        let result = await ProcessRunner.run(executable, ["-nostdin", "-v", "error", "-y"] + job.arguments, directory: scratch,
+                                             timeout: Self.encodeTimeout)
         guard result.status == 0 else {
             try? fm.removeItem(atPath: scratch)
+            let killed = result.timedOut ? " (killed after \(Int(Self.encodeTimeout)) s)" : ""
             throw .generationFailed(caseId: job.caseId, step: job.step,
-                                    reason: "ffmpeg exited with \(result.status): \(Self.lastLines(result.stderr))")
+                                    reason: "ffmpeg exited with \(result.status)\(killed): \(Self.lastLines(result.stderr))")
         }
         do {
             try recipe(job).write(toFile: scratch + "/" + Self.recipeFile, atomically: true, encoding: .utf8)
@@ -98,64 +101,6 @@ struct FFmpegRunner: Sendable {
         } catch {
             throw .generationFailed(caseId: "suite", step: "encode", reason: String(describing: error))
         }
-    }
-
-    // MARK: - Processes
-
-    struct Result: Sendable {
-        var status: Int32
-        var stdout: String
-        var stderr: String
-    }
-
-    /// Runs a process to its end without holding a thread of the concurrency pool: output goes to
-    /// temporary files, the end arrives through the termination handler.
-    static func run(_ executable: String, _ arguments: [String], in directory: String? = nil) async -> Result {
-        let outPath = NSTemporaryDirectory() + "seamcheck-lab-\(UUID().uuidString).out"
-        let errPath = outPath.replacingOccurrences(of: ".out", with: ".err")
-        _ = FileManager.default.createFile(atPath: outPath, contents: nil)
-        _ = FileManager.default.createFile(atPath: errPath, contents: nil)
-        defer {
-            try? FileManager.default.removeItem(atPath: outPath)
-            try? FileManager.default.removeItem(atPath: errPath)
-        }
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: executable)
-        process.arguments = arguments
-        if let directory { process.currentDirectoryURL = URL(fileURLWithPath: directory) }
-        process.standardInput = FileHandle.nullDevice
-        let out = FileHandle(forWritingAtPath: outPath)
-        let err = FileHandle(forWritingAtPath: errPath)
-        process.standardOutput = out
-        process.standardError = err
-        let status: Int32 = await withCheckedContinuation { continuation in
-            process.terminationHandler = { continuation.resume(returning: $0.terminationStatus) }
-            do { try process.run() } catch {
-                process.terminationHandler = nil
-                try? "\(error)".write(toFile: errPath, atomically: false, encoding: .utf8)
-                continuation.resume(returning: -1)
-            }
-        }
-        try? out?.close()
-        try? err?.close()
-        let stdout = (try? String(contentsOfFile: outPath, encoding: .utf8)) ?? ""
-        let stderr = (try? String(contentsOfFile: errPath, encoding: .utf8)) ?? ""
-        return Result(status: status, stdout: stdout, stderr: stderr)
-    }
-
-    static func runSynchronously(_ executable: String, _ arguments: [String]) -> Result {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: executable)
-        process.arguments = arguments
-        let out = Pipe(), err = Pipe()
-        process.standardOutput = out
-        process.standardError = err
-        process.standardInput = FileHandle.nullDevice
-        do { try process.run() } catch { return Result(status: -1, stdout: "", stderr: "\(error)") }
-        let stdout = String(decoding: out.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        let stderr = String(decoding: err.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        process.waitUntilExit()
-        return Result(status: process.terminationStatus, stdout: stdout, stderr: stderr)
     }
 
     /// The last few lines of ffmpeg's stderr: where it says what went wrong.

@@ -4,8 +4,9 @@ import HLS
 import MediaProbe
 import Reporting
 
-/// A failure that ends the command with a message on stderr and one of INTERFACE.md's exit codes.
-struct CLIFailure: Error {
+/// A failure the command says in its own words (what, where, what to do), with one of
+/// INTERFACE.md's exit codes. A module's error is thrown as it is, not wrapped: see `ExitCoded`.
+struct CLIFailure: ExitCoded {
     static let findings: Int32 = 1
     static let usage: Int32 = 2
     static let serviceMissing: Int32 = 3
@@ -13,6 +14,9 @@ struct CLIFailure: Error {
     var message: String
     var exitCode: Int32
 
+    var description: String { message }
+
+    /// Bad usage or unusable input: exit 2.
     static func input(_ message: String) -> CLIFailure { CLIFailure(message: message, exitCode: usage) }
 
     init(message: String, exitCode: Int32) {
@@ -20,14 +24,12 @@ struct CLIFailure: Error {
         self.exitCode = exitCode
     }
 
-    init(_ error: ProbeError) { self.init(message: error.description, exitCode: Self.usage) }
-    init(_ error: ProfileError) { self.init(message: error.description, exitCode: Self.usage) }
-    init(_ error: InputLocationError) { self.init(message: error.description, exitCode: Self.usage) }
-
-    /// Any error from the modules, with its own message.
+    /// The old way in, kept while the lab run and airplay commands (written beside this change)
+    /// move over: their code is the error's own `exitCode`, else 2.
+    @available(*, deprecated, message: "throw the error itself: Seamcheck.main reads ExitCoded")
     init(any error: Error) {
         if let failure = error as? CLIFailure { self = failure; return }
-        self.init(message: String(describing: error), exitCode: Self.usage)
+        self.init(message: String(describing: error), exitCode: (error as? any ExitCoded)?.exitCode ?? Self.usage)
     }
 
     /// Several probe failures at once: every one is named, one per line.

@@ -26,20 +26,13 @@ enum ProfileLocator {
     }
 
     /// The profiles to use: all of them, or the ones named with --profile (in the order given).
-    static func load(explicitDirectory: String?, selecting ids: [String]) throws(CLIFailure) -> [DeviceProfile] {
-        let all: [DeviceProfile]
-        do { all = try ProfileLoader.loadDirectory(try directory(explicit: explicitDirectory)) } catch let error as ProfileError {
-            throw CLIFailure(error)
-        } catch let error as CLIFailure {
-            throw error
-        } catch {
-            throw CLIFailure.input("\(error)")
-        }
+    static func load(explicitDirectory: String?, selecting ids: [String]) throws -> [DeviceProfile] {
+        let all = try ProfileLoader.loadDirectory(try directory(explicit: explicitDirectory))
         guard !ids.isEmpty else { return all }
         var chosen: [DeviceProfile] = []
         for id in ids {
             guard let profile = all.first(where: { $0.id == id }) else {
-                throw CLIFailure(ProfileError.unknownProfile(id, available: all.map(\.id)))
+                throw ProfileError.unknownProfile(id, available: all.map(\.id))
             }
             if !chosen.contains(where: { $0.id == id }) { chosen.append(profile) }
         }

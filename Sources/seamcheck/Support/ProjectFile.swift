@@ -12,9 +12,9 @@ struct ConfigOption: ParsableArguments {
 /// The project file of a run (`--config`, else `./.seamcheck.yml`), and what commands do with it.
 enum ProjectFile {
     /// nil when no project file is given and none is in the working folder.
-    static func load(_ option: ConfigOption, knownProfiles: [String]?) throws(CLIFailure) -> ProjectConfig? {
+    static func load(_ option: ConfigOption, knownProfiles: [String]?) throws(ProjectConfigError) -> ProjectConfig? {
         guard let path = ProjectConfigLoader.locate(explicit: option.path) else { return nil }
-        do { return try ProjectConfigLoader.load(path, knownProfiles: knownProfiles) } catch { throw CLIFailure.input(error.description) }
+        return try ProjectConfigLoader.load(path, knownProfiles: knownProfiles)
     }
 
     /// Accepted entries no finding matched: said on stderr (like a matrix's unused expected

@@ -1,0 +1,123 @@
+import Foundation
+
+/// Turns a cell's series and requests into a measurement. Pure: no I/O, no clock.
+public struct CellMeasurer: Sendable {
+    public let thresholds: MeasurementThresholds
+
+    public init(thresholds: MeasurementThresholds = .defaults) {
+        self.thresholds = thresholds
+    }
+
+    /// `requests` are the lab server's records for this receiver's address since `/play` (any case);
+    /// `labCase` is the case played; `failure` is set when the run loop could not finish the cell
+    /// (receiver went away, timed out), and the series holds what was seen up to then.
+    public func measure(series: PlaybackSeries, requests: [LabRequestRecord], labCase: LabCase,
+                        failure: String?) -> CellMeasurement {
+        let reading = SeriesReading(series: series, thresholds: thresholds)
+        let points = TransitionPoint.of(labCase)
+        let window = thresholds.transitionWindowSeconds
+        func near(_ position: Double) -> TransitionPoint? {
+            points.filter { abs($0.position - position) <= window }.min { abs($0.position - position) < abs($1.position - position) }
+        }
+        let stalls = reading.stalls.map { stall -> MeasuredStall in
+            var stall = stall
+            stall.transition = near(stall.position)?.label
+            return stall
+        }
+        let jumps = reading.jumps.map { jump -> MeasuredJump in
+            var jump = jump
+            jump.transition = (near(jump.from) ?? near(jump.to))?.label
+            return jump
+        }
+        let timed = RequestTiming(requests: requests, playSentAt: series.playSentAt)
+        let duration = reading.reportedDuration ?? Self.caseDuration(labCase)
+        var m = CellMeasurement(playToFirstRequestMs: timed.firstRequestMs, playToFirstSegmentMs: timed.firstSegmentMs,
+                                playToFirstFrameMs: reading.firstFrameMs, stalls: stalls, outcome: .seamless, reason: "",
+                                jumps: jumps, failedPolls: reading.failedPolls, receiverError: reading.receiverError?.error,
+                                lastPosition: reading.lastPlayingPosition, mediaDuration: duration)
+        let transitionStalls = stalls.filter(\.atTransition).map(\.durationMs)
+        if let furthest = reading.lastPlayingPosition, let last = points.map(\.position).max(), furthest >= last + window {
+            m.transitionStallMs = transitionStalls.max() ?? 0
+        } else {
+            m.transitionStallMs = transitionStalls.max()
+        }
+        decide(&m, reading: reading, failure: failure, timed: timed)
+        return m
+    }
+
+    /// The verdict, in order: the run's own failure, the receiver's error, the receiver gone, never
+    /// played, early end, stalls; else seamless.
+    private func decide(_ m: inout CellMeasurement, reading: SeriesReading, failure: String?, timed: RequestTiming) {
+        func fail(_ kind: MeasuredFailure, _ reason: String) {
+            m.outcome = .failed
+            m.failure = kind
+            m.reason = reason
+        }
+        let gone = reading.trailingFailures >= 2
+        if let failure {
+            let lowered = failure.lowercased()
+            let kind: MeasuredFailure = reading.receiverError != nil ? .receiverError
+                : lowered.contains("went away") || lowered.contains("vanish") || (gone && m.playToFirstFrameMs != nil) ? .receiverWentAway
+                : m.playToFirstFrameMs == nil ? .neverPlayed : .runFailed
+            fail(kind, failure)
+        } else if let error = reading.receiverError {
+            fail(.receiverError, "receiver error \(error.error) at \(MeasureText.seconds(error.atMs / 1000)) after /play")
+        } else if gone, m.playToFirstFrameMs != nil {
+            fail(.receiverWentAway, "receiver went away: the last \(reading.trailingFailures) polls failed"
+                 + (reading.lastFailure.map { " (\($0))" } ?? ""))
+        } else if m.playToFirstFrameMs == nil {
+            let what = timed.firstRequestMs == nil ? "the receiver fetched nothing"
+                : timed.firstSegmentMs == nil ? "it fetched playlists but no segment" : "it fetched segments but the position never moved"
+            fail(.neverPlayed, "never played: \(what)" + (gone ? "; the last \(reading.trailingFailures) polls failed" : ""))
+        } else if let ended = reading.endedAtMs, let position = reading.lastPlayingPosition, let duration = m.mediaDuration,
+                  position < duration - thresholds.earlyEndMarginSeconds {
+            fail(.endedEarly, "ended early: playback stopped at \(MeasureText.seconds(position)) of \(MeasureText.seconds(duration))"
+                 + " (\(MeasureText.seconds(ended / 1000)) after /play)")
+        } else if !m.stalls.isEmpty {
+            m.outcome = .stall
+            let named = m.stalls.filter(\.atTransition).max { $0.durationMs < $1.durationMs }
+                ?? m.stalls.max { $0.durationMs < $1.durationMs }!
+            let what = named.kind == "rate-dropped" ? "rate dropped to 0 for" : "position frozen"
+            m.reason = "\(what) \(MeasureText.ms(named.durationMs))\(named.resumed ? "" : " (never resumed)") at "
+                + MeasureText.seconds(named.position) + (named.transition.map { " (\($0))" } ?? " (away from any transition)")
+                + (m.stalls.count > 1 ? "; \(m.stalls.count) stalls" : "")
+        } else {
+            m.outcome = .seamless
+            m.reason = "played" + (m.playToFirstFrameMs.map { "; first frame \(MeasureText.ms($0)) after /play" } ?? "")
+                + (m.transitionStallMs == 0 ? "; no stall at the transitions" : "")
+        }
+        if !m.jumps.isEmpty {
+            let jump = m.jumps[0]
+            m.reason += "; position jumped \(jump.kind) from \(MeasureText.seconds(jump.from)) to \(MeasureText.seconds(jump.to))"
+                + (jump.transition.map { " (\($0))" } ?? "")
+        }
+    }
+
+    /// The case's playback timeline when the receiver reports no duration: a stitched playlist
+    /// carries the ad inside it.
+    static func caseDuration(_ labCase: LabCase) -> Double {
+        labCase.primary.duration + (labCase.delivery == .stitched ? labCase.interstitialDuration ?? 0 : 0)
+    }
+}
+
+/// The receiver's requests against the moment `/play` was sent.
+struct RequestTiming {
+    static let segmentExtensions: Set<String> = ["ts", "m4s", "mp4", "aac", "m4a", "ac3", "ec3", "mp3"]
+    var firstRequestMs: Double?
+    var firstSegmentMs: Double?
+
+    init(requests: [LabRequestRecord], playSentAt: Date) {
+        // The log and /play share the machine's wall clock; a request a few ms "before" is clock granularity.
+        let after = requests.map { ($0, $0.at.timeIntervalSince(playSentAt) * 1000) }.filter { $0.1 >= -250 }
+            .sorted { $0.1 < $1.1 }
+        firstRequestMs = after.first.map { max(0, $0.1) }
+        firstSegmentMs = after.first { Self.isSegment($0.0) && $0.0.status < 400 }.map { max(0, $0.1) }
+    }
+
+    /// A media segment: by extension, not an init section (the suite names them init*).
+    static func isSegment(_ request: LabRequestRecord) -> Bool {
+        let file = request.path.split(separator: "/").last.map(String.init) ?? ""
+        guard !file.hasPrefix("init"), let dot = file.lastIndex(of: ".") else { return false }
+        return segmentExtensions.contains(file[file.index(after: dot)...].lowercased())
+    }
+}

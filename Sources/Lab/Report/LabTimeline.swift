@@ -1,0 +1,81 @@
+import Foundation
+
+/// What the HTML report draws for one measured cell: the playhead against wall-clock time since
+/// `/play`, the ad's window on the media timeline, the receiver's requests, stalls, the first frame.
+public struct LabTimeline: Codable, Sendable, Equatable {
+    public struct Point: Codable, Sendable, Equatable {
+        public var atMs: Double
+        /// nil: the poll got no answer, or the receiver had no item (drawn as a gap).
+        public var position: Double?
+        public var rate: Double?
+        /// The poll got no answer (a fault, marked), as against an answer with no item (playback over).
+        public var failed: Bool
+    }
+
+    public struct Tick: Codable, Sendable, Equatable {
+        public enum Kind: String, Codable, Sendable { case segment, playlist, other }
+        public var atMs: Double
+        public var kind: Kind
+        public var path: String
+        /// The request was answered 4xx/5xx or cut short.
+        public var failed: Bool
+    }
+
+    public var receiver: String
+    public var caseId: String
+    public var runId: String
+    public var points: [Point]
+    public var requests: [Tick]
+    public var stalls: [MeasuredStall]
+    public var jumps: [MeasuredJump]
+    public var firstFrameMs: Double?
+    /// The ad's window on the media timeline (seconds), and what kind of ad it is ("stitched ad", "interstitial").
+    public var windowStart: Double?
+    public var windowEnd: Double?
+    public var windowLabel: String?
+    public var transitions: [TransitionPoint]
+    public var mediaDuration: Double?
+    /// The verdict as the report shows it ("stall 1200 ms (measured)").
+    public var verdict: String
+
+    public init(_ cell: LabRunCell, labCase: LabCase?, verdict: String) {
+        receiver = cell.receiver
+        caseId = cell.caseId
+        runId = cell.runId
+        points = cell.series.samples.sorted { $0.atMs < $1.atMs }
+            .map { sample in
+                // A receiver with no item (duration 0 after playing) reports position 0: not a playhead.
+                let noItem = sample.info.map { ($0.duration ?? 1) <= 0 && cell.measurement.playToFirstFrameMs.map { sample.atMs > $0 } == true } ?? false
+                let position = sample.info?.position.flatMap { $0.isFinite ? $0 : nil }
+                return Point(atMs: sample.atMs, position: noItem ? nil : position, rate: sample.info?.rate.flatMap { $0.isFinite ? $0 : nil },
+                             failed: sample.info == nil)
+            }
+        requests = cell.requests.map { request in
+            let ms = request.at.timeIntervalSince(cell.series.playSentAt) * 1000
+            let file = request.path.split(separator: "/").last.map(String.init) ?? request.path
+            let kind: Tick.Kind = RequestTiming.isSegment(request) ? .segment
+                : file.hasSuffix(".m3u8") || file.hasSuffix(".json") ? .playlist : .other
+            return Tick(atMs: ms, kind: kind, path: request.path, failed: request.status >= 400 || !request.completed)
+        }.filter { $0.atMs >= -250 }.sorted { $0.atMs < $1.atMs }
+        stalls = cell.measurement.stalls
+        jumps = cell.measurement.jumps
+        firstFrameMs = cell.measurement.playToFirstFrameMs
+        let window = labCase.flatMap(TransitionPoint.window(of:))
+        windowStart = window?.lowerBound
+        windowEnd = window?.upperBound
+        windowLabel = window == nil ? nil : labCase?.delivery == .stitched ? "stitched ad" : "interstitial"
+        transitions = labCase.map(TransitionPoint.of) ?? []
+        mediaDuration = cell.measurement.mediaDuration
+        self.verdict = verdict
+    }
+
+    /// The wall-clock span drawn, in ms: to the last poll or request.
+    public var endMs: Double {
+        max(points.last?.atMs ?? 0, requests.last?.atMs ?? 0, stalls.map { $0.startMs + $0.durationMs }.max() ?? 0, 1000)
+    }
+
+    /// The media span drawn, in seconds.
+    public var maxPosition: Double {
+        max(mediaDuration ?? 0, points.compactMap(\.position).max() ?? 0, windowEnd ?? 0, 1)
+    }
+}

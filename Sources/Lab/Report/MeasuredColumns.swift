@@ -1,0 +1,128 @@
+import Foundation
+
+/// The stall measured at one transition point of a cell: 0 when playback passed it without one,
+/// nil when it never got there.
+public struct TransitionStall: Codable, Sendable, Equatable {
+    /// "ad start 6 s".
+    public var transition: String
+    public var ms: Double?
+
+    public init(transition: String, ms: Double?) {
+        self.transition = transition
+        self.ms = ms
+    }
+}
+
+/// What `lab run` measured for a report cell (a receiver x case, or the class roll-up).
+public struct MeasuredColumns: Codable, Sendable, Equatable {
+    /// seamless, glitch, stall, failed, skipped: the measured verdict (shown even when an operator's wins).
+    public var verdict: String
+    /// The stall the verdict names, in ms.
+    public var stallMs: Double?
+    public var firstFrameMs: Double?
+    public var firstRequestMs: Double?
+    public var firstSegmentMs: Double?
+    /// The longest stall at any transition (0: none; null: never reached), the number calibration grades.
+    public var transitionStallMs: Double?
+    /// Per transition point of the case (for a class: the worst of its receivers).
+    public var transitionStalls: [TransitionStall]
+    /// The longest stall away from the transitions.
+    public var elsewhereStallMs: Double?
+    /// The measured stall graded through the thresholds: pass, warning or error (null when not compared).
+    public var level: String?
+    public var reason: String
+    public var runId: String?
+    /// How many measured cells this rests on (1 for a receiver; its receivers' for a class).
+    public var cells: Int
+
+    public init(verdict: String, stallMs: Double? = nil, firstFrameMs: Double? = nil, firstRequestMs: Double? = nil,
+                firstSegmentMs: Double? = nil, transitionStallMs: Double? = nil, transitionStalls: [TransitionStall] = [],
+                elsewhereStallMs: Double? = nil, level: String? = nil, reason: String, runId: String? = nil, cells: Int = 1) {
+        self.verdict = verdict
+        self.stallMs = stallMs
+        self.firstFrameMs = firstFrameMs
+        self.firstRequestMs = firstRequestMs
+        self.firstSegmentMs = firstSegmentMs
+        self.transitionStallMs = transitionStallMs
+        self.transitionStalls = transitionStalls
+        self.elsewhereStallMs = elsewhereStallMs
+        self.level = level
+        self.reason = reason
+        self.runId = runId
+        self.cells = cells
+    }
+
+    /// One run cell's columns.
+    public init(_ cell: LabRunCell, labCase: LabCase, thresholds: MeasurementThresholds) {
+        let m = cell.measurement
+        let reached = m.lastPosition ?? -1
+        let perPoint = TransitionPoint.of(labCase).map { point -> TransitionStall in
+            let here = m.stalls.filter { $0.transition == point.label }.map(\.durationMs).max()
+            return TransitionStall(transition: point.label,
+                                   ms: here ?? (reached >= point.position + thresholds.transitionWindowSeconds ? 0 : nil))
+        }
+        self.init(verdict: m.labVerdict.rawValue, stallMs: m.verdictStallMs, firstFrameMs: m.playToFirstFrameMs,
+                  firstRequestMs: m.playToFirstRequestMs, firstSegmentMs: m.playToFirstSegmentMs,
+                  transitionStallMs: m.transitionStallMs, transitionStalls: perPoint, elsewhereStallMs: m.elsewhereStallMs,
+                  level: Self.level(m, thresholds: thresholds)?.rawValue, reason: m.reason, runId: cell.runId)
+    }
+
+    /// A measured cell as a level to hold against the prediction: the stall (at a transition, else the
+    /// verdict's) through the grades; failures that say nothing of the switch (receiver gone, the run's
+    /// own failure, not run) are not compared.
+    public static func level(_ m: CellMeasurement, thresholds: MeasurementThresholds) -> ObservedLevel? {
+        switch m.outcome {
+        case .skipped: return nil
+        case .failed:
+            switch m.failure {
+            case .neverPlayed?, .receiverError?, .endedEarly?: return .error
+            default: return nil
+            }
+        case .stall, .seamless:
+            let stall = thresholds.grade(stallMs: m.verdictStallMs ?? 0)
+            return m.jumps.isEmpty ? stall : max(stall, .warning)
+        }
+    }
+
+    /// A class's roll-up: the worst verdict and stalls, the median first frame.
+    static func rollUp(_ members: [MeasuredColumns]) -> MeasuredColumns? {
+        guard !members.isEmpty else { return nil }
+        func worst(_ values: [Double?]) -> Double? { values.compactMap { $0 }.max() }
+        func median(_ values: [Double?]) -> Double? {
+            let sorted = values.compactMap { $0 }.sorted()
+            return sorted.isEmpty ? nil : sorted[sorted.count / 2]
+        }
+        let levels = members.compactMap { $0.level.flatMap(ObservedLevel.init(rawValue:)) }
+        let worstMember = members.max { a, b in
+            (a.level.flatMap(ObservedLevel.init(rawValue:)) ?? .pass, a.stallMs ?? 0) < (b.level.flatMap(ObservedLevel.init(rawValue:)) ?? .pass, b.stallMs ?? 0)
+        }!
+        let labels = members.flatMap { $0.transitionStalls.map(\.transition) }
+        var seen = Set<String>()
+        let perPoint = labels.filter { seen.insert($0).inserted }.map { label in
+            TransitionStall(transition: label, ms: worst(members.flatMap { $0.transitionStalls.filter { $0.transition == label }.map(\.ms) }))
+        }
+        let counts = Dictionary(members.map { ($0.verdict, 1) }, uniquingKeysWith: +).sorted { ($1.value, $0.key) < ($0.value, $1.key) }
+        return MeasuredColumns(verdict: worstMember.verdict, stallMs: worst(members.map(\.stallMs)), firstFrameMs: median(members.map(\.firstFrameMs)),
+                               firstRequestMs: median(members.map(\.firstRequestMs)), firstSegmentMs: median(members.map(\.firstSegmentMs)),
+                               transitionStallMs: worst(members.map(\.transitionStallMs)), transitionStalls: perPoint,
+                               elsewhereStallMs: worst(members.map(\.elsewhereStallMs)), level: levels.max()?.rawValue,
+                               reason: counts.map { "\($0.value) \($0.key)" }.joined(separator: ", ") + " measured",
+                               cells: members.count)
+    }
+}
+
+extension MeasuredColumns {
+    /// From a recorded measured verdict alone (its run cell not at hand): the verdict, its stall, its note.
+    public init(recorded: LabVerdictRecord, thresholds: MeasurementThresholds) {
+        let stallMs = recorded.seconds.map { $0 * 1000 }
+        let level: ObservedLevel? = switch recorded.verdict {
+        case .seamless: .pass
+        case .glitch: .warning
+        case .stall: thresholds.grade(stallMs: stallMs ?? thresholds.grades.errorMs)
+        case .black, .failed: .error
+        case .skipped: nil
+        }
+        self.init(verdict: recorded.verdict.rawValue, stallMs: stallMs, level: level?.rawValue, reason: recorded.note ?? "",
+                  runId: recorded.runId)
+    }
+}

@@ -1,0 +1,215 @@
+import AirPlay
+import Foundation
+
+/// The bounds of one cell: how often to poll, when to give up, what counts as the end.
+public struct CellLimits: Sendable, Equatable {
+    public var pollInterval: Duration
+    /// From `/play`: the cell ends here whatever the receiver does (media duration plus a margin).
+    public var caseTimeout: Duration
+    /// A position within this many seconds of the duration is the end of the media.
+    public var endTolerance: Double
+    /// Polls in a row without a duration, once playback had started, that mean the receiver
+    /// finished and dropped the item (pyatv counts 5 at 1 s).
+    public var idlePollsToFinish: Int
+    /// Polls failing this long in a row: the receiver went away.
+    public var goneAfter: Duration
+
+    public init(pollInterval: Duration = .milliseconds(250), caseTimeout: Duration, endTolerance: Double = 0.5,
+                idlePollsToFinish: Int? = nil, goneAfter: Duration = .seconds(3)) {
+        self.pollInterval = pollInterval
+        self.caseTimeout = caseTimeout
+        self.endTolerance = endTolerance
+        // About a second of polls by default, and never fewer than 2.
+        self.idlePollsToFinish = idlePollsToFinish ?? max(2, Int((Duration.seconds(1) / pollInterval).rounded(.up)))
+        self.goneAfter = goneAfter
+    }
+}
+
+/// How a cell ended, and the failure the measurer is given (nil when it played to the end).
+public struct CellEnd: Sendable, Equatable {
+    public enum Kind: String, Sendable, Codable {
+        /// The position reached the duration.
+        case reachedEnd
+        /// The receiver dropped the item after playing it (no duration any more).
+        case finished
+        case timedOut
+        /// Connection refused or closed, or polls unanswered for `goneAfter`.
+        case receiverGone
+        /// The receiver's own error dict in `/playback-info`.
+        case receiverError
+        /// Pairing, a password, or URL playback wanted: the whole receiver is skipped.
+        case refused
+        /// `/play` (or the session) failed otherwise.
+        case playFailed
+        /// `/playback-info` answered errors (not a lost connection) for `goneAfter`.
+        case pollsFailing
+    }
+
+    public var kind: Kind
+    public var failure: String?
+    /// The receiver's refusal, for `.refused`.
+    public var refusal: AirPlayError?
+
+    public init(kind: Kind, failure: String?, refusal: AirPlayError? = nil) {
+        self.kind = kind
+        self.failure = failure
+        self.refusal = refusal
+    }
+
+    public static let receiverWentAway = "receiver went away"
+}
+
+/// What the driver does next.
+public enum CellAction: Sendable, Equatable {
+    /// Poll `/playback-info` once `at` has passed since `/play`.
+    case poll(at: Duration)
+    /// Send `/stop`, then report it with `stopAnswered`.
+    case stop(CellEnd)
+    /// Nothing more to send (the cell ended without a session to stop, or after `/stop`).
+    case done(CellEnd)
+}
+
+/// One cell as a state machine: events in (answers, with the time since `/play`), actions out.
+/// No I/O and no clock, so stalls and timeouts are tested in microseconds; `CellDriver` runs it.
+/// It keeps the series (samples and commands) as it goes.
+public struct CellMachine: Sendable {
+    public let limits: CellLimits
+    public private(set) var samples: [PlaybackSample] = []
+    public private(set) var commands: [SentCommand] = []
+    public private(set) var ended: CellEnd?
+
+    private var started = false
+    private var lastPosition: Double?
+    private var lastDuration: Double?
+    private var failingSince: Duration?
+    private var idlePolls = 0
+    private var nextPoll: Duration = .zero
+
+    /// True once the position moved (or stood above 0 at rate > 0).
+    public private(set) var hasPlayed = false
+
+    public init(limits: CellLimits) {
+        self.limits = limits
+    }
+
+    /// The session could not be opened: nothing was sent.
+    public mutating func openFailed(_ error: AirPlayError) -> CellAction {
+        finishWithoutStop(Self.end(forSessionError: error, during: "opening the session"))
+    }
+
+    /// `/play` was answered (or failed) `at` after it was sent.
+    public mutating func playAnswered(at: Duration, startPosition: Double, error: AirPlayError?) -> CellAction {
+        commands.append(SentCommand(kind: .play, atMs: 0, value: startPosition, failure: error?.description))
+        if let error { return finishWithoutStop(Self.end(forSessionError: error, during: "/play")) }
+        nextPoll = limits.pollInterval
+        return schedule(after: at)
+    }
+
+    /// One `/playback-info` answer (or failure), `at` after `/play`.
+    public mutating func polled(at: Duration, _ result: Result<PlaybackInfo, AirPlayError>) -> CellAction {
+        guard ended == nil else { return .done(ended!) }
+        switch result {
+        case .success(let info):
+            samples.append(PlaybackSample(atMs: Self.ms(at), info: info))
+            failingSince = nil
+            if let error = info.error {
+                return stop(CellEnd(kind: .receiverError, failure: "the receiver reported an error: \(error)"))
+            }
+            let hasDuration = (info.duration ?? 0) > 0
+            if let position = info.position {
+                if let lastPosition, position > lastPosition + 0.001 { hasPlayed = true }
+                if position > 0, (info.rate ?? 0) > 0, hasDuration { hasPlayed = true }
+                lastPosition = position
+            }
+            if hasDuration { lastDuration = info.duration }
+            if hasPlayed, let duration = info.duration, duration > 0, let position = info.position,
+               position >= duration - limits.endTolerance {
+                return stop(CellEnd(kind: .reachedEnd, failure: nil))
+            }
+            if hasPlayed, !hasDuration {
+                idlePolls += 1
+                if idlePolls >= limits.idlePollsToFinish { return stop(CellEnd(kind: .finished, failure: nil)) }
+            } else {
+                idlePolls = 0
+            }
+        case .failure(let error):
+            samples.append(PlaybackSample(atMs: Self.ms(at), info: nil, failure: error.description))
+            if Self.isRefusal(error) {
+                return finishWithoutStop(CellEnd(kind: .refused, failure: error.description, refusal: error))
+            }
+            let since = failingSince ?? at
+            failingSince = since
+            if at - since >= limits.goneAfter {
+                if Self.isTransport(error) {
+                    return finishWithoutStop(CellEnd(kind: .receiverGone, failure: "\(CellEnd.receiverWentAway): "
+                        + "/playback-info failing for \(Self.seconds(at - since)) s (\(error))"))
+                }
+                return stop(CellEnd(kind: .pollsFailing, failure: "/playback-info failing for \(Self.seconds(at - since)) s: \(error)"))
+            }
+        }
+        return schedule(after: at)
+    }
+
+    /// `/stop` was answered (or failed).
+    public mutating func stopAnswered(at: Duration, error: AirPlayError?) -> CellAction {
+        commands.append(SentCommand(kind: .stop, atMs: Self.ms(at), failure: error?.description))
+        return .done(ended ?? CellEnd(kind: .playFailed, failure: "stopped before it ended"))
+    }
+
+    /// The next poll, on the poll grid (missed ticks skipped), or the timeout's end.
+    private mutating func schedule(after now: Duration) -> CellAction {
+        if now >= limits.caseTimeout { return stop(timeoutEnd(at: now)) }
+        while nextPoll <= now { nextPoll += limits.pollInterval }
+        return .poll(at: min(nextPoll, limits.caseTimeout))
+    }
+
+    private func timeoutEnd(at now: Duration) -> CellEnd {
+        let limit = Self.seconds(limits.caseTimeout)
+        guard hasPlayed else {
+            return CellEnd(kind: .timedOut, failure: "never started playing within \(limit) s (position did not move)")
+        }
+        let position = lastPosition.map { String(format: "%.1f", $0) } ?? "?"
+        let duration = lastDuration.map { String(format: " of %.1f", $0) } ?? ""
+        return CellEnd(kind: .timedOut, failure: "not finished within \(limit) s (position \(position)\(duration) s)")
+    }
+
+    private mutating func stop(_ end: CellEnd) -> CellAction {
+        ended = end
+        return .stop(end)
+    }
+
+    private mutating func finishWithoutStop(_ end: CellEnd) -> CellAction {
+        ended = end
+        return .done(end)
+    }
+
+    static func end(forSessionError error: AirPlayError, during step: String) -> CellEnd {
+        if isRefusal(error) { return CellEnd(kind: .refused, failure: error.description, refusal: error) }
+        if isTransport(error) { return CellEnd(kind: .receiverGone, failure: "\(CellEnd.receiverWentAway): \(error)") }
+        return CellEnd(kind: .playFailed, failure: "\(step) failed: \(error)")
+    }
+
+    /// Pairing, password or no URL playback: the receiver will refuse every case alike.
+    static func isRefusal(_ error: AirPlayError) -> Bool {
+        switch error {
+        case .pairingRequired, .passwordRequired, .noURLPlayback: true
+        default: false
+        }
+    }
+
+    /// The receiver is unreachable (as opposed to answering something wrong).
+    static func isTransport(_ error: AirPlayError) -> Bool {
+        switch error {
+        case .connect, .connectionClosed, .timeout: true
+        default: false
+        }
+    }
+
+    static func ms(_ duration: Duration) -> Double {
+        Double(duration.components.seconds) * 1000 + Double(duration.components.attoseconds) / 1e15
+    }
+
+    static func seconds(_ duration: Duration) -> String {
+        String(format: "%g", (ms(duration) / 10).rounded() / 100)
+    }
+}

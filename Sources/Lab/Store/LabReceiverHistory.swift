@@ -1,0 +1,77 @@
+import Foundation
+import GRDB
+
+/// What the lab knew of each receiver over time, so that a session shows the class its receiver
+/// had while it played (not the one it has now), and which receivers Avahi has since removed.
+/// `labReceiverHistory` gets a row whenever an address's receiver, name or class changes;
+/// `labReceiver.goneAt` is set when Avahi removes it, cleared when it returns.
+extension LabStore {
+    static func registerReceiverHistory(_ migrator: inout DatabaseMigrator) {
+        migrator.registerMigration("lab-receiver-history-and-presence") { db in
+            try db.execute(sql: """
+                ALTER TABLE labReceiver ADD COLUMN goneAt REAL;
+                CREATE TABLE labReceiverHistory (
+                  id INTEGER PRIMARY KEY AUTOINCREMENT,
+                  address TEXT NOT NULL, name TEXT NOT NULL, deviceId TEXT, model TEXT, deviceClass TEXT,
+                  classifiedBy TEXT, reason TEXT NOT NULL, source TEXT NOT NULL, seenAt REAL NOT NULL,
+                  declaredHDRFormats TEXT, declaredCodecs TEXT, supportsInterstitials INTEGER);
+                CREATE INDEX labReceiverHistoryByAddress ON labReceiverHistory(address, seenAt);
+                INSERT INTO labReceiverHistory (address, name, deviceId, model, deviceClass, classifiedBy, reason, source, seenAt,
+                                                declaredHDRFormats, declaredCodecs, supportsInterstitials)
+                  SELECT address, name, deviceId, model, deviceClass, classifiedBy, reason, source, seenAt,
+                         declaredHDRFormats, declaredCodecs, supportsInterstitials FROM labReceiver;
+                """)
+        }
+    }
+
+    /// Appends `record` to the history of its address when what it says differs from the last entry.
+    static func appendHistory(_ db: Database, _ record: LabReceiverRecord) throws {
+        let last = try Row.fetchOne(db, sql: """
+            SELECT name, deviceId, deviceClass, classifiedBy, declaredHDRFormats FROM labReceiverHistory
+            WHERE address = ? ORDER BY seenAt DESC, id DESC LIMIT 1
+            """, arguments: [record.address])
+        let hdr = record.declaredHDRFormats?.joined(separator: ",")
+        if let last, last["name"] == record.name, last["deviceId"] == record.deviceId, last["deviceClass"] == record.deviceClass,
+           last["classifiedBy"] == record.classifiedBy, last["declaredHDRFormats"] == hdr {
+            return
+        }
+        try db.execute(sql: """
+            INSERT INTO labReceiverHistory (address, name, deviceId, model, deviceClass, classifiedBy, reason, source, seenAt,
+                                            declaredHDRFormats, declaredCodecs, supportsInterstitials)
+            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+            """, arguments: [record.address, record.name, record.deviceId, record.model, record.deviceClass, record.classifiedBy,
+                             record.reason, record.source.rawValue, record.seenAt.timeIntervalSince1970, hdr,
+                             record.declaredCodecs?.joined(separator: ","), record.supportsInterstitials])
+    }
+
+    /// Marks the receivers at `addresses` as removed by Avahi at `date` (kept: earlier requests need them).
+    public func markGone(addresses: [String], at date: Date = Date()) throws(LabStoreError) {
+        guard !addresses.isEmpty else { return }
+        try write("mark receivers gone") { db in
+            for address in addresses {
+                try db.execute(sql: "UPDATE labReceiver SET goneAt = ? WHERE address = ? AND source = 'avahi'",
+                               arguments: [date.timeIntervalSince1970, address])
+            }
+        }
+    }
+
+    /// Every entry of every address's history, oldest first.
+    public func receiverHistory() throws(LabStoreError) -> [LabReceiverRecord] {
+        try read("read the receiver history") { db in
+            try Row.fetchAll(db, sql: "SELECT * FROM labReceiverHistory ORDER BY address, seenAt, id").map(Self.receiver)
+        }
+    }
+
+    /// A receiver record from a `labReceiver` or `labReceiverHistory` row.
+    static func receiver(_ row: Row) -> LabReceiverRecord {
+        var record = LabReceiverRecord(address: row["address"], name: row["name"], deviceId: row["deviceId"], model: row["model"],
+                                       deviceClass: row["deviceClass"], classifiedBy: row["classifiedBy"], reason: row["reason"],
+                                       source: LabReceiverRecord.Source(rawValue: row["source"]) ?? .avahi,
+                                       seenAt: Date(timeIntervalSince1970: row["seenAt"]),
+                                       declaredHDRFormats: (row["declaredHDRFormats"] as String?).map(Self.list),
+                                       declaredCodecs: (row["declaredCodecs"] as String?).map(Self.list),
+                                       supportsInterstitials: row["supportsInterstitials"])
+        if row.hasColumn("goneAt"), let gone: Double = row["goneAt"] { record.goneAt = Date(timeIntervalSince1970: gone) }
+        return record
+    }
+}

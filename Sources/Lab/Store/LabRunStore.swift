@@ -1,0 +1,207 @@
+import Foundation
+import GRDB
+
+/// A cell of a run as stored: the cell, and whether it counts as done for `--resume`.
+public struct LabRunCellKey: Hashable, Sendable {
+    public var receiver: String
+    public var caseId: String
+    public init(receiver: String, caseId: String) {
+        self.receiver = receiver
+        self.caseId = caseId
+    }
+}
+
+/// Unattended runs: `labRun` (one row a run, with a heartbeat whose lease says whether its owner
+/// still lives: PIDs are reused in containers) and `labCell` (one row a played cell, its series,
+/// requests and measurement as JSON text). A cell and its `measured` verdict are written in one
+/// transaction as the cell finishes, so a killed run keeps every finished cell.
+extension LabStore {
+    static func createRunTables(_ db: Database) throws {
+        try db.execute(sql: """
+            CREATE TABLE labRun (
+              id TEXT PRIMARY KEY,
+              startedAt REAL NOT NULL, finishedAt REAL,
+              state TEXT NOT NULL,
+              heartbeatAt REAL NOT NULL, leaseSeconds REAL NOT NULL,
+              server TEXT NOT NULL, receivers TEXT NOT NULL, cases TEXT NOT NULL,
+              pollIntervalMs REAL NOT NULL, cellsTotal INTEGER NOT NULL, host TEXT NOT NULL);
+            CREATE TABLE labCell (
+              id INTEGER PRIMARY KEY AUTOINCREMENT,
+              runId TEXT NOT NULL REFERENCES labRun(id),
+              receiver TEXT NOT NULL, deviceId TEXT, deviceClass TEXT, address TEXT NOT NULL,
+              caseId TEXT NOT NULL, attempt INTEGER NOT NULL,
+              startedAt REAL NOT NULL, finishedAt REAL NOT NULL, url TEXT NOT NULL,
+              outcome TEXT NOT NULL, done INTEGER NOT NULL,
+              series TEXT NOT NULL, requests TEXT NOT NULL, measurement TEXT NOT NULL);
+            CREATE INDEX labCellByRun ON labCell(runId, receiver, caseId);
+            CREATE INDEX labCellByCase ON labCell(receiver, caseId, finishedAt);
+            """)
+    }
+
+    /// Records a new run as `running`, its heartbeat now.
+    public func beginRun(_ run: LabRunSummary, leaseSeconds: Double) throws(LabStoreError) {
+        let receivers = try json(run.receivers), cases = try json(run.cases)
+        try write("record the run start") { db in
+            try db.execute(sql: """
+                INSERT INTO labRun (id, startedAt, state, heartbeatAt, leaseSeconds, server, receivers, cases, pollIntervalMs,
+                                    cellsTotal, host) VALUES (?, ?, 'running', ?, ?, ?, ?, ?, ?, ?, ?)
+                """, arguments: [run.id, run.startedAt.timeIntervalSince1970, Date().timeIntervalSince1970, leaseSeconds,
+                                 run.server, receivers, cases, run.pollIntervalMs, run.cellsTotal, ProcessInfo.processInfo.hostName])
+        }
+    }
+
+    /// Takes over an interrupted run for `--resume`: running again, heartbeat now. Fails when
+    /// another process still holds it (a heartbeat within its lease) or it is finished.
+    public func resumeRun(_ id: String, server: String, leaseSeconds: Double) throws(LabStoreError) -> LabRunSummary {
+        guard let run = try run(id) else { throw .failed(path: path, operation: "resume run \(id)", reason: "no such run; `seamcheck lab runs` lists them") }
+        guard run.state == .interrupted else {
+            throw .failed(path: path, operation: "resume run \(id)",
+                          reason: run.state == .running ? "it is still running (its heartbeat is within its lease)" : "it is finished")
+        }
+        try write("resume run \(id)") { db in
+            try db.execute(sql: "UPDATE labRun SET state = 'running', finishedAt = NULL, heartbeatAt = ?, leaseSeconds = ?, server = ? WHERE id = ?",
+                           arguments: [Date().timeIntervalSince1970, leaseSeconds, server, id])
+        }
+        return try self.run(id) ?? run
+    }
+
+    /// The owner is alive: moves the heartbeat to now.
+    public func heartbeat(_ runId: String) throws(LabStoreError) {
+        try write("record the run's heartbeat") { db in
+            try db.execute(sql: "UPDATE labRun SET heartbeatAt = ? WHERE id = ? AND state = 'running'",
+                           arguments: [Date().timeIntervalSince1970, runId])
+        }
+    }
+
+    public func finishRun(_ runId: String, state: LabRunSummary.State) throws(LabStoreError) {
+        try write("record the run's end") { db in
+            try db.execute(sql: "UPDATE labRun SET state = ?, finishedAt = ?, heartbeatAt = ? WHERE id = ?",
+                           arguments: [state.rawValue, Date().timeIntervalSince1970, Date().timeIntervalSince1970, runId])
+        }
+    }
+
+    /// Stores one cell and, when it was played (`done`), its automatic verdict (`source: measured`),
+    /// in one transaction. A cell not run (`done` false) is kept for the record and run again by `--resume`.
+    public func record(_ cell: LabRunCell, done: Bool) throws(LabStoreError) {
+        let series = try json(cell.series), requests = try json(cell.requests), measurement = try json(cell.measurement)
+        try write("record cell \(cell.caseId) on \(cell.receiver)") { db in
+            try db.execute(sql: """
+                INSERT INTO labCell (runId, receiver, deviceId, deviceClass, address, caseId, attempt, startedAt, finishedAt, url,
+                                     outcome, done, series, requests, measurement) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                """, arguments: [cell.runId, cell.receiver, cell.deviceId, cell.deviceClass, cell.address, cell.caseId, cell.attempt,
+                                 cell.startedAt.timeIntervalSince1970, cell.finishedAt.timeIntervalSince1970, cell.url,
+                                 cell.measurement.outcome.rawValue, done, series, requests, measurement])
+            guard done else { return }
+            var verdict = LabVerdictRecord.measured(for: cell)
+            try verdict.insert(db)
+        }
+    }
+
+    /// Every run, newest first. A `running` run whose heartbeat is older than its lease is shown
+    /// `interrupted` (its owner died without saying so).
+    public func runs() throws(LabStoreError) -> [LabRunSummary] {
+        try read("read the runs") { db in try Row.fetchAll(db, sql: Self.runSelect + " ORDER BY r.startedAt DESC, r.id DESC") }
+            .map(Self.summary)
+    }
+
+    public func run(_ id: String) throws(LabStoreError) -> LabRunSummary? {
+        try read("read run \(id)") { db in try Row.fetchOne(db, sql: Self.runSelect + " WHERE r.id = ?", arguments: [id]) }
+            .map(Self.summary)
+    }
+
+    /// The newest interrupted run, for `--resume` without an id.
+    public func latestInterruptedRun() throws(LabStoreError) -> LabRunSummary? {
+        try runs().first { $0.state == .interrupted }
+    }
+
+    /// The cells of a run, in the order they finished.
+    public func cells(runId: String) throws(LabStoreError) -> [LabRunCell] {
+        try cells(where: "runId = ?", [runId])
+    }
+
+    /// The newest played cell per receiver x case, across runs.
+    public func latestCells() throws(LabStoreError) -> [LabRunCell] {
+        try cells(where: """
+            id IN (SELECT id FROM labCell c WHERE done = 1 AND finishedAt = (SELECT max(finishedAt) FROM labCell d
+                   WHERE d.receiver = c.receiver AND d.caseId = c.caseId AND d.done = 1))
+            """, [])
+    }
+
+    /// The receiver x case cells of a run that `--resume` does not play again.
+    public func doneCells(runId: String) throws(LabStoreError) -> Set<LabRunCellKey> {
+        Set(try read("read run \(runId)'s cells") { db in
+            try Row.fetchAll(db, sql: "SELECT DISTINCT receiver, caseId FROM labCell WHERE runId = ? AND done = 1", arguments: [runId])
+                .map { LabRunCellKey(receiver: $0["receiver"], caseId: $0["caseId"]) }
+        })
+    }
+
+    /// The requests one client made between two times, in time order (what a cell's receiver fetched).
+    public func requests(client: String, from: Date, to: Date) throws(LabStoreError) -> [LabRequestRecord] {
+        try read("read the request log") { db in
+            try Row.fetchAll(db, sql: """
+                SELECT at, client, clientPort, method, path, query, range, status, bytes, expectedBytes, durationMs,
+                       userAgent, caseId, completed FROM labRequest WHERE client = ? AND at >= ? AND at <= ? ORDER BY at, id LIMIT 20000
+                """, arguments: [client, from.timeIntervalSince1970, to.timeIntervalSince1970]).map { row in
+                LabRequestRecord(at: Date(timeIntervalSince1970: row["at"]), client: row["client"], clientPort: row["clientPort"],
+                                 method: row["method"], path: row["path"], query: row["query"], range: row["range"],
+                                 status: row["status"], bytes: row["bytes"], expectedBytes: row["expectedBytes"],
+                                 durationMs: row["durationMs"], userAgent: row["userAgent"], caseId: row["caseId"],
+                                 completed: row["completed"])
+            }
+        }
+    }
+
+    private static let runSelect = """
+        SELECT r.*, (SELECT count(*) FROM (SELECT DISTINCT receiver, caseId FROM labCell c WHERE c.runId = r.id AND c.done = 1))
+               AS cellsDone FROM labRun r
+        """
+
+    private static func summary(_ row: Row) -> LabRunSummary {
+        var state = LabRunSummary.State(rawValue: row["state"]) ?? .interrupted
+        let heartbeat: Double = row["heartbeatAt"], lease: Double = row["leaseSeconds"]
+        if state == .running, Date().timeIntervalSince1970 - heartbeat > lease { state = .interrupted }
+        let decoder = Self.decoder()
+        let list = { (text: String) in (try? decoder.decode([String].self, from: Data(text.utf8))) ?? [] }
+        return LabRunSummary(id: row["id"], startedAt: Date(timeIntervalSince1970: row["startedAt"]),
+                             finishedAt: (row["finishedAt"] as Double?).map(Date.init(timeIntervalSince1970:)), state: state,
+                             server: row["server"], receivers: list(row["receivers"]), cases: list(row["cases"]),
+                             pollIntervalMs: row["pollIntervalMs"], cellsDone: row["cellsDone"], cellsTotal: row["cellsTotal"])
+    }
+
+    private func cells(where condition: String, _ arguments: StatementArguments) throws(LabStoreError) -> [LabRunCell] {
+        let rows = try read("read cells") { db in
+            try Row.fetchAll(db, sql: "SELECT * FROM labCell WHERE \(condition) ORDER BY finishedAt, id", arguments: arguments)
+        }
+        let decoder = Self.decoder()
+        var cells: [LabRunCell] = []
+        for row in rows {
+            do {
+                cells.append(LabRunCell(
+                    runId: row["runId"], receiver: row["receiver"], deviceId: row["deviceId"], deviceClass: row["deviceClass"],
+                    address: row["address"], caseId: row["caseId"], attempt: row["attempt"],
+                    startedAt: Date(timeIntervalSince1970: row["startedAt"]), finishedAt: Date(timeIntervalSince1970: row["finishedAt"]),
+                    url: row["url"], series: try decoder.decode(PlaybackSeries.self, from: Data((row["series"] as String).utf8)),
+                    requests: try decoder.decode([LabRequestRecord].self, from: Data((row["requests"] as String).utf8)),
+                    measurement: try decoder.decode(CellMeasurement.self, from: Data((row["measurement"] as String).utf8))))
+            } catch {
+                throw .failed(path: path, operation: "read cell \(row["id"] as Int64? ?? 0)", reason: "\(error)")
+            }
+        }
+        return cells
+    }
+
+    private func json<T: Encodable>(_ value: T) throws(LabStoreError) -> String {
+        // A receiver's NaN position is kept as text, not a failed write.
+        let encoder = JSONEncoder()
+        encoder.nonConformingFloatEncodingStrategy = .convertToString(positiveInfinity: "Infinity", negativeInfinity: "-Infinity", nan: "NaN")
+        do { return String(decoding: try encoder.encode(value), as: UTF8.self) } catch {
+            throw .failed(path: path, operation: "encode \(T.self)", reason: "\(error)")
+        }
+    }
+
+    private static func decoder() -> JSONDecoder {
+        let decoder = JSONDecoder()
+        decoder.nonConformingFloatDecodingStrategy = .convertFromString(positiveInfinity: "Infinity", negativeInfinity: "-Infinity", nan: "NaN")
+        return decoder
+    }
+}

@@ -1,0 +1,137 @@
+import AirPlay
+import ArgumentParser
+import Foundation
+import Lab
+import Reporting
+
+/// `seamcheck airplay`: drive one receiver by hand, through the same sender `lab run` uses.
+struct AirPlayCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "airplay",
+        abstract: "Drive one AirPlay receiver by hand: play a URL, read its playback state, stop it.",
+        discussion: """
+        RECEIVER is a name or device id from discovery or the --inventory file, or ADDR[:PORT] (no discovery needed; \
+        port 7000 by default). A receiver that wants pairing or a password, or has no URL playback, is exit 2 with \
+        what it wants. Exit 3 when avahi-daemon is needed (a name or device id) and not running.
+        """,
+        subcommands: [AirPlayPlayCommand.self, AirPlayStatusCommand.self, AirPlayStopCommand.self])
+
+    /// The sender as `lab run` and these commands open it.
+    static let opener: AirPlayOpener = { endpoint throws(AirPlayError) in
+        try await AirPlaySender.open(endpoint, configuration: AirPlayConfiguration())
+    }
+
+    /// True when the receiver answers again: a session opens and `/playback-info` gets any HTTP answer.
+    static let answers: @Sendable (AirPlayEndpoint) async -> Bool = { endpoint in
+        let configuration = AirPlayConfiguration(connectTimeout: 2, requestTimeout: 2)
+        guard let session = try? await AirPlaySender.open(endpoint, configuration: configuration) else { return false }
+        defer { Task { await session.close() } }
+        do throws(AirPlayError) {
+            _ = try await session.playbackInfo()
+            return true
+        } catch {
+            switch error {
+            case .connect, .connectionClosed, .timeout: return false
+            default: return true
+            }
+        }
+    }
+
+    /// The one receiver `text` names, opened.
+    static func session(_ text: String, lookup: ReceiverLookupOptions) async throws -> (RunTarget, any AirPlayPlayback) {
+        let (targets, skipped) = try await lookup.resolve([text])
+        guard let target = targets.first else {
+            throw CLIFailure.input("\(text): " + (skipped.first?.reason ?? "not a receiver with AirPlay video"))
+        }
+        do { return (target, try await opener(target.endpoint)) } catch { throw CLIFailure.input(error.description) }
+    }
+}
+
+struct AirPlayPlayCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(commandName: "play", abstract: "POST /play: the receiver plays URL.")
+
+    @Argument(help: "Name, device id or ADDR[:PORT].")
+    var receiver: String
+
+    @Argument(help: "The http(s) URL to play (an HLS playlist or a media file the receiver can fetch).")
+    var url: String
+
+    @Option(help: "Where to start, in seconds.")
+    var start: Double = 0
+
+    @OptionGroup var lookup: ReceiverLookupOptions
+
+    func validate() throws {
+        guard let parsed = URL(string: url), ["http", "https"].contains(parsed.scheme?.lowercased() ?? "") else {
+            throw ValidationError("URL must be an http:// or https:// URL the receiver can fetch")
+        }
+        guard start >= 0 && start.isFinite else { throw ValidationError("--start must be 0 or more seconds") }
+    }
+
+    func run() async throws {
+        let (target, session) = try await AirPlayCommand.session(receiver, lookup: lookup)
+        defer { Task { await session.close() } }
+        do { try await session.play(url: URL(string: url)!, startPosition: start) } catch { throw CLIFailure.input(error.description) }
+        Terminal.writeStderr("seamcheck: \(VisibleText.escape(target.endpoint.description)) is playing \(VisibleText.escape(url))\n")
+        await session.close()
+    }
+}
+
+struct AirPlayStatusCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(commandName: "status", abstract: "GET /playback-info once: duration, position, rate.")
+
+    @Argument(help: "Name, device id or ADDR[:PORT].")
+    var receiver: String
+
+    @Option(help: "table (default on a terminal) or json.")
+    var format: ListFormat?
+
+    @OptionGroup var lookup: ReceiverLookupOptions
+
+    struct Document: Encodable {
+        var schemaVersion = jsonSchemaVersion
+        var receiver: String
+        var address: String
+        var playback: PlaybackInfo
+    }
+
+    func run() async throws {
+        let (target, session) = try await AirPlayCommand.session(receiver, lookup: lookup)
+        let info: PlaybackInfo
+        do { info = try await session.playbackInfo() } catch {
+            await session.close()
+            throw CLIFailure.input(error.description)
+        }
+        await session.close()
+        switch ListFormat.resolve(format) {
+        case .json:
+            try Output.write(JSONOutput.encode(Document(receiver: target.name, address: target.endpoint.description, playback: info)), to: nil)
+        case .table:
+            let number = { (value: Double?) in value.map { String(format: "%.3f", $0) } ?? "-" }
+            var text = "receiver  \(VisibleText.escape(target.endpoint.description))\n"
+            text += "duration  \(number(info.duration))\nposition  \(number(info.position))\nrate      \(number(info.rate))\n"
+            if let ready = info.readyToPlay { text += "ready     \(ready)\n" }
+            if let error = info.error { text += "error     \(VisibleText.escape(error.description))\n" }
+            try Output.write(text, to: nil)
+        }
+    }
+}
+
+struct AirPlayStopCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(commandName: "stop", abstract: "POST /stop: the receiver stops playing.")
+
+    @Argument(help: "Name, device id or ADDR[:PORT].")
+    var receiver: String
+
+    @OptionGroup var lookup: ReceiverLookupOptions
+
+    func run() async throws {
+        let (target, session) = try await AirPlayCommand.session(receiver, lookup: lookup)
+        do { try await session.stop() } catch {
+            await session.close()
+            throw CLIFailure.input(error.description)
+        }
+        await session.close()
+        Terminal.writeStderr("seamcheck: \(VisibleText.escape(target.endpoint.description)) stopped\n")
+    }
+}

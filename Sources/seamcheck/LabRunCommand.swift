@@ -1,0 +1,276 @@
+import AirPlay
+import ArgumentParser
+import Compatibility
+import Discovery
+import Foundation
+import Lab
+import Logging
+import Reporting
+
+/// How `lab run` and `airplay` find receivers: Avahi (as `discover` does) and inventory pins.
+struct ReceiverLookupOptions: ParsableArguments {
+    @Option(help: "A lab inventory YAML file: pins receivers to classes; pins with `addresses` are receivers even when not discovered.")
+    var inventory: String?
+
+    @Option(help: "Browse on this network interface only, such as eth0.")
+    var interface: String?
+
+    @Option(name: .customLong("discover-timeout"), help: "Seconds to wait for the initial Avahi browse (it usually completes in about 1 s).")
+    var discoverTimeout: Double = 5
+
+    @OptionGroup var profilesDir: ProfilesDirOption
+
+    /// The runnable targets `wanted` names (all when empty) and the receivers left out with why.
+    /// Exit 2 for an unknown receiver, 3 when Avahi is needed and missing.
+    func resolve(_ wanted: [String]) async throws -> (targets: [RunTarget], skipped: [SkippedReceiver]) {
+        let discover = ReceiverSelection.needsDiscovery(wanted)
+        // Addresses alone need no profiles: `lab run --receiver 10.0.0.5` works from any folder.
+        var profiles: [DeviceProfile] = []
+        if discover || inventory != nil {
+            profiles = try ProfileLocator.load(explicitDirectory: profilesDir.path, selecting: [])
+        }
+        var pins: LabInventory?
+        if let inventory {
+            do { pins = try LabInventory.load(inventory, knownClasses: profiles.map(\.id)) } catch { throw CLIFailure.input(error.description) }
+        }
+        var candidates: [ReceiverCandidate] = []
+        var discovered: [Receiver] = []
+        if discover {
+            do {
+                discovered = try await AirPlayBrowser.discover(timeout: .milliseconds(Int64(discoverTimeout * 1000)), interface: interface).receivers
+            } catch {
+                let pinned = pins?.entries.contains { !$0.addresses.isEmpty } ?? false
+                guard pinned, error.exitCode == CLIFailure.serviceMissing else {
+                    throw CLIFailure(message: error.description, exitCode: error.exitCode)
+                }
+                Terminal.writeStderr("seamcheck: warning: \(error.description) Running on the inventory's pinned addresses only.\n")
+            }
+            let classifier = ReceiverClassifier(profiles: profiles, inventory: pins)
+            candidates = discovered.map { ReceiverCandidate(discovered: classifier.classified($0)) }
+        }
+        for entry in pins?.entries ?? [] where !entry.addresses.isEmpty {
+            let found = discovered.contains { receiver in pins?.entry(for: receiver) == entry }
+            if !found { candidates.append(ReceiverCandidate(pinned: entry)) }
+        }
+        do { return try ReceiverSelection.select(candidates, wanted: wanted) } catch { throw CLIFailure.input(error.description) }
+    }
+}
+
+struct LabRunCommand: AsyncParsableCommand {
+    /// No receiver could play anything: none found, none with AirPlay video, or every one refused or unreachable.
+    static let noReceiverRan: Int32 = 4
+
+    static let configuration = CommandConfiguration(
+        commandName: "run",
+        abstract: "Play every case on every receiver over AirPlay, poll its playback, and record measured verdicts.",
+        discussion: """
+        Receivers: every discovered receiver with AirPlay video plus inventory pins with addresses, or those named by \
+        --receiver (a name, device id, or ADDR[:PORT], which needs no discovery). One worker per receiver; cases one \
+        after another. Each cell is stored as it finishes, with its /playback-info series, the receiver's requests and \
+        a `measured` verdict. A receiver that goes away has that cell failed and its remaining cells played once more \
+        when it answers again. SIGINT/SIGTERM marks the run interrupted; `--resume [RUN-ID]` completes it. \
+        Docs: docs/lab-run.md. Exit codes: 0 the run completed (verdicts are findings, not failures); 2 bad usage; \
+        3 avahi-daemon needed and missing; 4 no receiver could be run; 130/143 interrupted by SIGINT/SIGTERM.
+        """)
+
+    @Option(name: .customLong("receiver"), help: "A receiver to run on: name, device id, or ADDR[:PORT] (repeatable; default: all).")
+    var receivers: [String] = []
+
+    @Option(name: .customLong("case"), help: "A case id or * glob (repeatable; default: every case).")
+    var cases: [String] = []
+
+    @Option(help: "A running `lab serve` (http://HOST:PORT) to play from, sharing --db; default: serve the suite for the run.")
+    var server: String?
+
+    @Option(help: "The suite folder made by `seamcheck lab streams` (with --server: default the suite that server recorded).")
+    var streams: String?
+
+    @Option(help: "The address the run's own server listens on (default: the local address on the route toward the receivers, or 0.0.0.0 when they are reached through several; each receiver is given the address on its route).")
+    var bind: String?
+
+    @Option(help: "The run's own server's TCP port (0 picks a free one).")
+    var port: Int = 0
+
+    @Option(name: .customLong("poll-interval"), help: "Milliseconds between /playback-info polls.")
+    var pollInterval: Double = 250
+
+    @Option(name: .customLong("case-timeout"), help: "Seconds one case may run (default: its media duration + 15).")
+    var caseTimeout: Double?
+
+    @Option(name: .customLong("comeback-wait"), help: "Seconds to wait for a receiver that went away to answer again.")
+    var comebackWait: Double = 60
+
+    @Flag(help: "Complete an interrupted run: the latest, or RUN-ID. Cells already done are not played again.")
+    var resume = false
+
+    @Argument(help: "With --resume: the run to complete (`seamcheck lab runs` lists them).")
+    var runId: String?
+
+    @Option(help: "table (default on a terminal) or json.")
+    var format: ListFormat?
+
+    @Option(name: .customLong("log-level"), help: "The server's log level: trace, debug, info, notice, warning, error or critical.")
+    var logLevel: String = "warning"
+
+    @OptionGroup var lookup: ReceiverLookupOptions
+    @OptionGroup var database: LabDatabaseOption
+
+    func validate() throws {
+        if runId != nil, !resume { throw ValidationError("a run id is given with --resume only: --resume \(runId!)") }
+        guard pollInterval >= 20 && pollInterval <= 10_000 else { throw ValidationError("--poll-interval must be 20 to 10000 ms") }
+        if let caseTimeout, !(caseTimeout >= 1 && caseTimeout <= 86_400) { throw ValidationError("--case-timeout must be 1 to 86400 seconds") }
+        guard comebackWait >= 0 && comebackWait <= 86_400 else { throw ValidationError("--comeback-wait must be 0 to 86400 seconds") }
+        guard (0...65535).contains(port) else { throw ValidationError("--port must be 0 to 65535") }
+        if let server, URL(string: server)?.scheme?.hasPrefix("http") != true { throw ValidationError("--server must be an http:// URL") }
+        guard Logger.Level(rawValue: logLevel) != nil else { throw ValidationError("--log-level must be trace, debug, info, notice, warning, error or critical") }
+    }
+
+    func run() async throws {
+        let store = try database.open(create: true)
+        let previous = try resume ? Self.interruptedRun(runId, store: store) : nil
+        let suite: LabSuite? = server == nil || streams != nil ? try Self.suite(streams ?? "Reports/lab") : nil
+        guard let manifest = try suite?.manifest ?? Self.recordedManifest(store) else { throw CLIFailure.input(LabInputError.noSuite(db: database.path).description) }
+        let chosenCases: [LabCase]
+        do { chosenCases = try CaseSelection.select(cases.isEmpty ? (previous?.cases ?? []) : cases, from: manifest) } catch {
+            throw CLIFailure.input(error.description)
+        }
+        let (targets, skipped) = try await lookup.resolve(receivers.isEmpty ? (previous?.receivers ?? []) : receivers)
+        for receiver in skipped {
+            Terminal.writeStderr("seamcheck: not runnable: \(VisibleText.escape(receiver.name)) (\(receiver.address ?? "no address")): \(receiver.reason)\n")
+        }
+        guard !targets.isEmpty else {
+            throw CLIFailure(message: "no receiver to run on: " + (skipped.isEmpty
+                ? "none found (check that receivers are on this network and avahi-daemon sees them: `seamcheck discover`), or name one with --receiver ADDR[:PORT]"
+                : "none of the \(skipped.count) found has AirPlay video"), exitCode: Self.noReceiverRan)
+        }
+
+        let logger = LabLogging.logger(level: logLevel)
+        var ownServer: LabRunServer?
+        var serverText = server ?? ""
+        let base: @Sendable (RunTarget) -> String
+        if let server {
+            let trimmed = server.hasSuffix("/") ? String(server.dropLast()) : server
+            base = { _ in trimmed }
+        } else {
+            // By default the one local address every receiver is reached from, else all of them.
+            let routes = Set(targets.map { LocalRoute.source(toward: $0.address) ?? "0.0.0.0" })
+            let bind = self.bind ?? (routes.count == 1 ? routes.first! : "0.0.0.0")
+            let options = LabServerOptions(bind: bind, port: port, suite: suite!, profiles: [], inventory: nil, browse: false)
+            do { ownServer = try await LabRunServer.start(options, store: store, logger: logger) } catch { throw CLIFailure.input(String(describing: error)) }
+            let port = ownServer!.port
+            serverText = "http://\(bind.contains(":") ? "[\(bind)]" : bind):\(port)"
+            let wildcard = ["0.0.0.0", "::", "[::]"].contains(bind)
+            base = { target in
+                let host = wildcard ? (LocalRoute.source(toward: target.address) ?? "127.0.0.1") : bind
+                return "http://\(host.contains(":") ? "[\(host)]" : host):\(port)"
+            }
+            Terminal.writeStderr("seamcheck: lab run: serving \(suite!.root) on port \(port)\n")
+        }
+        let lease = 30.0
+        let summary: LabRunSummary
+        do {
+            if let previous {
+                summary = try store.resumeRun(previous.id, server: serverText, leaseSeconds: lease)
+            } else {
+                summary = LabRunSummary(id: Self.newRunId(), startedAt: Date(), state: .running, server: serverText,
+                                        receivers: targets.map(\.name), cases: chosenCases.map(\.id), pollIntervalMs: pollInterval,
+                                        cellsTotal: targets.count * chosenCases.count)
+                try store.beginRun(summary, leaseSeconds: lease)
+            }
+        } catch {
+            await ownServer?.stop()
+            throw CLIFailure.input(error.description)
+        }
+        let done = try previous.map { _ in try store.doneCells(runId: summary.id) } ?? []
+        Terminal.writeStderr("seamcheck: lab run \(summary.id): \(chosenCases.count) case(s) on \(targets.count) receiver(s)"
+            + (done.isEmpty ? "" : ", \(done.count) cell(s) already done") + "\n")
+
+        var options = LabRunner<ContinuousClock>.Options()
+        options.pollInterval = .milliseconds(Int64(pollInterval))
+        options.caseTimeout = caseTimeout.map { .milliseconds(Int64($0 * 1000)) }
+        options.comebackWait = .milliseconds(Int64(comebackWait * 1000))
+        let runner = LabRunner(clock: ContinuousClock(), options: options, opener: AirPlayCommand.opener, probe: AirPlayCommand.answers,
+                               recorder: store)
+        let progress = ProgressPrinter<[String: ReceiverProgress]>(enabled: isatty(STDERR_FILENO) != 0) { state, _ in
+            targets.map { state[$0.name].map(LabRunTable.progressLine) ?? "\($0.name): waiting" }
+        }
+        let lines = ProgressState()
+        let runId = summary.id
+        let heartbeat = Task {
+            while (try? await Task.sleep(for: .seconds(lease / 3))) != nil { try? store.heartbeat(runId) }
+        }
+        let task = Task {
+            await runner.run(runId: runId, targets: targets, cases: chosenCases, skipping: done,
+                             url: { labCase, target in URL(string: base(target) + "/" + labCase.playlist)! },
+                             progress: { progress.update(lines.update($0)) })
+        }
+        let trap = InterruptTrap(stopping: "the run (finished cells are kept)") { _ in task.cancel() }
+        let results = await task.value
+        progress.finish()
+        heartbeat.cancel()
+        await ownServer?.stop()
+        let signal = trap.received
+        do { try store.finishRun(runId, state: signal == nil ? .finished : .interrupted) } catch { throw CLIFailure.input(error.description) }
+
+        let cells: [LabRunCell]
+        do { cells = try store.cells(runId: runId) } catch { throw CLIFailure.input(error.description) }
+        let document = LabRunDocument(run: (try? store.run(runId)) ?? summary, cells: cells, skipped: skipped,
+                                      problems: results.compactMap { result in result.problem.map { LabRunDocument.Problem(receiver: result.target.name, problem: $0) } })
+        switch ListFormat.resolve(format) {
+        case .json: try Output.write(JSONOutput.encode(document), to: nil)
+        case .table: try Output.write(LabRunTable.render(document), to: nil)
+        }
+        withExtendedLifetime(trap) {}
+        if let signal { throw ExitCode(signal == SIGTERM ? MatrixRunCommand.interruptedBySIGTERM : MatrixRunCommand.interruptedBySIGINT) }
+        let anyPlayed = results.contains { $0.played } || (!done.isEmpty && results.allSatisfy { $0.cells.isEmpty })
+        if !anyPlayed {
+            throw CLIFailure(message: "no receiver could be run: " + results.map { "\($0.target.name): \($0.problem ?? "nothing played")" }.joined(separator: "; "),
+                             exitCode: Self.noReceiverRan)
+        }
+    }
+
+    static func newRunId() -> String {
+        let formatter = DateFormatter()
+        formatter.locale = Locale(identifier: "en_US_POSIX")
+        formatter.timeZone = TimeZone(identifier: "UTC")
+        formatter.dateFormat = "yyyyMMdd-HHmmss"
+        return formatter.string(from: Date()) + "-" + String(UInt32.random(in: 0...0xFFFF), radix: 16)
+    }
+
+    static func suite(_ folder: String) throws(CLIFailure) -> LabSuite {
+        do { return try LabSuite.load(folder) } catch { throw CLIFailure.input(error.description) }
+    }
+
+    static func recordedManifest(_ store: LabStore) throws(CLIFailure) -> LabManifest? {
+        do { return try store.latestManifest() } catch { throw CLIFailure.input(error.description) }
+    }
+
+    static func interruptedRun(_ id: String?, store: LabStore) throws(CLIFailure) -> LabRunSummary {
+        do {
+            if let id {
+                guard let run = try store.run(id) else {
+                    let ids = try store.runs().map(\.id)
+                    throw CLIFailure.input("no lab run '\(id)'\(Suggestion.text(for: id, in: ids)); `seamcheck lab runs` lists them")
+                }
+                return run
+            }
+            guard let run = try store.latestInterruptedRun() else {
+                throw CLIFailure.input("no interrupted lab run to resume in \(store.path); `seamcheck lab runs` lists the runs")
+            }
+            return run
+        } catch let failure as CLIFailure { throw failure } catch { throw CLIFailure.input(String(describing: error)) }
+    }
+}
+
+/// The latest progress of each receiver, for the progress lines.
+final class ProgressState: @unchecked Sendable {
+    private let lock = NSLock()
+    private var state: [String: ReceiverProgress] = [:]
+
+    func update(_ progress: ReceiverProgress) -> [String: ReceiverProgress] {
+        lock.withLock {
+            state[progress.receiver] = progress
+            return state
+        }
+    }
+}

@@ -1,0 +1,84 @@
+@testable import AirPlay
+import Foundation
+import SeamcheckTestSupport
+
+/// Tests/Server/airplay_receiver.py in a child process: one port per mode, each playing an
+/// AirPlay 1 receiver (or misbehaving as its mode says). Reads back what the server received.
+final class ReceiverServer: @unchecked Sendable {
+    let ports: [String: Int]
+    private let process: ChildProcess
+
+    struct Request: Decodable {
+        var mode: String
+        var conn: Int
+        var method: String
+        var path: String
+        var headers: [String: String]
+        var body: String
+
+        var bodyData: Data { Data(base64Encoded: body) ?? Data() }
+        func header(_ name: String) -> String? {
+            headers.first { $0.key.lowercased() == name.lowercased() }?.value
+        }
+    }
+
+    init(modes: [String]) throws {
+        let script = MediaFixture.packageRoot + "/Tests/Server/airplay_receiver.py"
+        process = try ChildProcess(executable: URL(fileURLWithPath: "/usr/bin/python3"),
+                                   arguments: [script, "--lifetime", "600"] + modes.flatMap { ["--listen", $0] })
+        let deadline = Date().addingTimeInterval(10)
+        while !process.output.contains("READY"), process.exitCode == nil, Date() < deadline {
+            Thread.sleep(forTimeInterval: 0.02)
+        }
+        var ports: [String: Int] = [:]
+        for line in process.output.split(separator: "\n") where line.hasPrefix("PORT ") {
+            let parts = line.split(separator: " ")
+            if parts.count == 3, let port = Int(parts[2]) { ports[String(parts[1])] = port }
+        }
+        guard ports.count == modes.count else {
+            process.terminate()
+            throw CommandError.notFound("airplay_receiver.py did not start: \(process.output)")
+        }
+        self.ports = ports
+    }
+
+    deinit { process.terminate() }
+
+    func endpoint(_ mode: String) -> AirPlayEndpoint {
+        AirPlayEndpoint(host: "127.0.0.1", port: ports[mode] ?? 0, name: mode)
+    }
+
+    private func lines(_ prefix: String) -> [Substring] {
+        process.output.split(separator: "\n").filter { $0.hasPrefix(prefix) }
+    }
+
+    /// The requests `mode`'s port received, in order.
+    func requests(_ mode: String) -> [Request] {
+        lines("REQUEST ").compactMap { try? JSONDecoder().decode(Request.self, from: Data($0.dropFirst(8).utf8)) }
+            .filter { $0.mode == mode }
+    }
+
+    /// TCP connections `mode`'s port accepted.
+    func connections(_ mode: String) -> Int {
+        lines("CONNECT \(mode) ").count
+    }
+
+    /// (bytes, complete) of each streamed body of `mode`, once the server stopped sending it.
+    func sent(_ mode: String) -> [(bytes: Int, complete: Bool)] {
+        lines("SENT \(mode) ").compactMap { line in
+            let parts = line.split(separator: " ")
+            guard parts.count == 4, let bytes = Int(parts[2]) else { return nil }
+            return (bytes, parts[3] == "true")
+        }
+    }
+
+    /// Polls until `condition` holds or `timeout` passes (the server logs asynchronously).
+    func wait(timeout: Double = 5, until condition: () -> Bool) -> Bool {
+        let deadline = Date().addingTimeInterval(timeout)
+        while !condition() {
+            if Date() > deadline { return false }
+            Thread.sleep(forTimeInterval: 0.02)
+        }
+        return true
+    }
+}

@@ -1,0 +1,56 @@
+import AirPlay
+import Compatibility
+import Discovery
+import HLS
+import Lab
+import Matrix
+import MediaProbe
+@testable import seamcheck
+import XCTest
+
+/// INTERFACE.md's exit codes, per error type the commands throw: `Seamcheck.main` ends the
+/// process with `ExitCoded.exitCode`, so a type whose code changes here changes the CLI's.
+final class ExitCodeTests: XCTestCase {
+    func testUnusableInputAndBadUsageExitTwo() {
+        let errors: [any ExitCoded] = [
+            LoadError.fileNotFound("a.m3u8"),
+            InputLocationError.empty,
+            ProbeError.fileNotFound("a.mp4"),
+            ProfileError.noProfiles("DeviceProfiles"),
+            InventoryError.unreadable(file: "lab.yaml", reason: "no such file"),
+            PlaylistAuditError.noMediaPlaylist("a.m3u8", failures: []),
+            MatrixSpecError.unreadable(file: "matrix.yaml", reason: "no such file"),
+            ProjectConfigError.unreadable(file: ".seamcheck.yml", reason: "no such file"),
+            StoreError.missing(path: "Reports/seamcheck.sqlite"),
+            LabStoreError.missing(path: "Reports/seamcheck.sqlite"),
+            LabSuiteError.missingManifest(folder: "Reports/lab"),
+            LabServeError.portInUse(bind: "127.0.0.1", port: 8080),
+            LabInputError.badSeconds(-1),
+            LabAccessError.cannotWriteToken(path: "/nope/lab.token", reason: "read-only"),
+            MeasurementThresholdsError.unreadable(file: "measurement.yaml", reason: "no such file"),
+            AirPlayError.passwordRequired(endpoint: "127.0.0.1:7000"),
+            DiscoveryError.unknownInterface("eth9"),
+            DiscoveryFailure("lab.yaml: not an inventory", serviceMissing: false),
+            CLIFailure.input("--output x: not a folder"),
+        ]
+        for error in errors {
+            XCTAssertEqual(error.exitCode, 2, "\(type(of: error)): \(error)")
+        }
+    }
+
+    func testMissingAvahiOrDBusExitsThree() {
+        let errors: [any ExitCoded] = [
+            DiscoveryError.daemonNotRunning(reason: "Daemon not running"),
+            DiscoveryError.avahiFailure(operation: "browse _airplay._tcp", reason: "Access denied"),
+            DiscoveryFailure("avahi-daemon is not running", serviceMissing: true),
+        ]
+        for error in errors {
+            XCTAssertEqual(error.exitCode, 3, "\(type(of: error)): \(error)")
+        }
+    }
+
+    func testCommandFailuresKeepTheirCode() {
+        XCTAssertEqual(CLIFailure(message: "2 findings", exitCode: CLIFailure.findings).exitCode, 1)
+        XCTAssertEqual(CLIFailure([.fileNotFound("a.mp4"), .fileNotFound("b.mp4")]).description, "\(ProbeError.fileNotFound("a.mp4"))\n\(ProbeError.fileNotFound("b.mp4"))")
+    }
+}

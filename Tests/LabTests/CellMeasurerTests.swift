@@ -1,0 +1,220 @@
+import AirPlay
+import Foundation
+import XCTest
+@testable import Lab
+
+/// Synthetic series in the shapes a real receiver shows (Kodi: duration, position and rate only,
+/// polled every 250 ms), measured against a stitched case with its ad at 6 s for 2 s.
+final class CellMeasurerTests: XCTestCase {
+    let stitched = MeasurementExample.stitchedCase
+    var kodi: PlaybackSketch { PlaybackSketch(duration: 14) }
+
+    func measure(_ sketch: PlaybackSketch, failure: String? = nil, labCase: LabCase? = nil,
+                 thresholds: MeasurementThresholds = .defaults) -> CellMeasurement {
+        CellMeasurer(thresholds: thresholds).measure(series: sketch.series(), requests: sketch.requestRecords(),
+                                                      labCase: labCase ?? stitched, failure: failure)
+    }
+
+    func testA1200MsFreezeAtTheAdIsOneTransitionStallOf1200Ms() throws {
+        let m = measure(kodi.loads(740).plays(6).freezes(1200).plays(8).ended(600))
+        XCTAssertEqual(m.outcome, .stall)
+        XCTAssertEqual(m.playToFirstFrameMs ?? -1, 740, accuracy: 1)
+        XCTAssertEqual(m.stalls.count, 1, "\(m.stalls)")
+        let stall = try XCTUnwrap(m.stalls.first)
+        XCTAssertEqual(stall.kind, "position-frozen")
+        XCTAssertEqual(stall.durationMs, 1200, accuracy: 1)
+        XCTAssertEqual(stall.position, 6, accuracy: 0.01)
+        XCTAssertEqual(stall.startMs, 6740, accuracy: 1)
+        XCTAssertEqual(stall.transition, "ad start 6 s")
+        XCTAssertEqual(m.transitionStallMs ?? -1, 1200, accuracy: 1)
+        XCTAssertEqual(m.labVerdict, .stall)
+        XCTAssertTrue(m.reason.contains("position frozen 1200 ms at 6 s (ad start 6 s)"), m.reason)
+    }
+
+    func testTheFreezeReadsTheSameWhateverThePollInterval() {
+        for poll in [100.0, 250, 500, 1000] {
+            for firstPoll in [30.0, 110, 240] {
+                let sketch = PlaybackSketch(duration: 14, pollMs: poll, firstPollMs: firstPoll)
+                    .loads(740).plays(6).freezes(1200).plays(8).ended(1500)
+                let m = measure(sketch)
+                XCTAssertEqual(m.stalls.count, 1, "poll \(poll)/\(firstPoll): \(m.stalls)")
+                XCTAssertEqual(m.stalls.first?.durationMs ?? 0, 1200, accuracy: 1, "poll \(poll)/\(firstPoll)")
+                XCTAssertEqual(m.stalls.first?.position ?? 0, 6, accuracy: 0.01, "poll \(poll)/\(firstPoll)")
+                XCTAssertEqual(m.playToFirstFrameMs ?? 0, 740, accuracy: 1, "poll \(poll)/\(firstPoll)")
+            }
+        }
+    }
+
+    func testAStallAwayFromTheAdIsAStallElsewhereAndTheTransitionReadsZero() throws {
+        let m = measure(kodi.loads(500).plays(2).freezes(800).plays(12).ended(600))
+        XCTAssertEqual(m.outcome, .stall)
+        let stall = try XCTUnwrap(m.stalls.first)
+        XCTAssertNil(stall.transition)
+        XCTAssertEqual(m.transitionStallMs, 0, "played through both transition points without a stall")
+        XCTAssertEqual(m.elsewhereStallMs ?? 0, 800, accuracy: 1)
+        XCTAssertTrue(m.reason.contains("away from any transition"), m.reason)
+    }
+
+    func testARateDropWithoutACommandIsAStallAndOneAfterRateZeroIsNot() throws {
+        let dropped = measure(kodi.loads(700).plays(8).rateZero(1500).plays(6).ended(600))
+        XCTAssertEqual(dropped.outcome, .stall)
+        let stall = try XCTUnwrap(dropped.stalls.first)
+        XCTAssertEqual(stall.kind, "rate-dropped")
+        XCTAssertEqual(stall.durationMs, 1500, accuracy: 250, "between the last poll at rate 1 and the first back at rate 1")
+        XCTAssertEqual(stall.transition, "ad end 8 s")
+
+        let paused = measure(kodi.loads(700).plays(8).rateZero(1500).plays(6).ended(600)
+            .sent(SentCommand(kind: .rate, atMs: 8_700, value: 0)).sent(SentCommand(kind: .rate, atMs: 10_200, value: 1)))
+        XCTAssertEqual(paused.outcome, .seamless, paused.reason)
+        XCTAssertTrue(paused.stalls.isEmpty)
+    }
+
+    func testAJumpBackToZeroIsReportedAndMakesTheVerdictAGlitch() throws {
+        let m = measure(kodi.loads(700).plays(6).jumps(to: 0).plays(14).ended(600))
+        XCTAssertEqual(m.jumps.count, 1)
+        let jump = try XCTUnwrap(m.jumps.first)
+        XCTAssertEqual(jump.kind, "backward")
+        XCTAssertEqual(jump.from, 6, accuracy: 0.3)
+        XCTAssertEqual(jump.to, 0, accuracy: 0.3)
+        XCTAssertEqual(jump.transition, "ad start 6 s")
+        XCTAssertTrue(m.stalls.isEmpty, "a jump is not a freeze: \(m.stalls)")
+        XCTAssertEqual(m.labVerdict, .glitch)
+        XCTAssertTrue(m.reason.contains("jumped backward"), m.reason)
+    }
+
+    func testAScrubCommandExplainsAJump() {
+        let m = measure(kodi.loads(700).plays(3).jumps(to: 9).plays(5).ended(600).sent(SentCommand(kind: .scrub, atMs: 3_720, value: 9)))
+        XCTAssertTrue(m.jumps.isEmpty, "\(m.jumps)")
+    }
+
+    func testAReceiverThatVanishesMidCaseFailedAsGoneAndItsFailedPollsAreFaultsNotStalls() {
+        let m = measure(kodi.loads(700).plays(5).gone(3000))
+        XCTAssertEqual(m.outcome, .failed)
+        XCTAssertEqual(m.failure, .receiverWentAway)
+        XCTAssertTrue(m.reason.hasPrefix("receiver went away"), m.reason)
+        XCTAssertEqual(m.failedPolls, 12)
+        XCTAssertTrue(m.stalls.isEmpty, "\(m.stalls)")
+
+        let told = measure(kodi.loads(700).plays(5).gone(500), failure: "receiver went away: connection refused")
+        XCTAssertEqual(told.failure, .receiverWentAway)
+        XCTAssertEqual(told.reason, "receiver went away: connection refused")
+    }
+
+    func testOneFailedPollMidPlayIsAFaultAndNothingElse() {
+        let m = measure(kodi.loads(700).plays(5).gone(260).plays(9).ended(600))
+        XCTAssertEqual(m.outcome, .seamless, m.reason)
+        XCTAssertEqual(m.failedPolls, 1)
+        XCTAssertTrue(m.stalls.isEmpty)
+    }
+
+    func testAReceiverThatNeverStartsSaysWhatItDidFetch() {
+        let fetchedNothing = measure(kodi.fetchesNothing().loads(6000))
+        XCTAssertEqual(fetchedNothing.failure, .neverPlayed)
+        XCTAssertEqual(fetchedNothing.reason, "never played: the receiver fetched nothing")
+        XCTAssertNil(fetchedNothing.playToFirstRequestMs)
+
+        let fetched = measure(kodi.loads(6000))
+        XCTAssertEqual(fetched.reason, "never played: it fetched segments but the position never moved")
+        XCTAssertEqual(fetched.playToFirstRequestMs ?? -1, 20, accuracy: 0.5)
+        XCTAssertEqual(fetched.playToFirstSegmentMs ?? -1, 55, accuracy: 0.5)
+        XCTAssertNil(fetched.playToFirstFrameMs)
+        XCTAssertNil(fetched.transitionStallMs, "never reached the transition")
+    }
+
+    func testEarlyEndAndTheReceiversErrorDictFailTheCell() {
+        let early = measure(kodi.loads(700).plays(6).ended(2000))
+        XCTAssertEqual(early.failure, .endedEarly)
+        XCTAssertTrue(early.reason.hasPrefix("ended early: playback stopped at 5.9"), early.reason)
+        XCTAssertTrue(early.reason.contains(" of 14 s"), early.reason)
+
+        let error = measure(kodi.loads(700).plays(6).error(domain: "AVFoundationErrorDomain", code: -11800, for: 1000))
+        XCTAssertEqual(error.failure, .receiverError)
+        XCTAssertEqual(error.receiverError, "AVFoundationErrorDomain -11800")
+        XCTAssertTrue(error.reason.hasPrefix("receiver error AVFoundationErrorDomain -11800 at "), error.reason)
+    }
+
+    func testTheRunLoopsReceiverErrorStaysAReceiverError() {
+        let m = measure(kodi.loads(700).plays(6).error(domain: "AVFoundationErrorDomain", code: -11800, for: 300),
+                        failure: "the receiver reported an error: AVFoundationErrorDomain -11800")
+        XCTAssertEqual(m.failure, .receiverError)
+        XCTAssertEqual(m.reason, "the receiver reported an error: AVFoundationErrorDomain -11800")
+    }
+
+    func testAReceiversNaNAndInfinityAreNoValueNotACrash() {
+        var series = kodi.loads(700).plays(6).freezes(1200).plays(8).ended(600).series()
+        for index in [10, 11, 30] { series.samples[index].info?.position = .nan }
+        series.samples[40].info?.rate = .infinity
+        series.samples[41].info?.duration = -.infinity
+        series.samples.append(PlaybackSample(atMs: .nan, info: PlaybackInfo(duration: 14, position: 3, rate: 1)))
+        let m = CellMeasurer().measure(series: series, requests: [], labCase: stitched, failure: nil)
+        XCTAssertEqual(m.outcome, .stall, m.reason)
+        XCTAssertEqual(m.stalls.count, 1, "\(m.stalls)")
+        XCTAssertEqual(m.stalls.first?.durationMs ?? 0, 1200, accuracy: 1)
+        XCTAssertTrue(m.jumps.isEmpty, "\(m.jumps)")
+        XCTAssertEqual(m.failedPolls, 0, "an answer without a usable position is not a failed poll")
+    }
+
+    func testTheRunLoopsOwnFailureWinsAndNotRunIsSkipped() {
+        let timedOut = measure(kodi.loads(700).plays(14), failure: "timed out after 19 s")
+        XCTAssertEqual(timedOut.outcome, .failed)
+        XCTAssertEqual(timedOut.failure, .runFailed)
+        XCTAssertEqual(timedOut.reason, "timed out after 19 s")
+        let skipped = CellMeasurement.notRun("receiver Den did not come back")
+        XCTAssertEqual(skipped.outcome, .skipped)
+        XCTAssertEqual(skipped.labVerdict, .skipped)
+        XCTAssertEqual(skipped.reason, "not run: receiver Den did not come back")
+    }
+
+    func testAnInterstitialCaseAlsoWatchesItsResumePoint() {
+        var labCase = stitched
+        labCase.delivery = .interstitial
+        labCase.resumeOffset = 4
+        XCTAssertEqual(TransitionPoint.of(labCase).map(\.label), ["ad start 6 s", "ad end 8 s", "resume 10 s"])
+        let m = measure(PlaybackSketch(duration: 12).loads(700).plays(10).freezes(600).plays(2).ended(600), labCase: labCase)
+        XCTAssertEqual(m.stalls.first?.transition, "resume 10 s")
+        XCTAssertEqual(TransitionPoint.of(stitched).map(\.label), ["ad start 6 s", "ad end 8 s"])
+    }
+
+    func testThresholdsChangeWhatCounts() throws {
+        let sketch = kodi.loads(700).plays(6).freezes(300).plays(8).ended(600)
+        XCTAssertEqual(measure(sketch).outcome, .stall)
+        let strict = try MeasurementThresholds.defaults.overriding(["stallMinimumMs=500"])
+        XCTAssertEqual(measure(sketch, thresholds: strict).outcome, .seamless)
+        XCTAssertEqual(MeasurementThresholds.defaults.grade(stallMs: 1200), .error)
+        XCTAssertEqual(MeasurementThresholds.defaults.grade(stallMs: 300), .warning)
+        XCTAssertEqual(MeasurementThresholds.defaults.grade(stallMs: 150), .pass)
+    }
+
+    func testAMeasurementStoredBeforeTheNewFieldsStillDecodes() throws {
+        let old = #"{"stalls":[{"position":6,"startMs":6740,"durationMs":1200,"kind":"position-frozen"}],"outcome":"stall","reason":"x"}"#
+        let m = try JSONDecoder().decode(CellMeasurement.self, from: Data(old.utf8))
+        XCTAssertEqual(m.stalls.first?.resumed, true)
+        XCTAssertEqual(m.jumps, [])
+        XCTAssertEqual(m.failedPolls, 0)
+    }
+}
+
+final class MeasurementThresholdsTests: XCTestCase {
+    func testTheBundledFileLoadsAndEqualsTheDefaults() throws {
+        let file = LabTests.profilesDirectory + "/" + MeasurementThresholds.relativePath
+        XCTAssertEqual(try MeasurementThresholdsLoader.load(file: file), .defaults)
+        XCTAssertEqual(try MeasurementThresholdsLoader.load(besideProfiles: LabTests.profilesDirectory), .defaults)
+        XCTAssertEqual(try MeasurementThresholdsLoader.load(besideProfiles: "/nonexistent"), .defaults)
+    }
+
+    func testAPartialFileKeepsTheOtherDefaultsAndBadKeysNameTheFix() throws {
+        let partial = try MeasurementThresholdsLoader.parse("grades:\n  errorMs: 800\n", file: "t.yaml")
+        XCTAssertEqual(partial.grades.errorMs, 800)
+        XCTAssertEqual(partial.stallMinimumMs, 200)
+        XCTAssertThrowsError(try MeasurementThresholdsLoader.parse("stallMinimumMS: 100\n", file: "t.yaml")) {
+            XCTAssertTrue("\($0)".contains("t.yaml: stallMinimumMS: unknown threshold (did you mean 'stallMinimumMs'?)"), "\($0)")
+        }
+        XCTAssertThrowsError(try MeasurementThresholdsLoader.parse("stallMinimumMs: soon\n", file: "t.yaml")) {
+            XCTAssertTrue("\($0)".contains("stallMinimumMs: expected a number"), "\($0)")
+        }
+        XCTAssertThrowsError(try MeasurementThresholdsLoader.parse("grades: {warningMs: 2000, errorMs: 1000}\n", file: "t.yaml")) {
+            XCTAssertTrue("\($0)".contains("must not exceed errorMs"), "\($0)")
+        }
+        XCTAssertThrowsError(try MeasurementThresholds.defaults.overriding(["grades.errorMs"]))
+    }
+}

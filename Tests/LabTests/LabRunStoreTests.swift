@@ -1,0 +1,111 @@
+import AirPlay
+import Foundation
+import GRDB
+import XCTest
+@testable import Lab
+
+/// The run tables on a real SQLite file: what `lab runs`, `--resume` and the reports read back.
+final class LabRunStoreTests: XCTestCase {
+    var path = ""
+    var store: LabStore!
+
+    override func setUpWithError() throws {
+        path = LabTestData.temporaryDatabase()
+        store = try LabStore(path: path)
+    }
+
+    override func tearDown() {
+        for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: path + suffix) }
+    }
+
+    func summary(_ id: String, started: Date = Date()) -> LabRunSummary {
+        LabRunSummary(id: id, startedAt: started, state: .running, server: "http://10.0.0.1:8080", receivers: ["Den", "Kodi"],
+                      cases: ["control", "frame-rate-25"], pollIntervalMs: 250, cellsTotal: 4)
+    }
+
+    func cell(_ run: String, _ receiver: String, _ caseId: String, outcome: MeasuredOutcome, at offset: Double, attempt: Int = 1,
+              stallMs: Double? = nil) -> LabRunCell {
+        let at = LabTestData.start.addingTimeInterval(offset)
+        let series = PlaybackSeries(playSentAt: at, pollIntervalMs: 250,
+                                    samples: [PlaybackSample(atMs: 250, info: .at(0.1)), PlaybackSample(atMs: 500, info: nil, failure: "gone"),
+                                              PlaybackSample(atMs: 750, info: PlaybackInfo(position: .nan))],
+                                    commands: [SentCommand(kind: .play, atMs: 0, value: 0)])
+        return LabRunCell(runId: run, receiver: receiver, deviceId: nil, deviceClass: "smart-tv-low-end", address: "10.0.0.2",
+                          caseId: caseId, attempt: attempt, startedAt: at, finishedAt: at.addingTimeInterval(12), url: "http://x/\(caseId)",
+                          series: series, requests: LabTestData.midRoll("10.0.0.2", case: caseId, from: offset),
+                          measurement: CellMeasurement(playToFirstFrameMs: 900,
+                                                       stalls: stallMs.map { [MeasuredStall(position: 4, startMs: 4600, durationMs: $0,
+                                                                                             kind: "position-frozen", transition: "ad start")] } ?? [],
+                                                       outcome: outcome, transitionStallMs: stallMs, reason: outcome.rawValue))
+    }
+
+    func testCellsRoundTripWithTheirSeriesAndAMeasuredVerdict() throws {
+        try store.beginRun(summary("r1"), leaseSeconds: 30)
+        let stalled = cell("r1", "Den", "frame-rate-25", outcome: .stall, at: 0, stallMs: 1240)
+        try store.record(stalled, done: true)
+        let read = try store.cells(runId: "r1")
+        XCTAssertEqual(read.count, 1)
+        XCTAssertEqual(read[0].requests, stalled.requests)
+        XCTAssertEqual(read[0].measurement, stalled.measurement)
+        XCTAssertEqual(read[0].series.samples.count, 3)
+        XCTAssertTrue(read[0].series.samples[2].info?.position?.isNaN == true, "a receiver's NaN is kept, not a failed write")
+        let verdicts = try store.verdicts()
+        XCTAssertEqual(verdicts.map(\.verdict), [.stall])
+        XCTAssertEqual(verdicts.first?.source, .measured)
+        XCTAssertEqual(verdicts.first?.runId, "r1")
+        XCTAssertEqual(verdicts.first?.seconds ?? 0, 1.24, accuracy: 1e-9)
+    }
+
+    func testRunsCountDoneCellsAndNotRunCellsAreLeftForResume() throws {
+        try store.beginRun(summary("r1"), leaseSeconds: 30)
+        try store.record(cell("r1", "Den", "control", outcome: .seamless, at: 0), done: true)
+        try store.record(cell("r1", "Den", "frame-rate-25", outcome: .skipped, at: 20), done: false)
+        try store.record(cell("r1", "Kodi", "control", outcome: .failed, at: 0), done: true)
+        try store.record(cell("r1", "Kodi", "control", outcome: .seamless, at: 40, attempt: 2), done: true)
+        let run = try XCTUnwrap(try store.run("r1"))
+        XCTAssertEqual(run.cellsDone, 2, "Den control and Kodi control (two attempts, one cell)")
+        XCTAssertEqual(try store.doneCells(runId: "r1"),
+                       [LabRunCellKey(receiver: "Den", caseId: "control"), LabRunCellKey(receiver: "Kodi", caseId: "control")])
+        XCTAssertEqual(try store.verdicts().count, 3, "no verdict for a cell not run")
+    }
+
+    func testLatestCellsAreTheNewestPlayedCellPerReceiverAndCaseAcrossRuns() throws {
+        try store.beginRun(summary("r1"), leaseSeconds: 30)
+        try store.beginRun(summary("r2"), leaseSeconds: 30)
+        try store.record(cell("r1", "Den", "control", outcome: .stall, at: 0), done: true)
+        try store.record(cell("r2", "Den", "control", outcome: .seamless, at: 100), done: true)
+        try store.record(cell("r2", "Den", "frame-rate-25", outcome: .failed, at: 120), done: true)
+        try store.record(cell("r2", "Den", "frame-rate-25", outcome: .skipped, at: 200), done: false)
+        let latest = try store.latestCells()
+        XCTAssertEqual(latest.map { "\($0.runId) \($0.caseId) \($0.measurement.outcome)" }, ["r2 control seamless", "r2 frame-rate-25 failed"])
+    }
+
+    func testARunWhoseHeartbeatIsOlderThanItsLeaseIsInterruptedAndCanBeResumed() throws {
+        try store.beginRun(summary("old", started: Date().addingTimeInterval(-60)), leaseSeconds: 0.05)
+        try store.beginRun(summary("live"), leaseSeconds: 30)
+        Thread.sleep(forTimeInterval: 0.1)
+        let runs = try store.runs()
+        XCTAssertEqual(runs.map(\.id), ["live", "old"], "newest first")
+        XCTAssertEqual(runs.map(\.state), [.running, .interrupted])
+        XCTAssertEqual(try store.latestInterruptedRun()?.id, "old")
+        XCTAssertThrowsError(try store.resumeRun("live", server: "s", leaseSeconds: 30)) { error in
+            XCTAssertTrue("\(error)".contains("still running"), "\(error)")
+        }
+        let resumed = try store.resumeRun("old", server: "http://10.0.0.1:9000", leaseSeconds: 30)
+        XCTAssertEqual(resumed.state, .running)
+        XCTAssertEqual(resumed.server, "http://10.0.0.1:9000")
+        try store.finishRun("old", state: .finished)
+        XCTAssertEqual(try store.run("old")?.state, .finished)
+        XCTAssertNotNil(try store.run("old")?.finishedAt)
+    }
+
+    func testRequestsOfOneClientInATimeWindow() throws {
+        try store.append(LabTestData.midRoll("10.0.0.2", from: 0) + LabTestData.midRoll("10.0.0.3", from: 0)
+                         + LabTestData.midRoll("10.0.0.2", from: 30), serveId: 1)
+        let window = try store.requests(client: "10.0.0.2", from: LabTestData.start.addingTimeInterval(-1),
+                                        to: LabTestData.start.addingTimeInterval(10))
+        XCTAssertEqual(window.count, 11)
+        XCTAssertTrue(window.allSatisfy { $0.client == "10.0.0.2" })
+        XCTAssertEqual(window.map(\.at), window.map(\.at).sorted())
+    }
+}

@@ -1,0 +1,139 @@
+import AirPlay
+import Foundation
+import XCTest
+@testable import Lab
+
+/// The runner with in-process receivers on a jumping clock: faults and retries without waiting.
+final class LabRunnerTests: XCTestCase {
+    let cases = ["control", "frame-rate-25", "video-codec-hevc"].map { LabTestData.transition($0, rules: []) }
+
+    func target(_ name: String, _ host: String) -> RunTarget {
+        RunTarget(name: name, deviceClass: "smart-tv-low-end", endpoint: AirPlayEndpoint(host: host, port: 7000, name: name))
+    }
+
+    func runner(clock: JumpingClock, recorder: MemoryRecorder, probe: @escaping @Sendable (AirPlayEndpoint) async -> Bool = { _ in true },
+                opener: @escaping AirPlayOpener) -> LabRunner<JumpingClock> {
+        var options = LabRunner<JumpingClock>.Options()
+        options.comebackWait = .seconds(30)
+        return LabRunner(clock: clock, options: options, opener: opener, probe: probe, recorder: recorder)
+    }
+
+    static let url: @Sendable (LabCase, RunTarget) -> URL = { labCase, target in
+        URL(string: "http://192.0.2.100:8080/\(labCase.playlist)")!
+    }
+
+    func testACaseTimesOutAtItsMediaDurationPlusTheMargin() {
+        let runner = runner(clock: JumpingClock(), recorder: MemoryRecorder()) { _ throws(AirPlayError) in
+            throw .connect(endpoint: "x", reason: "unused")
+        }
+        // 12 s primary + 4 s interstitial + 15 s margin.
+        XCTAssertEqual(runner.timeout(for: cases[0]), .seconds(31))
+    }
+
+    func testAReceiverThatGoesAwayHasThatCellFailedAndItsCellsRetriedWhenItComesBack() async throws {
+        let clock = JumpingClock()
+        let recorder = MemoryRecorder()
+        let opens = Counter()
+        // The den's second session: the receiver vanishes 2 s into the case (connection refused from then on).
+        let opener: AirPlayOpener = { endpoint throws(AirPlayError) in
+            let count = opens.next(endpoint.host)
+            if endpoint.host == "192.0.2.2", count == 2 {
+                let vanishAt = 2.0
+                return ScriptedReceiver(clock: clock) { t in
+                    t < vanishAt ? .success(.at(max(0, t - 0.5), of: 12)) : .failure(.connectionClosed(endpoint: "den", path: "/playback-info"))
+                }
+            }
+            return ScriptedReceiver(clock: clock, script: ScriptedReceiver.playing(12))
+        }
+        let probes = Counter()
+        let runner = runner(clock: clock, recorder: recorder, probe: { endpoint in probes.next(endpoint.host) >= 2 }, opener: opener)
+        let results = await runner.run(runId: "r1", targets: [target("Living Room", "192.0.2.1"), target("Den", "192.0.2.2")],
+                                       cases: cases, url: Self.url)
+
+        let living = recorder.cells(of: "Living Room")
+        XCTAssertEqual(living.map(\.cell.caseId), ["control", "frame-rate-25", "video-codec-hevc"])
+        XCTAssertTrue(living.allSatisfy { $0.cell.measurement.outcome != .failed && $0.done })
+
+        let den = recorder.cells(of: "Den")
+        XCTAssertEqual(den.map { "\($0.cell.caseId)#\($0.cell.attempt)" },
+                       ["control#1", "frame-rate-25#1", "frame-rate-25#2", "video-codec-hevc#1"])
+        let failed = den[1].cell
+        XCTAssertEqual(failed.measurement.outcome, .failed)
+        XCTAssertTrue(failed.measurement.reason.contains("receiver went away"), failed.measurement.reason)
+        XCTAssertTrue(den.allSatisfy(\.done))
+        XCTAssertEqual(probes.count("192.0.2.2"), 2, "probed until it answered")
+        XCTAssertNil(results[1].problem)
+    }
+
+    func testAReceiverThatStaysAwayHasItsRemainingCellsRecordedAsNotRun() async throws {
+        let clock = JumpingClock()
+        let recorder = MemoryRecorder()
+        let runner = runner(clock: clock, recorder: recorder, probe: { _ in false }) { endpoint throws(AirPlayError) in
+            ScriptedReceiver(clock: clock) { t in
+                t < 1 ? .success(.at(t, of: 12)) : .failure(.timeout(endpoint: "den", path: "/playback-info", seconds: 5))
+            }
+        }
+        let results = await runner.run(runId: "r1", targets: [target("Den", "192.0.2.2")], cases: cases, url: Self.url)
+        let den = recorder.cells(of: "Den")
+        XCTAssertEqual(den.map(\.cell.caseId), ["control", "frame-rate-25", "video-codec-hevc"])
+        XCTAssertEqual(den[0].cell.measurement.outcome, .failed)
+        XCTAssertTrue(den[0].done)
+        XCTAssertEqual(den[1...].map(\.done), [false, false], "not run: played again by --resume")
+        XCTAssertTrue(den[1].cell.measurement.reason.hasPrefix("not run: the receiver went away and did not answer again within 30 s"))
+        XCTAssertEqual(results[0].problem, den[1].cell.measurement.reason)
+    }
+
+    func testAReceiverThatWantsPairingHasEveryCellSkippedWithWhatItWants() async throws {
+        let clock = JumpingClock()
+        let recorder = MemoryRecorder()
+        let refusal = AirPlayError.pairingRequired(endpoint: "Bedroom (192.0.2.3:7000)", status: 470)
+        let runner = runner(clock: clock, recorder: recorder) { _ throws(AirPlayError) in throw refusal }
+        let results = await runner.run(runId: "r1", targets: [target("Bedroom", "192.0.2.3")], cases: cases, url: Self.url)
+        let cells = recorder.cells(of: "Bedroom")
+        XCTAssertEqual(cells.count, 3)
+        XCTAssertTrue(cells.allSatisfy { $0.cell.measurement.outcome == .skipped && $0.cell.measurement.reason == refusal.description })
+        XCTAssertEqual(results[0].problem, refusal.description)
+        XCTAssertFalse(results[0].played)
+    }
+
+    func testResumeSkipsTheCellsAlreadyDone() async throws {
+        let clock = JumpingClock()
+        let recorder = MemoryRecorder()
+        let runner = runner(clock: clock, recorder: recorder) { _ throws(AirPlayError) in
+            ScriptedReceiver(clock: clock, script: ScriptedReceiver.playing(12))
+        }
+        _ = await runner.run(runId: "r1", targets: [target("Den", "192.0.2.2")], cases: cases,
+                             skipping: [LabRunCellKey(receiver: "Den", caseId: "control")], url: Self.url)
+        XCTAssertEqual(recorder.cells(of: "Den").map(\.cell.caseId), ["frame-rate-25", "video-codec-hevc"])
+    }
+
+    func testCancellationStopsTheRunWithoutStoringTheCellCutShort() async throws {
+        let clock = JumpingClock()
+        let recorder = MemoryRecorder()
+        let polls = Counter()
+        let runner = runner(clock: clock, recorder: recorder) { _ throws(AirPlayError) in
+            ScriptedReceiver(clock: clock) { t in
+                // The second case never ends on its own; the test cancels it after a few polls.
+                _ = polls.next("all")
+                return .success(.at(min(t, 12), of: 12))
+            }
+        }
+        let den: [RunTarget] = [target("Den", "192.0.2.2")]
+        let chosen: [LabCase] = cases
+        let task = Task { [runner] in await runner.run(runId: "r1", targets: den, cases: chosen, url: LabRunnerTests.url) }
+        while polls.count("all") < 60 { await Task.yield() }
+        task.cancel()
+        _ = await task.value
+        let stored = recorder.cells(of: "Den").map(\.cell.caseId)
+        XCTAssertEqual(stored, ["control"], "the first cell finished (about 48 polls); the second was cut short and is not stored")
+    }
+}
+
+/// Counts calls per key, across tasks.
+final class Counter: @unchecked Sendable {
+    private let lock = NSLock()
+    private var counts: [String: Int] = [:]
+
+    func next(_ key: String) -> Int { lock.withLock { counts[key, default: 0] += 1; return counts[key]! } }
+    func count(_ key: String) -> Int { lock.withLock { counts[key] ?? 0 } }
+}

@@ -1,0 +1,85 @@
+import Compatibility
+import Foundation
+@testable import Matrix
+import XCTest
+
+/// A run is alive while its heartbeat is younger than its lease, whatever its PID says (issue 20, item 6).
+final class RunLeaseTests: XCTestCase {
+    var directory: URL!
+
+    override func setUpWithError() throws {
+        directory = FileManager.default.temporaryDirectory.appendingPathComponent("lease-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+    }
+
+    override func tearDownWithError() throws {
+        try? FileManager.default.removeItem(at: directory)
+    }
+
+    func start() -> RunStart {
+        RunStart(matrixName: "m", matrixFile: "/lab/m.yaml", failOn: .error, jobs: 1, caseTimeout: 60, profiles: [],
+                 plannedCases: ["a"], expectedIssues: [])
+    }
+
+    func testALeaseHoldsUntilItsHeartbeatIsOlderThanIt() {
+        let lease = RunLease(seconds: 30)
+        let now = Date()
+        XCTAssertEqual(lease.interval, 5)
+        XCTAssertTrue(lease.holds(heartbeat: now.addingTimeInterval(-29.9), now: now))
+        XCTAssertTrue(lease.holds(heartbeat: now.addingTimeInterval(-30), now: now))
+        XCTAssertFalse(lease.holds(heartbeat: now.addingTimeInterval(-30.1), now: now))
+        XCTAssertTrue(lease.holds(heartbeat: now.addingTimeInterval(120), now: now), "a clock ahead of ours is not a dead run")
+        XCTAssertEqual(RunLease.fromEnvironment([:]), .standard)
+        XCTAssertEqual(RunLease.fromEnvironment([RunLease.environmentVariable: "2"]), RunLease(seconds: 2))
+        for bad in ["0", "-5", "nan", "inf", "1e9", "soon"] {
+            XCTAssertEqual(RunLease.fromEnvironment([RunLease.environmentVariable: bad]), .standard, bad)
+        }
+    }
+
+    func testAHeartbeatBeatsEveryIntervalUntilStopped() throws {
+        let beats = Beats()
+        let heartbeat = RunHeartbeat(lease: RunLease(seconds: 0.6), beat: { beats.add($0) })
+        heartbeat.start()
+        Thread.sleep(forTimeInterval: 0.75)
+        heartbeat.stop()
+        let counted = beats.count
+        XCTAssertGreaterThanOrEqual(counted, 5, "one at once, then every 0.1 s")
+        XCTAssertLessThanOrEqual(counted, 9)
+        Thread.sleep(forTimeInterval: 0.3)
+        XCTAssertEqual(beats.count, counted, "no beat after stop()")
+    }
+
+    func testARunIsJudgedByItsHeartbeatNotByItsPID() throws {
+        let store = try ResultStore(path: directory.appendingPathComponent("r.sqlite").path)
+        let lease = RunLease(seconds: 10)
+        let fresh = try store.beginRun(start(), lease: lease)
+        // Another namespace's PID 1, or a PID since reused by a live process: says nothing either way.
+        try store.pool.write { try $0.execute(sql: "UPDATE run SET pid = 1 WHERE id = ?", arguments: [fresh]) }
+        let stale = try store.beginRun(start(), lease: lease)
+        try store.pool.write {
+            try $0.execute(sql: "UPDATE run SET pid = ?, heartbeatAt = ? WHERE id = ?",
+                           arguments: [Int(getpid()), Date().timeIntervalSince1970 - 11, stale])
+        }
+        let revived = try store.beginRun(start(), lease: lease)
+        try store.pool.write {
+            try $0.execute(sql: "UPDATE run SET heartbeatAt = ? WHERE id = ?", arguments: [Date().timeIntervalSince1970 - 60, revived])
+        }
+        try store.beat(revived)
+        let finished = try store.beginRun(start(), lease: lease)
+        try store.finishRun(finished, status: .completed, probesPerformed: 0, distinctInputs: 0)
+        try store.beat(finished)
+
+        let status = Dictionary(uniqueKeysWithValues: try store.runs().map { ($0.id, $0.status) })
+        XCTAssertEqual(status[fresh], .running, "a fresh heartbeat: running, though PID 1 is not this run")
+        XCTAssertEqual(status[stale], .interrupted, "a heartbeat older than the lease: interrupted, though its PID is alive")
+        XCTAssertEqual(status[revived], .running, "a beat renews the lease")
+        XCTAssertEqual(status[finished], .completed, "a beat after the end changes nothing")
+    }
+}
+
+private final class Beats: @unchecked Sendable {
+    private let lock = NSLock()
+    private var dates: [Date] = []
+    func add(_ date: Date) { lock.withLock { dates.append(date) } }
+    var count: Int { lock.withLock { dates.count } }
+}
