@@ -45,11 +45,16 @@ actor LoudnessSession {
         case .failure(let error): return (nil, nil, "its media playlist cannot be loaded: \(error.description)")
         case .success(let (playlist, final)):
             let windows = brk.windows(in: playlist, seconds: seconds)
-            var before: SegmentsLoudness?, after: SegmentsLoudness?
-            if let range = windows.before { before = await span(playlist, at: final, segments: range, cache: programmeSegments) }
-            if let range = windows.after { after = await span(playlist, at: final, segments: range, cache: programmeSegments) }
-            return (before, after, windows.problem)
+            // Both sides at once (each fetches its segments one after another).
+            async let before = side(playlist, at: final, windows.before)
+            async let after = side(playlist, at: final, windows.after)
+            return (await before, await after, windows.problem)
         }
+    }
+
+    private func side(_ playlist: MediaPlaylist, at location: InputLocation, _ range: Range<Int>?) async -> SegmentsLoudness? {
+        guard let range else { return nil }
+        return await span(playlist, at: location, segments: range, cache: programmeSegments)
     }
 
     /// A media playlist read elsewhere in the audit.

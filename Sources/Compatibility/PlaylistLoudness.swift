@@ -130,8 +130,10 @@ struct PlaylistLoudness: Sendable {
                     if let known { await session.seed(known, at: final) }
                     guard let ad = try? await probes.describe(adSource), !ad.audio.isEmpty,
                           let primary = try? await probes.describe(primarySource), !primary.audio.isEmpty else { return }
-                    _ = await session.whole(adSource)
-                    _ = await session.around(primarySource, brk, seconds: seconds)
+                    // The ad and the programme around its break at once: each is mostly waiting on the network.
+                    async let whole = session.whole(adSource)
+                    async let around = session.around(primarySource, brk, seconds: seconds)
+                    _ = await (whole, around)
                 }
             }
         }

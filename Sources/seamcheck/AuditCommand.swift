@@ -37,8 +37,8 @@ struct AuditCommand: AsyncParsableCommand {
 
     @OptionGroup var findingsOutput: FindingsOutputOptions
 
-    @Option(help: "Interstitial asset playlists and renditions fetched and probed at once (default 16); the report's order does not depend on it.")
-    var jobs: Int = 16
+    @Option(help: "Interstitial asset playlists and renditions fetched and probed at once (default 32: they wait on the network, not the processors; docs/benchmarks.md); the report's order does not depend on it.")
+    var jobs: Int = 32
 
     @Flag(name: .customLong("no-loudness"), help: "Do not measure integrated loudness (loudness-mismatch decodes each interstitial's audio whole, and the primary's around each break).")
     var noLoudness = false

@@ -54,13 +54,18 @@ PY
 }
 for count in 1 8 32; do write_primary "$count"; done
 
-server_log=$(mktemp)
+# Two servers on the same files: one $DELAY away (the CDN), one with no added delay (what is left
+# there is Seamcheck's own work: parsing, probing, decoding the audio for loudness).
+server_log=$(mktemp); near_log=$(mktemp)
 python3 Tests/Server/test_http_server.py --root "$work/www" --lifetime 600 --substitute '{ORIGIN}' --delay "$DELAY" >"$server_log" 2>/dev/null &
 server_pid=$!
-trap 'kill "$server_pid" 2>/dev/null || true; rm -f "$server_log"' EXIT
-for _ in $(seq 1 100); do grep -q '^PORT ' "$server_log" && break; sleep 0.05; done
+python3 Tests/Server/test_http_server.py --root "$work/www" --lifetime 600 --substitute '{ORIGIN}' >"$near_log" 2>/dev/null &
+near_pid=$!
+trap 'kill "$server_pid" "$near_pid" 2>/dev/null || true; rm -f "$server_log" "$near_log"' EXIT
+for _ in $(seq 1 100); do grep -q '^PORT ' "$server_log" && grep -q '^PORT ' "$near_log" && break; sleep 0.05; done
 port=$(awk '/^PORT /{print $2}' "$server_log")
 base="http://127.0.0.1:$port/files"
+near="http://127.0.0.1:$(awk '/^PORT /{print $2}' "$near_log")/files"
 
 now() { date +%s.%N; }
 best() { # command...: best of 3 wall-clock seconds
@@ -85,14 +90,27 @@ ffprobe_loop() {
   for n in $(seq 1 32); do ffprobe -v error -show_streams -of json "$base/ad-$n/index.m3u8"; done
 }
 ff=$(best ffprobe_loop)
+# Where the time goes: the same 32 ads with no added delay (Seamcheck's own work), and the
+# default against other --jobs values (fetches wait on the network, so more than the cores help).
+local_full=$(best "$SEAMCHECK_BIN" audit "$near/primary-32.m3u8" --format json)
+local_quiet=$(best "$SEAMCHECK_BIN" audit "$near/primary-32.m3u8" --format json --no-loudness)
+sweep=""
+for jobs in 8 16 32 64 128; do
+  sweep+="--jobs $jobs $(best "$SEAMCHECK_BIN" audit "$base/primary-32.m3u8" --format json --jobs "$jobs" | xargs printf '%.2f') s, "
+done
 
-python3 - "$DELAY" "${audit_time[1]}" "${audit_time[8]}" "${audit_time[32]}" "${quiet_time[1]}" "${quiet_time[8]}" "${quiet_time[32]}" "$ff" <<'PY'
+python3 - "$DELAY" "${audit_time[1]}" "${audit_time[8]}" "${audit_time[32]}" "${quiet_time[1]}" "${quiet_time[8]}" "${quiet_time[32]}" "$ff" \
+  "$local_full" "$local_quiet" "${sweep%, }" <<'PY'
 import sys
-delay, one, eight, thirty_two, q1, q8, q32, ff = map(float, sys.argv[1:])
+delay, one, eight, thirty_two, q1, q8, q32, ff, local_full, local_quiet = map(float, sys.argv[1:11])
+sweep = sys.argv[11]
 print(f"interstitial audit at {delay * 1000:.0f} ms a request (every profile, loudness measured): "
       f"1 ad {one:.2f} s, 8 ads {eight:.2f} s, 32 ads {thirty_two:.2f} s (goal <= 1.5 s); "
       f"32/1 = {thirty_two / one:.1f}x")
 print(f"the same with --no-loudness: 1 ad {q1:.2f} s, 8 ads {q8:.2f} s, 32 ads {q32:.2f} s; 32/1 = {q32 / q1:.1f}x")
 print(f"ffprobe, one process per rendition (primary + 32 ads): {ff:.2f} s; "
       f"ratio {ff / q32:.1f}x against --no-loudness, {ff / thirty_two:.1f}x against the full audit")
+print(f"where the time goes (32 ads): with no added delay {local_full:.2f} s ({local_quiet:.2f} s --no-loudness): "
+      f"Seamcheck's own work; the rest of {thirty_two:.2f} s is waiting on {delay * 1000:.0f} ms requests")
+print(f"32 ads by --jobs (loudness measured): {sweep}")
 PY
