@@ -87,7 +87,11 @@ final class LabRunKodiTests: XCTestCase {
         for cell in cells {
             let positions = cell.series.samples.compactMap { $0.info?.position }
             XCTAssertGreaterThan(positions.max() ?? 0, 5, "\(cell.caseId): Kodi's position advanced: \(positions)")
-            XCTAssertNotEqual(cell.measurement.outcome, .failed, "\(cell.caseId): \(cell.measurement.reason)")
+            // Measured, whatever it says: Kodi 20 drops a stitched item about 2.4 s before the duration
+            // it reports (an early end the measurer names), but it played it.
+            let failure = cell.measurement.failure
+            XCTAssertTrue(failure == nil || failure == .endedEarly, "\(cell.caseId): \(cell.measurement.reason)")
+            if cell.caseId == "control" { XCTAssertNotEqual(cell.measurement.outcome, .failed, cell.measurement.reason) }
             XCTAssertNotNil(cell.measurement.playToFirstFrameMs)
             XCTAssertFalse(cell.requests.isEmpty, "\(cell.caseId): Kodi's requests are in its cell")
             let media = cell.measurement.mediaDuration ?? 0
