@@ -6,6 +6,17 @@
 #   scripts/services.sh stop     SIGTERM only the processes this script started, wait for them
 #   scripts/services.sh status   print what runs; exit 0 when avahi answers, 3 when not
 #
+#   scripts/services.sh kodi-start   a real AirPlay video receiver: Kodi under Xvfb with a
+#                                    PulseAudio null sink, in a network namespace of its own with
+#                                    its own D-Bus and avahi-daemon; waits until its AirPlay port,
+#                                    its _airplay._tcp record and its JSON-RPC answer, writes
+#                                    .build/services/kodi.env. When the namespace and daemons of an
+#                                    earlier start still run, starts only what is missing (Kodi
+#                                    again after kodi-kill).
+#   scripts/services.sh kodi-kill    SIGKILL Kodi only (a receiver that went away); the rest stays
+#   scripts/services.sh kodi-stop    stop everything kodi-start started, delete its namespace
+#   scripts/services.sh kodi-status  print what runs; exit 0 when Kodi answers, 3 when not
+#
 # After `start`, `source .build/services/env` points DBUS_SYSTEM_BUS_ADDRESS at the private bus,
 # which libavahi-client, avahi-browse and avahi-publish all honour. Needs root (avahi-daemon
 # refuses to run otherwise); needs no systemd and no /dev/log. Nothing leaves loopback: the
@@ -290,5 +301,14 @@ case "${1:-}" in
   start) lock; cmd_start ;;
   stop) lock; cmd_stop ;;
   status) cmd_status ;;
-  *) echo "usage: $0 start|stop|status" >&2; exit 2 ;;
+  kodi-start|kodi-stop|kodi-kill|kodi-status)
+    # shellcheck source=scripts/services-kodi.sh
+    . "$root_dir/scripts/services-kodi.sh"
+    case "$1" in
+      kodi-start) kodi_lock; kodi_start ;;
+      kodi-stop) kodi_lock; kodi_stop ;;
+      kodi-kill) kodi_lock; kodi_kill ;;
+      kodi-status) kodi_status ;;
+    esac ;;
+  *) echo "usage: $0 start|stop|status|kodi-start|kodi-stop|kodi-kill|kodi-status" >&2; exit 2 ;;
 esac

@@ -14,6 +14,10 @@ packages=(
   shairport-sync uxplay gstreamer1.0-libav gstreamer1.0-plugins-good gstreamer1.0-plugins-bad
   # HLS clients and the browser for the lab tests (Tests/EndToEndTests/Lab*Tests).
   gstreamer1.0-tools gstreamer1.0-plugins-base chromium chromium-driver fonts-liberation2
+  # A real AirPlay video receiver for the lab runs (scripts/services.sh kodi-start,
+  # Tests/EndToEndTests/KodiReceiverTests): Kodi under Xvfb with Mesa's software GL and a
+  # PulseAudio null sink, in a network namespace (iproute2, util-linux's unshare).
+  kodi xvfb libgl1-mesa-dri libegl-mesa0 libglx-mesa0 pulseaudio
 )
 
 missing=()

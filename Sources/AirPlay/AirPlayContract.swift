@@ -92,6 +92,9 @@ public protocol AirPlayPlayback: Sendable {
     /// `POST /play`: `startPosition` is seconds; the implementation sends what the receiver expects
     /// (a fraction of the duration for AirPlay 1 `Start-Position`).
     func play(url: URL, startPosition: Double) async throws(AirPlayError)
+    /// `play` when the media's duration is known: AirPlay 1 gets the exact fraction
+    /// `startPosition / duration` (without it a non-zero start is lost: see docs/airplay.md).
+    func play(url: URL, startPosition: Double, duration: Double?) async throws(AirPlayError)
     func playbackInfo() async throws(AirPlayError) -> PlaybackInfo
     func setRate(_ rate: Double) async throws(AirPlayError)
     func scrub(to seconds: Double) async throws(AirPlayError)
@@ -103,6 +106,11 @@ public protocol AirPlayPlayback: Sendable {
 }
 
 extension AirPlayPlayback {
+    /// For conformers that do not use the duration (test doubles).
+    public func play(url: URL, startPosition: Double, duration: Double?) async throws(AirPlayError) {
+        try await play(url: url, startPosition: startPosition)
+    }
+
     /// For conformers written before `serverInfo` (test doubles): they have none to give.
     public func serverInfo() async throws(AirPlayError) -> ServerInfo {
         throw .http(endpoint: "\(Self.self)", path: "/server-info", status: 501, reason: "Not Implemented")

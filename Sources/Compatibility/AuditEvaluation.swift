@@ -15,6 +15,13 @@ struct AuditEvaluation {
         var primaryRoot: ParsedPlaylist
     }
 
+    init(_ configuration: Configuration, probes: RenditionProbes, loudness: PlaylistLoudness?, playlists: AssetPlaylists) {
+        self.configuration = configuration
+        self.probes = probes
+        self.loudness = loudness
+        self.playlists = playlists
+    }
+
     let configuration: Configuration
     let probes: RenditionProbes
     let loudness: PlaylistLoudness?
@@ -25,13 +32,6 @@ struct AuditEvaluation {
     /// Capability, transition and per-class findings, in evaluation order.
     private(set) var findings: [Finding] = []
     private(set) var declared = DeclaredFindings()
-
-    init(_ configuration: Configuration, probes: RenditionProbes, loudness: PlaylistLoudness?, playlists: AssetPlaylists) {
-        self.configuration = configuration
-        self.probes = probes
-        self.loudness = loudness
-        self.playlists = playlists
-    }
 
     private var profiles: [DeviceProfile] { configuration.profiles }
 

@@ -1,5 +1,6 @@
 import Discovery
 import Foundation
+import HLS
 import Yams
 
 /// Why a lab inventory file could not be used. Names the file, the field and the problem.
@@ -10,7 +11,7 @@ public enum InventoryError: Error, Sendable, Equatable, CustomStringConvertible 
     public var description: String {
         switch self {
         case let .unreadable(file, reason): "\(file): cannot read the inventory (\(reason))"
-        case let .invalid(file, field, problem): "\(file): \(field): \(problem)"
+        case let .invalid(file, field, problem): "\(file): \(BoundedText.clip(field)): \(BoundedText.clip(problem, maxBytes: 2_000))"
         }
     }
 }
@@ -48,9 +49,7 @@ public struct LabInventory: Sendable, Equatable {
 
     public static func load(_ path: String, knownClasses: [String]) throws(InventoryError) -> LabInventory {
         let text: String
-        do { text = try String(contentsOfFile: path, encoding: .utf8) } catch {
-            throw .unreadable(file: path, reason: (error as NSError).localizedDescription)
-        }
+        do { text = try TextFile.read(path) } catch { throw .unreadable(file: path, reason: error.reason) }
         return try parse(text, file: path, knownClasses: knownClasses)
     }
 
@@ -60,7 +59,7 @@ public struct LabInventory: Sendable, Equatable {
     public static func parse(_ text: String, file: String, knownClasses: [String]) throws(InventoryError) -> LabInventory {
         let node: Node?
         do { node = try Yams.compose(yaml: text) } catch {
-            throw .invalid(file: file, field: "(document)", problem: "not valid YAML: \(error)")
+            throw .invalid(file: file, field: "(document)", problem: "not valid YAML: " + BoundedText.clip("\(error)"))
         }
         guard let mapping = node?.mapping else {
             throw .invalid(file: file, field: "(document)", problem: "expected a mapping with a receivers list")

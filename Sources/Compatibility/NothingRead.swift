@@ -1,5 +1,5 @@
 /// An asset of which nothing could be read (every rendition's playlist, init section, segment or
-/// key failed: 404s, 5xx, timeouts, not media) is an origin that serves nothing, not a partial
+/// key failed: 404s, 5xx, timeouts, not media), once its own playlist loaded, is an origin that serves nothing, not a partial
 /// failure: the audit cannot pass. Each such asset gets one error finding (media-not-probed, no
 /// device class) on top of the per-class warnings, so `audit` exits 1 at the default fail-on and a
 /// matrix case is an error cell. An asset some class could read, or one only refused for a
@@ -16,8 +16,8 @@ public enum NothingRead {
             result.findings.append(Finding(
                 rule: PlaylistRules.mediaNotProbed.id, severity: .error, deviceClass: nil, subject: subject(asset),
                 expected: expected, actual: reason,
-                message: "\(label): nothing of it could be read (\(reason)); the origin serves none of its renditions, "
-                    + "so no device class was audited on it: fix the origin (or the URL) and run again",
+                message: "\(label): nothing of it could be read (\(reason)): the origin serves none of its renditions, "
+                    + "so it was not audited on any device class; fix the origin (or the URL) and run again",
                 remediation: nil))
         }
     }
@@ -39,10 +39,10 @@ public enum NothingRead {
 
     /// Why nothing of `asset` was read, or nil when something was (or what stopped it is not the origin).
     static func unreadReason(_ asset: AuditedAsset, in result: AuditResult) -> String? {
-        guard asset.selections.isEmpty, let problem = asset.problem else { return nil }
+        guard asset.selections.isEmpty, asset.problem != nil else { return nil }
+        // An interstitial whose own playlist failed has no finding of its own: it is the spec
+        // rule asset-unreachable's (players skip the ad), graded as the profiles say.
         let own = result.findings.filter { $0.subject == subject(asset) }
-        // An asset whose own playlist failed: its only finding is the spec linter's, on the tag.
-        if own.isEmpty { return asset.role == "primary" ? nil : problem }
         var reasons: [String] = []
         for finding in own {
             switch finding.rule {

@@ -20,7 +20,7 @@ public enum ProfileError: Error, Sendable, Equatable, CustomStringConvertible {
         case .unreadable(let file, let reason):
             return "\(file): cannot read profile (\(reason))"
         case .invalid(let file, let field, let problem):
-            return "\(file): \(field): \(problem)"
+            return "\(file): \(BoundedText.clip(field)): \(BoundedText.clip(problem, maxBytes: 2_000))"
         case .unknownProfile(let id, let available):
             return "unknown device profile '\(id)'; available: \(available.joined(separator: ", "))"
         case .duplicateId(let id, let files):
@@ -61,9 +61,7 @@ public enum ProfileLoader {
 
     public static func loadFile(_ path: String) throws(ProfileError) -> DeviceProfile {
         let text: String
-        do { text = try String(contentsOfFile: path, encoding: .utf8) } catch {
-            throw .unreadable(file: path, reason: error.localizedDescription)
-        }
+        do { text = try TextFile.read(path) } catch { throw .unreadable(file: path, reason: error.reason) }
         let expectedId = PathText.deletingExtension(PathText.lastComponent(path))
         return try parse(text, file: path, expectedId: expectedId)
     }
@@ -72,7 +70,7 @@ public enum ProfileLoader {
     public static func parse(_ text: String, file: String, expectedId: String?) throws(ProfileError) -> DeviceProfile {
         let node: Node?
         do { node = try Yams.compose(yaml: text) } catch {
-            throw .invalid(file: file, field: "(document)", problem: "not valid YAML: \(error)")
+            throw .invalid(file: file, field: "(document)", problem: "not valid YAML: " + BoundedText.clip("\(error)"))
         }
         guard let mapping = node?.mapping else {
             throw .invalid(file: file, field: "(document)", problem: "expected a mapping with id, name, plays, rules")

@@ -1,3 +1,5 @@
+import HLS
+
 /// Bounds on what a report says about an absurd input, so that a small hostile playlist cannot
 /// make lint or audit write hundreds of megabytes (64 KiB URIs from EXT-X-DEFINE, repeated in
 /// every finding's subject, expected, actual and message; tens of thousands of findings).
@@ -57,21 +59,5 @@ public struct ReportLimits: Sendable, Equatable {
     /// About the first two thirds and the last third of the allowance, cut between scalars,
     /// with the number of bytes cut between them. Never counts characters: that walk
     /// over a 64 KiB text per finding was most of what reporting cost.
-    func shorten(_ text: String) -> String {
-        let bytes = text.utf8
-        guard bytes.count > maxTextLength else { return text }
-        let headBytes: Int = maxTextLength * 2 / 3
-        let tailBytes: Int = maxTextLength / 3
-        // Back to the start of a scalar: never inside a UTF-8 sequence.
-        func scalarStart(_ index: String.Index) -> String.Index {
-            var index = index
-            while index > bytes.startIndex, bytes[index] & 0xC0 == 0x80 { index = bytes.index(before: index) }
-            return index
-        }
-        let headEnd = scalarStart(bytes.index(bytes.startIndex, offsetBy: headBytes))
-        let tailStart = scalarStart(bytes.index(bytes.endIndex, offsetBy: -tailBytes))
-        let cut = bytes.distance(from: headEnd, to: tailStart)
-        let head = String(Substring(bytes[..<headEnd])), tail = String(Substring(bytes[tailStart...]))
-        return head + " [... \(cut) bytes cut ...] " + tail
-    }
+    func shorten(_ text: String) -> String { BoundedText.clip(text, maxBytes: maxTextLength) }
 }

@@ -1,3 +1,5 @@
+import HLS
+
 /// Why a matrix file cannot be run. Names the file, the field and the problem.
 public enum MatrixSpecError: Error, Sendable, Equatable, CustomStringConvertible {
     case unreadable(file: String, reason: String)
@@ -8,7 +10,7 @@ public enum MatrixSpecError: Error, Sendable, Equatable, CustomStringConvertible
         case .unreadable(let file, let reason):
             return "\(file): cannot read the matrix file (\(reason))"
         case .invalid(let file, let field, let problem):
-            return "\(file): \(field): \(problem)"
+            return "\(file): \(BoundedText.clip(field)): \(BoundedText.clip(problem, maxBytes: 2_000))"
         }
     }
 }

@@ -20,9 +20,7 @@ public enum MatrixSpecLoader {
     /// Reads `path`; `knownProfiles` are the profile ids `deviceClasses` may name.
     public static func load(_ path: String, knownProfiles: [String]) throws(MatrixSpecError) -> MatrixSpec {
         let text: String
-        do { text = try String(contentsOfFile: path, encoding: .utf8) } catch {
-            throw .unreadable(file: path, reason: (error as NSError).localizedDescription)
-        }
+        do { text = try TextFile.read(path) } catch { throw .unreadable(file: path, reason: error.reason) }
         let directory = URL(fileURLWithPath: path).standardizedFileURL.deletingLastPathComponent().path
         return try parse(text, file: path, baseDirectory: directory, knownProfiles: knownProfiles)
     }
@@ -33,7 +31,7 @@ public enum MatrixSpecLoader {
         let reader = NodeReader(file: file)
         let root: Node?
         do { root = try Yams.compose(yaml: text) } catch {
-            throw .invalid(file: file, field: "(document)", problem: "not valid YAML: \(error)")
+            throw .invalid(file: file, field: "(document)", problem: "not valid YAML: " + BoundedText.clip("\(error)"))
         }
         guard let root, let top = root.mapping else {
             throw .invalid(file: file, field: "(document)", problem: "expected a mapping with name, deviceClasses and cases")

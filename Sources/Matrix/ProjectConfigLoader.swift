@@ -1,5 +1,6 @@
 import Compatibility
 import Foundation
+import HLS
 import MediaProbe
 import Yams
 
@@ -47,9 +48,7 @@ public enum ProjectConfigLoader {
     /// for `lint`, which may run where there are no profiles).
     public static func load(_ path: String, knownProfiles: [String]?) throws(ProjectConfigError) -> ProjectConfig {
         let text: String
-        do { text = try String(contentsOfFile: path, encoding: .utf8) } catch {
-            throw .unreadable(file: path, reason: (error as NSError).localizedDescription)
-        }
+        do { text = try TextFile.read(path) } catch { throw .unreadable(file: path, reason: error.reason) }
         do { return try parse(text, file: path, knownProfiles: knownProfiles) } catch { throw ProjectConfigError(error) }
     }
 
@@ -57,7 +56,7 @@ public enum ProjectConfigLoader {
         let reader = NodeReader(file: file)
         let root: Node?
         do { root = try Yams.compose(yaml: text) } catch {
-            throw .invalid(file: file, field: "(document)", problem: "not valid YAML: \(error)")
+            throw .invalid(file: file, field: "(document)", problem: "not valid YAML: " + BoundedText.clip("\(error)"))
         }
         var config = ProjectConfig(file: file)
         // An empty file (or only comments) is a project file with every default.

@@ -101,8 +101,8 @@ public final class RunningProcess: @unchecked Sendable {
     }
 
     /// Blocks until the child exits and its output is read, or `timeout` passes: then it is
-    /// SIGKILLed (a hang fails its caller instead of running into CI's own limit). Returns the exit
-    /// status.
+    /// SIGKILLed (a hang fails its caller instead of running into CI's own limit), the child only,
+    /// not processes it started. Returns the exit status.
     @discardableResult
     public func wait(timeout: TimeInterval) -> Int32 {
         let deadline = Date().addingTimeInterval(timeout)
@@ -183,7 +183,7 @@ public struct ProcessResult: Sendable, Equatable {
     public var stdout: String
     public var stderr: String
     /// True when the timeout ran out and the child was SIGKILLed.
-    public var timedOut: Bool
+    public var timedOut = false
 
     public init(status: Int32, stdout: String, stderr: String, timedOut: Bool = false) {
         self.status = status
@@ -196,14 +196,9 @@ public struct ProcessResult: Sendable, Equatable {
 /// A child that could not be started: `description` names it and why.
 public struct SpawnError: Error, Sendable, Equatable, CustomStringConvertible {
     public var executable: String
+    /// errno of the failed call.
     public var code: Int32
     public var detail: String?
-
-    public init(executable: String, code: Int32, detail: String? = nil) {
-        self.executable = executable
-        self.code = code
-        self.detail = detail
-    }
 
     public var description: String { "cannot start \(executable): \(detail ?? String(cString: strerror(code)))" }
 }

@@ -40,7 +40,7 @@ extension LabReportText {
         section.cell h3{margin:.6em 0 .2em}.verdict{font-weight:normal;color:#555;margin-left:.5em}
         svg.timeline{max-width:100%;height:auto;display:block}</style></head><body>
         <h1>Seamcheck lab report</h1>
-        <p>\(report.summary.cells) receiver cells: \(report.summary.agree) agree, \(report.summary.disagree) disagree, \(report.summary.unobserved) without a verdict; \(report.summary.measured) measured by <code>lab run</code>. An operator's verdict wins over the measured one; both are shown. Measured stalls grade as a warning from \(Int(grades.warningMs)) ms and an error from \(Int(grades.errorMs)) ms.</p>
+        <p>\(report.summary.cells) receiver cells: \(report.summary.agree) agree, \(report.summary.disagree) disagree, \(report.summary.unobserved) without a verdict; \(report.summary.measured) measured by <code>lab run</code>. An operator's verdict wins over the measured one; both are shown. Measured stalls grade as a warning from \(String(format: "%.0f", grades.warningMs)) ms and an error from \(String(format: "%.0f", grades.errorMs)) ms.</p>
         <table><thead><tr><th>case</th><th>class</th><th>receiver</th><th>predicted</th><th>observed</th><th>source</th><th>measured</th><th>first frame</th><th>stall per transition</th><th></th><th>evidence</th></tr></thead><tbody>
         \(report.cells.map { row($0, receiver: true) }.joined(separator: "\n"))
         </tbody></table>

@@ -42,7 +42,7 @@ enum LabReportText {
 
     static func source(_ cell: LabReportCell) -> String { cell.source ?? "-" }
 
-    static func ms(_ value: Double) -> String { "\(Int(value.rounded())) ms" }
+    static func ms(_ value: Double) -> String { "\(String(format: "%.0f", value)) ms" }
 
     static func table(_ report: LabReport) -> String {
         var out = "lab report: \(report.summary.cells) receiver cells, \(report.summary.agree) agree, "
@@ -114,8 +114,9 @@ enum LabReportText {
                 let name = xmlEscape("\(cell.receiver ?? "-") (\(cell.deviceClass ?? "unclassified"))")
                 xml.append("    <testcase classname=\"\(xmlEscape(caseId))\" name=\"\(name)\">")
                 if cell.agrees == false {
-                    xml.append("      <failure message=\"predicted \(xmlEscape(cell.predicted ?? "-")), observed \(xmlEscape(cell.observed ?? "-"))"
-                               + (cell.source.map { " (\(xmlEscape($0)))" } ?? "") + "\">" + xmlEscape(cell.evidence) + "</failure>")
+                    // `type` carries whose verdict it is (operator or measured); the message stays as it was.
+                    xml.append("      <failure message=\"predicted \(xmlEscape(cell.predicted ?? "-")), observed \(xmlEscape(cell.observed ?? "-"))\""
+                               + (cell.source.map { " type=\"\(xmlEscape($0))\"" } ?? "") + ">" + xmlEscape(cell.evidence) + "</failure>")
                 } else if cell.agrees == nil {
                     xml.append("      <skipped message=\"\(xmlEscape(mark(cell)))\"/>")
                 }

@@ -50,14 +50,14 @@ enum LabTimelineSVG {
         // Stalls: red bands over their wall-clock span, a thick red line at their position.
         for stall in t.stalls {
             let x0 = x(stall.startMs), x1 = max(x(stall.startMs + stall.durationMs), x0 + 2)
-            let text = "\(stall.kind) \(Int(stall.durationMs.rounded())) ms at \(seconds(stall.position))"
+            let text = "\(stall.kind) \(String(format: "%.0f", stall.durationMs)) ms at \(seconds(stall.position))"
                 + (stall.transition.map { " (\($0))" } ?? " (elsewhere)")
             svg.append("<rect class=\"stall\" x=\"\(f(x0))\" y=\"\(f(top))\" width=\"\(f(x1 - x0))\" height=\"\(f(plotBottom - top))\" "
                        + "fill=\"#d62728\" fill-opacity=\"0.18\"><title>\(xmlEscape(text))</title></rect>")
             svg.append("<line x1=\"\(f(x0))\" y1=\"\(f(y(stall.position)))\" x2=\"\(f(x1))\" y2=\"\(f(y(stall.position)))\" "
                        + "stroke=\"#d62728\" stroke-width=\"4\"/>")
             svg.append("<text x=\"\(f((x0 + x1) / 2))\" y=\"\(f(top + 12))\" text-anchor=\"middle\" fill=\"#b00\">"
-                       + "\(Int(stall.durationMs.rounded())) ms</text>")
+                       + "\(String(format: "%.0f", stall.durationMs)) ms</text>")
         }
 
         // The playhead: one polyline per run of answered polls; failed polls as grey marks.
@@ -79,7 +79,7 @@ enum LabTimelineSVG {
         if let first = t.firstFrameMs {
             svg.append("<line class=\"first-frame\" x1=\"\(f(x(first)))\" y1=\"\(f(top))\" x2=\"\(f(x(first)))\" y2=\"\(f(plotBottom))\" "
                        + "stroke=\"#2ca02c\" stroke-width=\"1.5\" stroke-dasharray=\"5 3\"/>")
-            svg.append("<text x=\"\(f(x(first) + 4))\" y=\"\(f(plotBottom - 16))\" fill=\"#1e7b1e\">first frame \(Int(first.rounded())) ms</text>")
+            svg.append("<text x=\"\(f(x(first) + 4))\" y=\"\(f(plotBottom - 16))\" fill=\"#1e7b1e\">first frame \(String(format: "%.0f", first)) ms</text>")
         }
 
         // Requests under the plot.
@@ -89,7 +89,7 @@ enum LabTimelineSVG {
             let (color, y0): (String, Double) = tick.failed ? ("#d62728", ticksTop) : tick.kind == .segment ? ("#333", ticksTop)
                 : tick.kind == .playlist ? ("#8e44ad", ticksTop + 9) : ("#aaa", ticksTop + 12)
             svg.append("<line class=\"request \(tick.kind.rawValue)\" x1=\"\(f(x(tick.atMs)))\" y1=\"\(f(y0))\" x2=\"\(f(x(tick.atMs)))\" "
-                       + "y2=\"\(f(ticksBottom))\" stroke=\"\(color)\" stroke-width=\"1.2\"><title>\(xmlEscape("\(Int(tick.atMs.rounded())) ms \(tick.path)"))</title></line>")
+                       + "y2=\"\(f(ticksBottom))\" stroke=\"\(color)\" stroke-width=\"1.2\"><title>\(xmlEscape("\(String(format: "%.0f", tick.atMs)) ms \(tick.path)"))</title></line>")
         }
 
         // Legend across the top.

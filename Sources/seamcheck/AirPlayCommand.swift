@@ -40,7 +40,7 @@ struct AirPlayCommand: AsyncParsableCommand {
     }
 
     /// The one receiver `text` names, opened.
-    static func session(_ text: String, lookup: ReceiverLookupOptions) async throws(CLIFailure) -> (RunTarget, any AirPlayPlayback) {
+    static func session(_ text: String, lookup: ReceiverLookupOptions) async throws -> (RunTarget, any AirPlayPlayback) {
         let (targets, skipped) = try await lookup.resolve([text])
         guard let target = targets.first else {
             throw CLIFailure.input("\(text): " + (skipped.first?.reason ?? "not a receiver with AirPlay video"))

@@ -54,13 +54,15 @@ struct AuditCommand: AsyncParsableCommand {
     @OptionGroup var config: ConfigOption
 
     func validate() throws {
+        try OptionChecks.jobs(jobs)
+        try OptionChecks.number(loudnessTolerance, "--loudness-tolerance", in: 0...60, unit: "LU")
+        try OptionChecks.number(loudnessTarget, "--loudness-target", in: -70...0, unit: "LUFS")
         if playlist != nil {
             guard primary == nil, interstitial.isEmpty else {
                 throw ValidationError("give either a PLAYLIST or --primary/--interstitial media, not both")
             }
             return
         }
-        guard jobs >= 1 else { throw ValidationError("--jobs must be at least 1") }
         guard primary != nil else { throw ValidationError("give a primary PLAYLIST, or media with --primary INPUT --interstitial INPUT") }
         guard !interstitial.isEmpty else { throw ValidationError("give at least one --interstitial INPUT") }
     }
@@ -78,7 +80,7 @@ struct AuditCommand: AsyncParsableCommand {
         if let playlist {
             result = try await auditPlaylist(playlist, profiles: deviceProfiles, session: session, seconds: seconds)
         } else {
-            result = try await auditFiles(profiles: deviceProfiles, session: session)
+            result = try await auditFiles(profiles: deviceProfiles, session: session, seconds: seconds)
         }
         if let project {
             let accepted = project.accept(result.findings, input: result.input)
@@ -106,12 +108,12 @@ struct AuditCommand: AsyncParsableCommand {
         return result
     }
 
-    private func auditFiles(profiles deviceProfiles: [DeviceProfile], session: ProbeSession) async throws -> AuditResult {
+    private func auditFiles(profiles deviceProfiles: [DeviceProfile], session: ProbeSession, seconds: Double) async throws -> AuditResult {
         let inputs = [primary!] + interstitial
         let locations = try ProbeRunner.locations(inputs)
         var media = try await ProbeRunner.describeAll(locations, with: session)
         var cost = LoudnessCost.off(Self.offReason)
-        if !noLoudness { (media, cost) = await FileLoudness.measure(media, locations: locations, timeout: timeout.timeout) }
+        if !noLoudness { (media, cost) = await FileLoudness.measure(media, locations: locations, timeout: seconds) }
 
         let primaryAsset = AuditedAsset(role: "primary", input: inputs[0], media: media[0])
         let interstitials = zip(inputs.dropFirst(), media.dropFirst()).enumerated().map { offset, pair in

@@ -55,20 +55,16 @@ struct ThresholdsOption: ParsableArguments {
                                                               valueName: "KEY=VALUE"))
     var overrides: [String] = []
 
-    func load(profilesDir: String?) throws -> MeasurementThresholds {
-        do {
-            let base: MeasurementThresholds
-            if let thresholds {
-                base = try MeasurementThresholdsLoader.load(file: thresholds)
-            } else if let directory = try? ProfileLocator.directory(explicit: profilesDir) {
-                base = try MeasurementThresholdsLoader.load(besideProfiles: directory)
-            } else {
-                base = .defaults
-            }
-            return try base.overriding(overrides)
-        } catch {
-            throw CLIFailure.input(error.description)
+    func load(profilesDir: String?) throws(MeasurementThresholdsError) -> MeasurementThresholds {
+        let base: MeasurementThresholds
+        if let thresholds {
+            base = try MeasurementThresholdsLoader.load(file: thresholds)
+        } else if let directory = try? ProfileLocator.directory(explicit: profilesDir) {
+            base = try MeasurementThresholdsLoader.load(besideProfiles: directory)
+        } else {
+            base = .defaults
         }
+        return try base.overriding(overrides)
     }
 }
 
@@ -85,7 +81,7 @@ enum LabReporting {
             .report(verdicts: try store.verdicts(), sessions: sessions, cells: try runCells(store))
     }
 
-    /// The measured cells `lab run` stored: the newest per receiver x case.
+    /// The measured cells `lab run` stored: the newest played cell per receiver x case, across runs.
     static func runCells(_ store: LabStore) throws -> [LabRunCell] { try store.latestCells() }
 }
 

@@ -22,12 +22,12 @@ struct ReceiverLookupOptions: ParsableArguments {
 
     /// The runnable targets `wanted` names (all when empty) and the receivers left out with why.
     /// Exit 2 for an unknown receiver, 3 when Avahi is needed and missing.
-    func resolve(_ wanted: [String]) async throws(CLIFailure) -> (targets: [RunTarget], skipped: [SkippedReceiver]) {
+    func resolve(_ wanted: [String]) async throws -> (targets: [RunTarget], skipped: [SkippedReceiver]) {
         let discover = ReceiverSelection.needsDiscovery(wanted)
         // Addresses alone need no profiles: `lab run --receiver 10.0.0.5` works from any folder.
         var profiles: [DeviceProfile] = []
         if discover || inventory != nil {
-            do { profiles = try ProfileLocator.load(explicitDirectory: profilesDir.path, selecting: []) } catch { throw CLIFailure.input(String(describing: error)) }
+            profiles = try ProfileLocator.load(explicitDirectory: profilesDir.path, selecting: [])
         }
         var pins: LabInventory?
         if let inventory {

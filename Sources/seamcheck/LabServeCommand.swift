@@ -24,7 +24,9 @@ struct LabServeCommand: AsyncParsableCommand {
         database as it happens (client address, time, method, path, range, status, bytes, duration, User-Agent). \
         Receivers found through avahi-daemon, and inventory pins (with `addresses`), map client addresses to \
         receivers and device classes; without avahi-daemon it serves anyway and says why clients stay unmapped. \
-        Stops on SIGINT or SIGTERM with everything logged in the database.
+        Stops on SIGINT or SIGTERM with everything logged in the database. Writing a verdict (POST /api/verdicts) \
+        takes JSON from the lab page of this server with its token, which the page carries and which is written, \
+        readable by you only, to --token-file for scripts (docs/lab-security.md).
         """)
 
     @Option(help: "The suite folder made by `seamcheck lab streams`.")
@@ -64,6 +66,7 @@ struct LabServeCommand: AsyncParsableCommand {
 
     func validate() throws {
         guard (0...65535).contains(port) else { throw ValidationError("--port must be 0 to 65535") }
+        try OptionChecks.bindAddress(bind)
         guard idleTimeout >= 0.1 && idleTimeout <= 86_400 else { throw ValidationError("--idle-timeout must be 0.1 to 86400 seconds") }
         if let token, token.count < 16 || token.count > 256 || !token.allSatisfy(\.isHexDigit) {
             throw ValidationError("--token must be 16 to 256 hexadecimal digits (such as `openssl rand -hex 32`)")

@@ -61,6 +61,10 @@ struct LabRecordCommand: AsyncParsableCommand {
     @Option(help: "How long the disruption lasted, in seconds.")
     var seconds: Double?
 
+    func validate() throws {
+        try OptionChecks.number(seconds, "--seconds", in: 0...86_400, unit: "s")
+    }
+
     @Option(help: "Free text.")
     var note: String?
 
@@ -73,7 +77,9 @@ struct LabRecordCommand: AsyncParsableCommand {
     var format: ListFormat?
 
     func run() async throws {
-        let store = try database.open(create: streams != nil)
+        // Never created here: a verdict names a receiver or client that `lab serve` recorded, so a
+        // new database (a typo in --db) could only fail, after leaving an empty file behind.
+        let store = try database.open(create: false)
         let manifest = try LabContext.manifest(store: store, streams: streams, db: database.path)
         let recorded = try VerdictDesk(store: store, manifest: manifest)
             .record(receiver: receiver, caseId: caseId, verdict: verdict, seconds: seconds, note: note, source: "cli")

@@ -15,8 +15,12 @@ struct LabStreamsCommand: AsyncParsableCommand {
     @Option(help: "full (1280x720, 60 s primary) or small (320x180, 12 s: for tests).") var scale: LabScale = .full
     @Option(help: "ffmpeg processes at once.") var jobs: Int = 2
 
+    func validate() throws {
+        try OptionChecks.jobs(jobs)
+    }
+
     func run() async throws {
-        let generator = LabStreamsGenerator(scale: scale, jobs: max(1, jobs))
+        let generator = LabStreamsGenerator(scale: scale, jobs: jobs)
         let result = try await generator.generate(output: output, caseIds: cases)
         let summary = "\(result.manifest.cases.count) cases in \(result.root) (\(result.encoded) encoded, \(result.cached) cached); manifest \(result.root)/\(LabManifest.fileName)\n"
         try Output.write(summary, to: nil)

@@ -63,7 +63,7 @@ struct MatrixRunCommand: AsyncParsableCommand {
     @OptionGroup var config: ConfigOption
 
     func validate() throws {
-        if let jobs, jobs < 1 { throw ValidationError("--jobs must be at least 1") }
+        try OptionChecks.jobs(jobs)
         if let timeout, !(timeout > 0 && timeout <= ProbeOptions.maxTimeout) {
             throw ValidationError("--timeout must be a positive number of seconds (at most \(Int(ProbeOptions.maxTimeout)))")
         }
@@ -81,7 +81,7 @@ struct MatrixRunCommand: AsyncParsableCommand {
         // Loudness as `audit` measures it, so that a matrix cell and an audit of the same input agree.
         let auditors: [any CaseAuditor] = [
             ExplicitInputAuditor(loudnessTimeout: noLoudness ? nil : caseTimeout),
-            PlaylistCaseAuditor(auditor: PlaylistAuditor(loudness: noLoudness ? nil : LoudnessOptions(fetchTimeout: min(caseTimeout, 15)))),
+            PlaylistCaseAuditor(auditor: PlaylistAuditor(loudness: noLoudness ? nil : LoudnessOptions(fetchTimeout: caseTimeout))),
         ]
         try MatrixPlan.check(spec, auditors: auditors)
         let resolved = try await DeviceClassResolver.resolve(spec, profiles: allProfiles, discovery: AvahiClassDiscovery())
@@ -177,6 +177,10 @@ struct MatrixHistoryCommand: AsyncParsableCommand {
 
     @Option(help: "Show at most this many runs.")
     var limit: Int?
+
+    func validate() throws {
+        try OptionChecks.count(limit, "--limit", in: 1...Int(Int32.max))
+    }
 
     func run() async throws {
         let runs = try ResultStore(path: database.path, create: false).runs(limit: limit)

@@ -178,4 +178,55 @@ final class KodiSenderTests: XCTestCase {
         await session.close()
         XCTAssertNotNil(info.deviceId)
     }
+
+    /// Five plays one after another: /play to position moving, each /play's wall-clock time (to
+    /// line up with the media server's log), and the CPU this process spends polling every 250 ms.
+    func testRepeatedPlaysOnKodi() async throws {
+        let (endpoint, media) = try receiver()
+        let session = try await AirPlaySender.session(endpoint)
+        var moving: [Double] = []
+        for round in 1...5 {
+            let start = Date()
+            try await session.play(url: media, startPosition: 0)
+            print(String(format: "KODI round %d /play sent at %.3f", round, start.timeIntervalSince1970))
+            let samples = await poll(session, from: start, seconds: 15, until: { ($0.position ?? 0) > 0.1 })
+            if let first = firstMoving(samples) { moving.append(first.time) }
+            if round == 5 {
+                var before = rusage()
+                getrusage(RUSAGE_SELF.rawValue, &before)
+                let polled = Date()
+                let series = await poll(session, from: polled, seconds: 10, interval: 0.25)
+                var after = rusage()
+                getrusage(RUSAGE_SELF.rawValue, &after)
+                func seconds(_ time: timeval) -> Double { Double(time.tv_sec) + Double(time.tv_usec) / 1e6 }
+                let cpu = seconds(after.ru_utime) + seconds(after.ru_stime) - seconds(before.ru_utime) - seconds(before.ru_stime)
+                print(String(format: "KODI polling every 250 ms: %d answers in %.1f s, CPU %.3f s (%.2f %% of a core)",
+                             series.count, Date().timeIntervalSince(polled), cpu, 100 * cpu / Date().timeIntervalSince(polled)))
+            }
+            try await session.stop()
+            try await Task.sleep(nanoseconds: 1_000_000_000)
+        }
+        print("KODI /play to position moving: \(moving.map { String(format: "%.2f", $0) }.joined(separator: ", ")) s")
+        await session.close()
+        XCTAssertEqual(moving.count, 5, "every play moved")
+    }
+
+    /// Kodi with `services.useairplaypassword` on (SEAMCHECK_AIRPLAY_PASSWORD_SET=1): a Digest 401.
+    func testPasswordOnKodi() async throws {
+        let (endpoint, media) = try receiver()
+        guard ProcessInfo.processInfo.environment["SEAMCHECK_AIRPLAY_PASSWORD_SET"] == "1" else {
+            throw XCTSkip("the receiver has no AirPlay password (SEAMCHECK_AIRPLAY_PASSWORD_SET=1 when it has)")
+        }
+        let session = try await AirPlaySender.session(endpoint)
+        let info = try await session.serverInfo()
+        XCTAssertNotNil(info.deviceId, "server-info needs no password")
+        do {
+            try await session.play(url: media, startPosition: 0)
+            XCTFail("played without the password")
+        } catch {
+            print("KODI with a password, /play: \(error)")
+            XCTAssertEqual(error, .passwordRequired(endpoint: endpoint.description))
+        }
+        await session.close()
+    }
 }

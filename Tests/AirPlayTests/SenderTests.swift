@@ -69,7 +69,8 @@ final class SenderTests: XCTestCase {
         await text.close()
         let plist = try await AirPlaySender.session(server.endpoint("receiver"))
         try await plist.play(url: Self.media, startPosition: 5)
-        try await plist.play(url: Self.media, startPosition: 30, duration: 20)
+        let anyPlayback: any AirPlayPlayback = plist  // as the run loop holds it
+        try await anyPlayback.play(url: Self.media, startPosition: 30, duration: 20)
         await plist.close()
 
         XCTAssertTrue(server.wait { server.requests("receiver").count == 4 })
@@ -295,5 +296,47 @@ final class SenderTests: XCTestCase {
         let opened = await session.connectionsOpened
         XCTAssertEqual(opened, 1, "no reconnect for a cancelled request")
         await session.close()
+    }
+
+    func testCallsFromSeveralTasksTakeTurnsOnTheOneConnection() async throws {
+        let server = try ReceiverServer(modes: ["receiver"])
+        let session = try await AirPlaySender.session(server.endpoint("receiver"), configuration: .init(requestTimeout: 3))
+        try await session.play(url: Self.media, startPosition: 0)
+        let durations = await withTaskGroup(of: Double?.self) { group in
+            for _ in 0..<8 {
+                group.addTask { try? await session.playbackInfo().duration }
+            }
+            return await group.reduce(into: [Double?]()) { $0.append($1) }
+        }
+        XCTAssertEqual(durations, Array(repeating: 20, count: 8), "every call answered")
+        XCTAssertTrue(server.wait { server.requests("receiver").count == 9 })
+        XCTAssertEqual(Set(server.requests("receiver").map(\.conn)), [1])
+        let opened = await session.connectionsOpened
+        XCTAssertEqual(opened, 1)
+        await session.close()
+    }
+
+    func testCloseDuringARequestEndsItWithoutReconnecting() async throws {
+        let server = try ReceiverServer(modes: ["silent"])
+        let session = try await AirPlaySender.session(server.endpoint("silent"), configuration: .init(requestTimeout: 30))
+        let start = Date()
+        let waiting = Task { () async -> AirPlayError? in
+            do {
+                _ = try await session.playbackInfo()
+                return nil
+            } catch let error as AirPlayError {
+                return error
+            } catch {
+                return nil
+            }
+        }
+        try await Task.sleep(nanoseconds: 300_000_000)
+        await session.close()
+        let error = await waiting.value
+        XCTAssertEqual(error, .connectionClosed(endpoint: server.endpoint("silent").description, path: "/playback-info"))
+        XCTAssertLessThan(Date().timeIntervalSince(start), 2)
+        let opened = await session.connectionsOpened
+        XCTAssertEqual(opened, 1, "closed for good: no new connection")
+        XCTAssertEqual(server.connections("silent"), 1)
     }
 }

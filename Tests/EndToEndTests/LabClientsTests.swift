@@ -21,15 +21,9 @@ final class LabScenario {
     var sessions: [[String: Any]] = []
     var sessionsTable = ""
 
-    private static let lock = NSLock()
-    nonisolated(unsafe) private static var result: Result<LabScenario, Error>?
+    private static let once = Once { try LabScenario() }
 
-    static func shared() throws -> LabScenario {
-        try lock.withLock {
-            if result == nil { result = Result { try LabScenario() } }
-            return try result!.get()
-        }
-    }
+    static func shared() throws -> LabScenario { try once.get() }
 
     func run(_ address: String, _ caseId: String) throws -> EmulatorRun {
         try XCTUnwrap(runs[address + " " + caseId], "no run of \(caseId) from \(address)")

@@ -18,15 +18,9 @@ final class LabFaultScenario {
     var serverExit: Int32 = -1
     var sessions: [[String: Any]] = []
 
-    private static let lock = NSLock()
-    nonisolated(unsafe) private static var result: Result<LabFaultScenario, Error>?
+    private static let once = Once { try LabFaultScenario() }
 
-    static func shared() throws -> LabFaultScenario {
-        try lock.withLock {
-            if result == nil { result = Result { try LabFaultScenario() } }
-            return try result!.get()
-        }
-    }
+    static func shared() throws -> LabFaultScenario { try once.get() }
 
     /// The rolls suite with its first ad segment (the first media segment a receiver fetches) padded.
     static func paddedSuite(in folder: String) throws -> String {

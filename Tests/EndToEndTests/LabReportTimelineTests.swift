@@ -104,4 +104,80 @@ final class LabReportTimelineTests: XCTestCase {
         XCTAssertEqual(den["noAnswer"] as? Int, 1, "the failed poll is marked")
         XCTAssertTrue(FileManager.default.fileExists(atPath: screenshot))
     }
+
+    /// Cells stored the way `lab run` stores them, read back by the built binary: every format
+    /// carries the measured columns, and the HTML its timelines.
+    func testLabReportReadsTheStoredCellsInEveryFormat() throws {
+        let folder = try LabEnvironment.temporaryFolder("lab-report-store")
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let database = folder + "/lab.sqlite"
+        let store = try LabStore(path: database)
+        _ = try store.beginServe(bind: "127.0.0.1", port: 8080, streams: folder, manifest: Self.manifest)
+        try store.beginRun(LabRunSummary(id: "run-7", startedAt: Self.start, state: .running, server: "http://127.0.0.1:8080",
+                                         receivers: ["Kodi"], cases: ["frame-rate-stitched"], pollIntervalMs: 250), leaseSeconds: 60)
+        let kodi = PlaybackSketch(duration: 14)
+        let cell = Self.cell("Kodi", caseId: "frame-rate-stitched",
+                             Self.fetching(kodi.loads(740).plays(6).freezes(1200).plays(8).ended(600), caseId: "frame-rate-stitched"))
+        try store.record(cell, done: true)
+        XCTAssertEqual(try store.verdicts().map(\.source), [.measured], "the run loop's store records the measured verdict with the cell")
+        try store.finishRun("run-7", state: .finished)
+        let profiles = MediaFixture.packageRoot + "/DeviceProfiles"
+
+        func report(_ format: String, _ extra: [String] = []) throws -> String {
+            let run = try SeamcheckBinary.run(["lab", "report", "--db", database, "--format", format, "--profiles-dir", profiles] + extra)
+            XCTAssertEqual(run.status, 0, run.stderr)
+            return run.stdout
+        }
+        let json = try XCTUnwrap(try JSONSerialization.jsonObject(with: Data(try report("json").utf8)) as? [String: Any])
+        let cells = json["cells"] as? [[String: Any]] ?? []
+        let stored = try XCTUnwrap(cells.first { $0["receiver"] as? String == "Kodi" }, "\(json)")
+        XCTAssertEqual(stored["observed"] as? String, "stall")
+        XCTAssertEqual(stored["source"] as? String, "measured")
+        XCTAssertEqual(stored["measuredVerdict"] as? String, "stall")
+        let measured = try XCTUnwrap(stored["measured"] as? [String: Any])
+        XCTAssertEqual(measured["firstFrameMs"] as? Double ?? 0, 740, accuracy: 1)
+        XCTAssertEqual(measured["transitionStallMs"] as? Double ?? 0, 1200, accuracy: 1)
+        XCTAssertEqual(measured["level"] as? String, "error")
+        XCTAssertEqual((json["summary"] as? [String: Any])?["measured"] as? Int, 1)
+
+        let lenient = try XCTUnwrap(try JSONSerialization.jsonObject(with: Data(try report("json", ["--threshold", "grades.errorMs=1500"]).utf8))
+                                    as? [String: Any])
+        let graded = (lenient["cells"] as? [[String: Any]])?.first?["measured"] as? [String: Any]
+        XCTAssertEqual(graded?["level"] as? String, "warning", "--threshold changes the grade")
+        let bad = try SeamcheckBinary.run(["lab", "report", "--db", database, "--format", "json", "--profiles-dir", profiles,
+                                           "--threshold", "grades.errrorMs=1"])
+        XCTAssertEqual(bad.status, 2)
+        XCTAssertTrue(bad.stderr.contains("did you mean 'grades.errorMs'?"), bad.stderr)
+
+        let table = try report("table")
+        for text in ["SOURCE", "FIRST FRAME", "STALL PER TRANSITION", "ad start 6 s: 1200 ms, ad end 8 s: 0 ms", "740 ms", "measured"] {
+            XCTAssertTrue(table.contains(text), "table: \(text)\n\(table)")
+        }
+        let markdown = try report("markdown")
+        XCTAssertTrue(markdown.contains("| stall | measured | stall 1200 ms | 740 ms | ad start 6 s: 1200 ms, ad end 8 s: 0 ms |"), markdown)
+        let junit = try report("junit")
+        XCTAssertTrue(junit.contains("<system-out>measured stall 1200 ms; first frame 740 ms"), junit)
+        let html = try report("html")
+        XCTAssertEqual(html.components(separatedBy: "<svg ").count - 1, 1, "one timeline")
+        for part in ["class=\"ad-window\"", "class=\"stall\"", "class=\"request segment\"", "class=\"request playlist\"",
+                     "first frame 740 ms", "stall 1200 ms (measured)"] {
+            XCTAssertTrue(html.contains(part), part)
+        }
+
+        let calibrate = try SeamcheckBinary.run(["profiles", "calibrate", "--db", database, "--min-observations", "1",
+                                                 "--profiles-dir", profiles, "--format", "json"])
+        XCTAssertEqual(calibrate.status, 0, calibrate.stderr)
+        let document = try XCTUnwrap(try JSONSerialization.jsonObject(with: Data(calibrate.stdout.utf8)) as? [String: Any])
+        XCTAssertEqual((document["thresholds"] as? [String: Any]).flatMap { ($0["grades"] as? [String: Any])?["errorMs"] as? Double }, 1000)
+        // smart-tv-low-end already grades frame-rate-mismatch error, and 1200 ms is an error: nothing to change.
+        XCTAssertEqual((document["proposals"] as? [Any])?.count, 0, calibrate.stdout)
+        // With errors from 1500 ms, the measured 1200 ms is a warning: the class's error is proposed down.
+        let lenientCalibration = try SeamcheckBinary.run(["profiles", "calibrate", "--db", database, "--min-observations", "1",
+                                                          "--profiles-dir", profiles, "--threshold", "grades.errorMs=1500", "--format", "table"])
+        XCTAssertEqual(lenientCalibration.status, 0, lenientCalibration.stderr)
+        XCTAssertTrue(lenientCalibration.stdout.contains("smart-tv-low-end: frame-rate-mismatch error -> warning (1 observations: "
+                                                         + "1 stall on frame-rate-stitched (Kodi); measured transition stalls 1200 ms)"),
+                      lenientCalibration.stdout)
+        XCTAssertTrue(lenientCalibration.stdout.contains("+  frame-rate-mismatch: warning"), lenientCalibration.stdout)
+    }
 }

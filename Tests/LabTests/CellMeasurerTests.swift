@@ -133,6 +133,27 @@ final class CellMeasurerTests: XCTestCase {
         XCTAssertTrue(error.reason.hasPrefix("receiver error AVFoundationErrorDomain -11800 at "), error.reason)
     }
 
+    func testTheRunLoopsReceiverErrorStaysAReceiverError() {
+        let m = measure(kodi.loads(700).plays(6).error(domain: "AVFoundationErrorDomain", code: -11800, for: 300),
+                        failure: "the receiver reported an error: AVFoundationErrorDomain -11800")
+        XCTAssertEqual(m.failure, .receiverError)
+        XCTAssertEqual(m.reason, "the receiver reported an error: AVFoundationErrorDomain -11800")
+    }
+
+    func testAReceiversNaNAndInfinityAreNoValueNotACrash() {
+        var series = kodi.loads(700).plays(6).freezes(1200).plays(8).ended(600).series()
+        for index in [10, 11, 30] { series.samples[index].info?.position = .nan }
+        series.samples[40].info?.rate = .infinity
+        series.samples[41].info?.duration = -.infinity
+        series.samples.append(PlaybackSample(atMs: .nan, info: PlaybackInfo(duration: 14, position: 3, rate: 1)))
+        let m = CellMeasurer().measure(series: series, requests: [], labCase: stitched, failure: nil)
+        XCTAssertEqual(m.outcome, .stall, m.reason)
+        XCTAssertEqual(m.stalls.count, 1, "\(m.stalls)")
+        XCTAssertEqual(m.stalls.first?.durationMs ?? 0, 1200, accuracy: 1)
+        XCTAssertTrue(m.jumps.isEmpty, "\(m.jumps)")
+        XCTAssertEqual(m.failedPolls, 0, "an answer without a usable position is not a failed poll")
+    }
+
     func testTheRunLoopsOwnFailureWinsAndNotRunIsSkipped() {
         let timedOut = measure(kodi.loads(700).plays(14), failure: "timed out after 19 s")
         XCTAssertEqual(timedOut.outcome, .failed)

@@ -108,7 +108,7 @@ public actor AirPlaySession: AirPlayPlayback {
 
     public func close() async {
         closed = true
-        await connection.close()
+        await connection.shutDown()
     }
 
     // MARK: - Exchange

@@ -40,8 +40,34 @@ actor Connection {
         try await connect()
     }
 
-    /// Sends `request` and reads its answer within `timeout` seconds.
+    /// Sends `request` and reads its answer within `timeout` seconds. Calls from several tasks
+    /// wait their turn (an actor alone would interleave them at its suspension points).
     func send(_ request: HTTPRequest, timeout: Double) async throws(ConnectionFailure) -> HTTPResponse {
+        await acquire()
+        defer { release() }
+        return try await sendAlone(request, timeout: timeout)
+    }
+
+    private var busy = false
+    private var waiting: [CheckedContinuation<Void, Never>] = []
+
+    private func acquire() async {
+        guard busy else {
+            busy = true
+            return
+        }
+        await withCheckedContinuation { waiting.append($0) }  // `busy` stays true: handed over
+    }
+
+    private func release() {
+        if waiting.isEmpty {
+            busy = false
+        } else {
+            waiting.removeFirst().resume()
+        }
+    }
+
+    private func sendAlone(_ request: HTTPRequest, timeout: Double) async throws(ConnectionFailure) -> HTTPResponse {
         var reused = true
         if channel?.isActive != true {
             try await connect()
@@ -55,7 +81,16 @@ actor Connection {
         }
     }
 
-    /// Closes the connection; harmless when already closed.
+    /// Closes the connection for good: a request in flight ends with `closed`, and no request
+    /// opens a new connection after this.
+    func shutDown() async {
+        isShutDown = true
+        await close()
+    }
+
+    private var isShutDown = false
+
+    /// Closes the connection (a later request opens a new one); harmless when already closed.
     func close() async {
         guard let channel else { return }
         self.channel = nil
@@ -65,6 +100,7 @@ actor Connection {
 
     private func connect() async throws(ConnectionFailure) {
         await close()
+        guard !isShutDown else { throw .closed(answerStarted: false) }
         let limit = maxBodyBytes
         let bootstrap = ClientBootstrap(group: MultiThreadedEventLoopGroup.singleton)
             .connectTimeout(.milliseconds(Int64(max(connectTimeout, 0.001) * 1000)))
@@ -124,7 +160,7 @@ actor Connection {
     }
 
     static func describe(_ error: any Error) -> String {
-        if let error = error as? IOError { return error.description }
+        if let error = error as? IOError { return String(cString: strerror(error.errnoCode)) }
         if let error = error as? NIOConnectionError {
             return error.connectionErrors.first.map { describe($0.error) } ?? "\(error)"
         }
@@ -152,6 +188,10 @@ final class ResponseHandler: ChannelInboundHandler, @unchecked Sendable {
     func expect(_ promise: EventLoopPromise<HTTPResponse>, parser: HTTPResponseParser, timeout: TimeAmount) {
         guard let context, context.channel.isActive else {
             promise.fail(ConnectionFailure.closed(answerStarted: false))
+            return
+        }
+        guard self.promise == nil else {  // the connection serialises requests; never two in flight
+            promise.fail(ConnectionFailure.io("a request is already waiting for its answer"))
             return
         }
         self.promise = promise

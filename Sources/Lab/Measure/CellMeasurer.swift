@@ -56,8 +56,9 @@ public struct CellMeasurer: Sendable {
         let gone = reading.trailingFailures >= 2
         if let failure {
             let lowered = failure.lowercased()
-            let kind: MeasuredFailure = lowered.contains("went away") || lowered.contains("vanish") || (gone && m.playToFirstFrameMs != nil)
-                ? .receiverWentAway : m.playToFirstFrameMs == nil ? .neverPlayed : .runFailed
+            let kind: MeasuredFailure = reading.receiverError != nil ? .receiverError
+                : lowered.contains("went away") || lowered.contains("vanish") || (gone && m.playToFirstFrameMs != nil) ? .receiverWentAway
+                : m.playToFirstFrameMs == nil ? .neverPlayed : .runFailed
             fail(kind, failure)
         } else if let error = reading.receiverError {
             fail(.receiverError, "receiver error \(error.error) at \(MeasureText.seconds(error.atMs / 1000)) after /play")

@@ -22,7 +22,8 @@ struct SeriesReading {
 
     init(series: PlaybackSeries, thresholds: MeasurementThresholds) {
         let stopAt = series.commands.first { $0.kind == .stop && $0.failure == nil }?.atMs ?? .infinity
-        let samples = series.samples.filter { $0.atMs <= stopAt }.sorted { $0.atMs < $1.atMs }
+        // A receiver's NaN or infinity (seen in plists) is no value at all; polls out of time order are sorted.
+        let samples = series.samples.filter { $0.atMs.isFinite && $0.atMs <= stopAt }.sorted { $0.atMs < $1.atMs }.map(Self.finite)
         let eps = thresholds.positionEpsilonSeconds
         let paused = PauseWindows(series.commands)
 
@@ -40,6 +41,8 @@ struct SeriesReading {
         var gap = false
         for sample in samples {
             guard let info = sample.info else { gap = true; continue }
+            // An answer without a usable position says nothing: the polls either side of it are compared.
+            guard info.position != nil else { continue }
             polls.append((sample, info, gap))
             gap = false
         }
@@ -151,6 +154,16 @@ struct SeriesReading {
         closeFreeze(resumed: false)
         closeDrop(resumedAtMs: nil)
         stalls = stalls.filter { $0.durationMs >= thresholds.stallMinimumMs }
+    }
+
+    static func finite(_ sample: PlaybackSample) -> PlaybackSample {
+        guard var info = sample.info else { return sample }
+        if let value = info.position, !value.isFinite { info.position = nil }
+        if let value = info.rate, !value.isFinite { info.rate = nil }
+        if let value = info.duration, !value.isFinite { info.duration = nil }
+        var copy = sample
+        copy.info = info
+        return copy
     }
 
     private mutating func markPlaying(_ info: PlaybackInfo) {

@@ -45,5 +45,7 @@ enum MeasureText {
     }
 
     /// "1240 ms".
-    static func ms(_ value: Double) -> String { "\(Int(value.rounded())) ms" }
+    static func ms(_ value: Double) -> String {
+        value.isFinite && abs(value) < 1e15 ? "\(String(format: "%.0f", value)) ms" : "? ms"
+    }
 }

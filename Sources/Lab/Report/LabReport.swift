@@ -185,7 +185,7 @@ public struct LabReportBuilder: Sendable {
                             + (latest.note.map { ": \($0)" } ?? "") + (operators.count > 1 ? "; \(operators.count) verdicts recorded" : ""))
         }
         if let measured {
-            evidence.append("measured \(measured.verdict)" + (measured.stallMs.map { " \(Int($0.rounded())) ms" } ?? "")
+            evidence.append("measured \(measured.verdict)" + (measured.stallMs.map { " \(String(format: "%.0f", $0)) ms" } ?? "")
                             + ": \(measured.reason)" + (latest != nil ? " (the operator's verdict wins)" : ""))
         }
         if let session = sessions.last {
@@ -213,7 +213,7 @@ public struct LabReportBuilder: Sendable {
     /// "stall 1200 ms (measured)", "seamless (operator; measured stall 1200 ms)".
     public static func verdictText(_ cell: LabReportCell) -> String {
         guard let observed = cell.observed else { return "no verdict" }
-        let measuredText = cell.measured.map { $0.verdict + ($0.stallMs.map { " \(Int($0.rounded())) ms" } ?? "") }
+        let measuredText = cell.measured.map { $0.verdict + ($0.stallMs.map { " \(String(format: "%.0f", $0)) ms" } ?? "") }
         if cell.source == LabVerdictSource.measured.rawValue { return "\(measuredText ?? observed) (measured)" }
         return "\(observed) (operator" + (measuredText.map { "; measured \($0)" } ?? "") + ")"
     }

@@ -46,7 +46,8 @@ public struct LabTimeline: Codable, Sendable, Equatable {
             .map { sample in
                 // A receiver with no item (duration 0 after playing) reports position 0: not a playhead.
                 let noItem = sample.info.map { ($0.duration ?? 1) <= 0 && cell.measurement.playToFirstFrameMs.map { sample.atMs > $0 } == true } ?? false
-                return Point(atMs: sample.atMs, position: noItem ? nil : sample.info?.position, rate: sample.info?.rate,
+                let position = sample.info?.position.flatMap { $0.isFinite ? $0 : nil }
+                return Point(atMs: sample.atMs, position: noItem ? nil : position, rate: sample.info?.rate.flatMap { $0.isFinite ? $0 : nil },
                              failed: sample.info == nil)
             }
         requests = cell.requests.map { request in

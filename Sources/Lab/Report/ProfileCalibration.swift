@@ -62,7 +62,7 @@ public struct ProfileCalibration: Sendable {
                 let stalls = observed.filter { $0.source == LabVerdictSource.measured.rawValue }
                     .compactMap { $0.measured?.transitionStallMs ?? $0.measured?.stallMs }.sorted(by: >)
                 let measured = stalls.isEmpty ? "" : "; measured transition stalls "
-                    + stalls.map { "\(Int($0.rounded()))" }.joined(separator: ", ") + " ms"
+                    + stalls.map { "\(String(format: "%.0f", $0))" }.joined(separator: ", ") + " ms"
                 result.append(CalibrationProposal(deviceClass: profile.id, rule: rule, current: current?.rawValue ?? "off",
                                                   proposed: proposed.rawValue, observations: levels.count,
                                                   evidence: "\(verdicts) on \(cases) (\(receivers))\(measured)",

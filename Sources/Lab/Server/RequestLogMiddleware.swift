@@ -59,8 +59,12 @@ struct RequestLogMiddleware: RouterMiddleware {
         let channel = context.channel
         counted.body = ResponseBody(contentLength: body.contentLength) { writer in
             guard let meter = await SocketMeterHandler.meter(of: channel) else {
-                // Not on a lab connection (no meter): nothing to measure against.
-                try await body.write(writer)
+                // No meter: the connection closed already (its handlers are gone). Nothing is claimed
+                // as sent unless the write goes through.
+                do { try await body.write(writer) } catch {
+                    finish(status: status, bytes: 0, expected: expected, completed: false)
+                    throw error
+                }
                 finish(status: status, bytes: expected ?? 0, expected: expected, completed: true)
                 return
             }

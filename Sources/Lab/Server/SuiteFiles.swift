@@ -218,6 +218,14 @@ struct MediaFilesMiddleware<Context: RequestContext>: RouterMiddleware {
 
 /// One `Range: bytes=...` header against a file of `size` bytes.
 enum ByteRange: Equatable {
+    /// A byte position (1*DIGIT, any length): one past what an Int holds is past every file's
+    /// end, so it saturates (a first byte there is 416, a last byte there is the file's end).
+    static func position(_ text: Substring) -> Int? {
+        guard !text.isEmpty, text.utf8.allSatisfy({ $0 >= 0x30 && $0 <= 0x39 }) else { return nil }
+        let significant = text.drop { $0 == "0" }
+        return significant.utf8.count > 18 ? Int.max : Int(significant) ?? 0
+    }
+
     case whole
     case range(first: Int, last: Int)
     case unsatisfiable
@@ -228,16 +236,15 @@ enum ByteRange: Equatable {
         let spec = value.dropFirst("bytes=".count).trimmingCharacters(in: .whitespaces)
         guard let dash = spec.firstIndex(of: "-") else { return .whole }
         let firstText = spec[..<dash], lastText = spec[spec.index(after: dash)...]
-        let digits = { (text: Substring) in !text.isEmpty && text.count <= 18 && text.allSatisfy(\.isASCII) && text.allSatisfy(\.isNumber) }
         if firstText.isEmpty {
-            guard digits(lastText), let suffix = Int(lastText) else { return .whole }
+            guard let suffix = position(lastText) else { return .whole }
             guard suffix > 0, size > 0 else { return .unsatisfiable }
             return .range(first: max(0, size - suffix), last: size - 1)
         }
-        guard digits(firstText), let first = Int(firstText) else { return .whole }
+        guard let first = position(firstText) else { return .whole }
         var last = size - 1
         if !lastText.isEmpty {
-            guard digits(lastText), let requested = Int(lastText), requested >= first else { return .whole }
+            guard let requested = position(lastText), requested >= first else { return .whole }
             last = min(requested, size - 1)
         }
         return first < size ? .range(first: first, last: last) : .unsatisfiable

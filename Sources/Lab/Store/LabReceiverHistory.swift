@@ -7,7 +7,7 @@ import GRDB
 /// `labReceiver.goneAt` is set when Avahi removes it, cleared when it returns.
 extension LabStore {
     static func registerReceiverHistory(_ migrator: inout DatabaseMigrator) {
-        migrator.registerMigration("lab-v3-receiver-history-and-presence") { db in
+        migrator.registerMigration("lab-receiver-history-and-presence") { db in
             try db.execute(sql: """
                 ALTER TABLE labReceiver ADD COLUMN goneAt REAL;
                 CREATE TABLE labReceiverHistory (

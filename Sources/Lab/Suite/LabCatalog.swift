@@ -53,6 +53,8 @@ struct CaseDefinition: Sendable {
     var rules: [String]
     /// The interstitial (transition cases); nil for capability cases.
     var interstitial: MediaSpec?
+    /// For a stitched case, the interstitial case whose primary and ad it splices (no encode of its own).
+    var stitchedFrom: String? = nil
 }
 
 /// The lab's cases. Ids are stable: recorded verdicts refer to them.
@@ -61,7 +63,11 @@ struct CaseDefinition: Sendable {
 /// codec too and list `video-codec-mismatch` as well; `video-codec-hevc` isolates the codec part.
 /// `frame-rate-59.94` exercises `frame-rate-multiple` (x2 of the primary: "similar" for AirPlay 2 TVs).
 enum LabCatalog {
-    static let cases: [CaseDefinition] = [
+    /// The interstitial cases, then a stitched variant (`<id>-stitched`) of every transition case.
+    static let cases: [CaseDefinition] = scheduled + scheduled.filter { $0.kind == .transition }.map(stitched)
+
+    /// Cases whose ad is scheduled with EXT-X-DATERANGE, and the capability ladder.
+    private static let scheduled: [CaseDefinition] = [
         transition("control", "none", "Matching ad: nothing should change but the picture and the tone", rules: []) { _ in },
         transition("video-codec-hevc", "video codec", "HEVC ad in an H.264 primary", rules: ["video-codec-mismatch"]) {
             $0.video?.codec = .hevc
@@ -121,6 +127,17 @@ enum LabCatalog {
     static var ids: [String] { cases.map(\.id) }
 
     static func definition(_ id: String) -> CaseDefinition? { cases.first { $0.id == id } }
+
+    /// `definition` spliced into the primary between two EXT-X-DISCONTINUITY tags: what receivers that
+    /// ignore interstitials (and every server-side ad insertion) meet. `control-stitched` splices the
+    /// matching ad, so what a receiver loses there is the discontinuity itself, not a change of media.
+    private static func stitched(_ definition: CaseDefinition) -> CaseDefinition {
+        var copy = definition
+        copy.id = definition.id + "-stitched"
+        copy.title = definition.title + ", stitched: spliced between two discontinuities, no interstitial"
+        copy.stitchedFrom = definition.id
+        return copy
+    }
 
     private static func transition(_ id: String, _ varies: String, _ title: String, rules: [String],
                                    _ change: (inout MediaSpec) -> Void) -> CaseDefinition {

@@ -16,6 +16,8 @@ import Foundation
 /// `originPlaceholder`, which `lab serve` replaces with the origin each client used.
 public struct LabManifest: Codable, Sendable, Equatable {
     public static let fileName = "lab.json"
+    /// A manifest lists a suite's streams: far below this, however many.
+    public static let maxBytes = 16 << 20
     public static let currentSchemaVersion = 1
     public static let defaultOriginPlaceholder = "{LAB_ORIGIN}"
 

@@ -96,6 +96,53 @@ enum LabPlaylists {
         return lines.joined(separator: "\n") + "\n"
     }
 
+    /// The primary with `ad` spliced in before segment `boundary`: primary segments, EXT-X-DISCONTINUITY,
+    /// the ad's segments (with its own EXT-X-MAP), EXT-X-DISCONTINUITY, the primary's EXT-X-MAP
+    /// again and the rest of the primary. PROGRAM-DATE-TIME follows the playback timeline; no date range.
+    static func stitched(_ primary: EncodedRendition, ad: EncodedRendition, at boundary: Int,
+                         primaryPrefix: String, adPrefix: String) -> String {
+        let all = primary.segments + ad.segments
+        let target = Int((all.map(\.duration).max() ?? 1).rounded())
+        var lines = ["#EXTM3U", "#EXT-X-VERSION:7", "#EXT-X-TARGETDURATION:\(max(1, target))", "#EXT-X-MEDIA-SEQUENCE:0",
+                     "#EXT-X-DISCONTINUITY-SEQUENCE:0", "#EXT-X-PLAYLIST-TYPE:VOD", "#EXT-X-INDEPENDENT-SEGMENTS"]
+        func section(_ rendition: EncodedRendition, _ range: Range<Int>, prefix: String, at start: Double) {
+            lines += ["#EXT-X-MAP:URI=\"\(prefix)\(rendition.initFile)\"", "#EXT-X-PROGRAM-DATE-TIME:\(date(start))"]
+            for segment in rendition.segments[range] {
+                lines += ["#EXTINF:\(String(format: "%.6f", segment.duration)),", prefix + segment.file]
+            }
+        }
+        let breakAt = primary.start(of: boundary)
+        section(primary, 0..<boundary, prefix: primaryPrefix, at: 0)
+        lines.append("#EXT-X-DISCONTINUITY")
+        section(ad, 0..<ad.segments.count, prefix: adPrefix, at: breakAt)
+        lines.append("#EXT-X-DISCONTINUITY")
+        section(primary, boundary..<primary.segments.count, prefix: primaryPrefix, at: milliseconds(breakAt + ad.duration))
+        lines.append("#EXT-X-ENDLIST")
+        return lines.joined(separator: "\n") + "\n"
+    }
+
+    /// The single-variant multivariant playlist of a stitched media playlist: CODECS lists what
+    /// either side carries; RESOLUTION, FRAME-RATE and VIDEO-RANGE are the primary's, as server-side
+    /// insertion declares them (and as `seamcheck audit` checks them against the first segments).
+    static func stitchedSingle(primary: MediaSpec, ad: MediaSpec, primaryRendition: EncodedRendition, adRendition: EncodedRendition,
+                               uri: String, scale: LabScale) -> String {
+        var video: (String, Double, String)?
+        if let v = primary.video {
+            video = ("\(scale.width(v))x\(scale.height)", LabRecipes.frameRate(v.rate), LabRecipes.videoRange(v.range))
+        }
+        let bits = (primaryRendition.sizes + adRendition.sizes).reduce(0, +) * 8
+        let average = Int((Double(bits) / max(primaryRendition.duration + adRendition.duration, 0.001)).rounded(.up))
+        return multivariant([StreamInf(uri: uri, bandwidth: max(primaryRendition.peakBandwidth, adRendition.peakBandwidth),
+                                       averageBandwidth: average, codecs: stitchedCodecs(primary: primary, ad: ad), video: video)])
+    }
+
+    /// Codec strings of both sides, the primary's first, each once.
+    static func stitchedCodecs(primary: MediaSpec, ad: MediaSpec) -> [String] {
+        let all = [primary.video.map(LabRecipes.codecString), ad.video.map(LabRecipes.codecString),
+                   primary.audio.map(LabRecipes.codecString), ad.audio.map(LabRecipes.codecString)].compactMap { $0 }
+        return all.enumerated().filter { index, codec in !all[..<index].contains(codec) }.map(\.element)
+    }
+
     /// One EXT-X-STREAM-INF entry.
     struct StreamInf {
         var uri: String

@@ -50,7 +50,9 @@ public struct LabStreamsGenerator: Sendable {
         }
         let root = URL(fileURLWithPath: output).resolvingSymlinksInPath().standardizedFileURL.path
 
-        let encodes = [primaryJob] + selected.flatMap(jobs(for:))
+        // A stitched case reuses its source case's encodes: each is listed (and run) once.
+        var encodes = [primaryJob]
+        for job in selected.flatMap(jobs(for:)) where !encodes.contains(where: { $0.folder == job.folder }) { encodes.append(job) }
         let cached = encodes.filter { ffmpeg.isCached($0, root: root) }.count
         logger.info("generating lab streams", metadata: ["scale": "\(scale.rawValue)", "cases": "\(selected.count)",
                                                          "encodes": "\(encodes.count)", "cached": "\(cached)"])
@@ -96,7 +98,9 @@ public struct LabStreamsGenerator: Sendable {
                   arguments: LabRecipes.arguments(.reference, marking: .primary(), duration: scale.primaryDuration, scale: scale))
     }
 
+    /// The encodes a case needs: a stitched case's are its source case's.
     func jobs(for definition: CaseDefinition) -> [EncodeJob] {
+        if let source = definition.stitchedFrom.flatMap(LabCatalog.definition) { return jobs(for: source) }
         let folder = "cases/\(definition.id)/"
         if let ad = definition.interstitial {
             return [EncodeJob(caseId: definition.id, step: "encode the interstitial", folder: folder + "ad",
@@ -120,6 +124,7 @@ public struct LabStreamsGenerator: Sendable {
 
     private func writeCase(_ definition: CaseDefinition, primary: EncodedRendition, root: String) throws(LabSuiteError) -> LabCase {
         guard let ad = definition.interstitial else { return try writeLadder(definition, root: root) }
+        if let source = definition.stitchedFrom { return try writeStitched(definition, source: source, ad: ad, primary: primary, root: root) }
         let folder = "cases/\(definition.id)"
         let directory = root + "/" + folder
         try SuiteWriter.link(directory + "/primary", to: "../../primary")
@@ -140,11 +145,44 @@ public struct LabStreamsGenerator: Sendable {
         return LabCase(
             id: definition.id, kind: definition.kind, varies: definition.varies, title: definition.title, rules: definition.rules,
             playlist: folder + "/master.m3u8", interstitialPrefix: folder + "/ad/", interstitialStart: start,
-            interstitialDuration: asset.duration, resumeOffset: 0,
+            interstitialDuration: asset.duration, resumeOffset: 0, delivery: .interstitial,
             primary: LabRecipes.summary(.reference, duration: primary.duration, scale: scale),
             interstitial: LabRecipes.summary(ad, duration: asset.duration, scale: scale),
             variants: [variant(folder + "/primary.m3u8", .primary, .reference, primary),
                        variant(folder + "/ad/ad.m3u8", .interstitial, ad, asset)])
+    }
+
+    /// A stitched case: `cases/<id>/stitched.m3u8` splices the ad of `cases/<source>/ad` (through the
+    /// symlink `cases/<id>/ad`) into the shared primary at the source case's break. No encode of its own.
+    private func writeStitched(_ definition: CaseDefinition, source: String, ad: MediaSpec, primary: EncodedRendition,
+                               root: String) throws(LabSuiteError) -> LabCase {
+        let folder = "cases/\(definition.id)"
+        let directory = root + "/" + folder
+        do { try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true) } catch {
+            throw .cannotWrite(path: directory, reason: error.localizedDescription)
+        }
+        try SuiteWriter.link(directory + "/primary", to: "../../primary")
+        try SuiteWriter.link(directory + "/ad", to: "../\(source)/ad")
+        let asset = try EncodedRendition.read(folder: "cases/\(source)/ad", root: root, caseId: definition.id)
+
+        // The break of the source case: the middle segment boundary, on a timeline that has the
+        // primary before it; after the ad the primary resumes where it left off.
+        let boundary = primary.segments.count / 2
+        let start = primary.start(of: boundary)
+        try SuiteWriter.write(LabPlaylists.stitched(primary, ad: asset, at: boundary, primaryPrefix: "primary/", adPrefix: "ad/"),
+                              to: directory + "/stitched.m3u8")
+        try SuiteWriter.write(LabPlaylists.stitchedSingle(primary: .reference, ad: ad, primaryRendition: primary, adRendition: asset,
+                                                          uri: "stitched.m3u8", scale: scale), to: directory + "/master.m3u8")
+        var stitched = variant(folder + "/stitched.m3u8", .primary, .reference, primary)
+        stitched.codecs = LabPlaylists.stitchedCodecs(primary: .reference, ad: ad).joined(separator: ",")
+        stitched.bandwidth = max(primary.peakBandwidth, asset.peakBandwidth)
+        return LabCase(
+            id: definition.id, kind: definition.kind, varies: definition.varies, title: definition.title, rules: definition.rules,
+            playlist: folder + "/master.m3u8", interstitialPrefix: folder + "/ad/", interstitialStart: start,
+            interstitialDuration: asset.duration, resumeOffset: 0, delivery: .stitched, stitchedFrom: source,
+            primary: LabRecipes.summary(.reference, duration: primary.duration, scale: scale),
+            interstitial: LabRecipes.summary(ad, duration: asset.duration, scale: scale),
+            variants: [stitched])
     }
 
     private func variant(_ path: String, _ role: LabVariant.Role, _ spec: MediaSpec, _ rendition: EncodedRendition) -> LabVariant {

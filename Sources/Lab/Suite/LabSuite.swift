@@ -1,4 +1,5 @@
 import Foundation
+import HLS
 
 /// Why a suite folder cannot be used.
 public enum LabSuiteError: Error, Sendable, Equatable, CustomStringConvertible {
@@ -42,13 +43,17 @@ public struct LabSuite: Sendable {
         self.manifest = manifest
     }
 
-    /// Reads `folder/lab.json`.
+    /// Reads `folder/lab.json` (at most `LabManifest.maxBytes`).
     public static func load(_ folder: String) throws(LabSuiteError) -> LabSuite {
         let path = (folder as NSString).appendingPathComponent(LabManifest.fileName)
-        guard let data = FileManager.default.contents(atPath: path) else { throw .missingManifest(folder: folder) }
+        let data: Data
+        do { data = Data(try TextFile.read(path, limit: LabManifest.maxBytes).utf8) } catch {
+            if error.problem == .notFound { throw .missingManifest(folder: folder) }
+            throw .unreadableManifest(path: path, reason: error.reason)
+        }
         let manifest: LabManifest
         do { manifest = try JSONDecoder().decode(LabManifest.self, from: data) } catch {
-            throw .unreadableManifest(path: path, reason: String(describing: error))
+            throw .unreadableManifest(path: path, reason: BoundedText.clip(String(describing: error)))
         }
         guard manifest.schemaVersion == LabManifest.currentSchemaVersion else {
             throw .unsupportedSchema(path: path, version: manifest.schemaVersion)

@@ -41,6 +41,7 @@ extension LabStoreError: ExitCoded {}
 extension LabSuiteError: ExitCoded {}
 extension LabServeError: ExitCoded {}
 extension LabInputError: ExitCoded {}
+extension MeasurementThresholdsError: ExitCoded {}
 extension LabAccessError: ExitCoded {}
 extension AirPlayError: ExitCoded {}
 

@@ -1,0 +1,210 @@
+import Foundation
+import XCTest
+
+/// Kodi 20 as a real AirPlay video receiver, started by `scripts/services.sh kodi-start` in a
+/// network namespace of its own (its own D-Bus and avahi-daemon, a veth pair kept inside, no route
+/// out) and stopped by `kodi-stop` when this value started it.
+///
+/// Use it scoped: `try await KodiReceiver.with { kodi in ... }`. Missing Kodi, Xvfb, PulseAudio,
+/// avahi or root, `start` throws `XCTSkip`; with SEAMCHECK_REQUIRE_AVAHI=1 (scripts/test.sh) it
+/// throws `KodiReceiver.Unavailable`, so that a broken install step cannot pass as a skip.
+/// Everything that talks to Kodi must run inside the namespace: `run` and `spawn` do that.
+public final class KodiReceiver: @unchecked Sendable {
+    /// The network namespace Kodi, its avahi-daemon and its D-Bus run in.
+    public private(set) var namespace: String
+    /// The namespace's D-Bus system bus (libavahi-client reads DBUS_SYSTEM_BUS_ADDRESS).
+    public private(set) var dbusAddress: String
+    /// The name Kodi announces (`services.devicename`).
+    public private(set) var name: String
+    /// The namespace's address Kodi is announced on (not reachable from the host).
+    public private(set) var address: String
+    /// Kodi's AirPlay port: 36667 (fixed in Kodi 20, not 7000).
+    public private(set) var port: Int
+    /// Kodi's device id: the fixed MAC of the veth end it uses, "02:53:43:4B:00:01".
+    public private(set) var deviceId: String
+    /// Kodi's JSON-RPC endpoint inside the namespace (no authentication).
+    public private(set) var jsonRPC: String
+    /// Kodi's own log (`~/.kodi/temp/kodi.log` of its profile under .build/services/kodi).
+    public private(set) var logPath: String
+    /// Seconds the last `kodi-start` took, to every readiness check passed.
+    public private(set) var startSeconds: TimeInterval = 0
+    /// Whether this value started the namespace (and so stops it); false when an earlier
+    /// `kodi-start` left Kodi running, which is then left running.
+    public let ownsServices: Bool
+
+    /// `address:port` of Kodi's AirPlay server.
+    public var airplayEndpoint: String { "\(address):\(port)" }
+    /// `http://address:port`: Kodi's AirPlay server as a URL.
+    public var airplayURL: String { "http://\(airplayEndpoint)" }
+
+    public struct Unavailable: Error, CustomStringConvertible {
+        public let message: String
+        public var description: String { "SEAMCHECK_REQUIRE_AVAHI=1 but \(message)" }
+    }
+
+    public struct Failed: Error, CustomStringConvertible {
+        public let description: String
+    }
+
+    static var script: String { MediaFixture.packageRoot + "/scripts/services.sh" }
+    static var envFile: String { MediaFixture.packageRoot + "/.build/services/kodi.env" }
+
+    /// Starts Kodi (or reuses a running one), runs `body`, and stops what it started, also when
+    /// `body` throws.
+    public static func with<T>(timeout: TimeInterval = 120, _ body: (KodiReceiver) async throws -> T) async throws -> T {
+        let kodi = try start(timeout: timeout)
+        do {
+            let value = try await body(kodi)
+            try kodi.stop()
+            return value
+        } catch {
+            try? kodi.stop()
+            throw error
+        }
+    }
+
+    /// Starts Kodi through `scripts/services.sh kodi-start` and reads its env file. Call `stop()`.
+    public static func start(timeout: TimeInterval = 120) throws -> KodiReceiver {
+        try checkMachine()
+        let running = (try? execute(script, ["kodi-status"], timeout: 30))?.status == 0
+        let kodi = try KodiReceiver(owns: !running)
+        try kodi.restart(timeout: timeout)
+        return kodi
+    }
+
+    private init(owns: Bool) throws {
+        ownsServices = owns
+        namespace = ""; dbusAddress = ""; name = ""; address = ""; port = 0; deviceId = ""; jsonRPC = ""; logPath = ""
+    }
+
+    /// Stops Kodi, its daemons and its namespace when this value started them.
+    public func stop() throws {
+        guard ownsServices else { return }
+        let result = try Self.execute(Self.script, ["kodi-stop"], timeout: 90)
+        guard result.status == 0 else { throw Failed(description: "scripts/services.sh kodi-stop exited \(result.status): \(result.stderr)") }
+    }
+
+    /// SIGKILLs Kodi only (a receiver that went away); the namespace, its avahi and D-Bus stay.
+    public func kill() throws {
+        let result = try Self.execute(Self.script, ["kodi-kill"], timeout: 30)
+        guard result.status == 0 else { throw Failed(description: "scripts/services.sh kodi-kill exited \(result.status): \(result.stderr)") }
+    }
+
+    /// Starts Kodi again (after `kill`), or the whole namespace when it is gone, waits until it
+    /// answers and is announced, and re-reads what it announces.
+    public func restart(timeout: TimeInterval = 120) throws {
+        let started = Date()
+        let result = try Self.execute(Self.script, ["kodi-start"], environment: ["SEAMCHECK_KODI_TIMEOUT": String(Int(timeout / 2))],
+                                      timeout: timeout)
+        startSeconds = Date().timeIntervalSince(started)
+        guard result.status == 0 else {
+            throw Failed(description: "scripts/services.sh kodi-start exited \(result.status) after \(String(format: "%.1f", startSeconds)) s:\n\(result.stderr)")
+        }
+        try readEnvironment()
+    }
+
+    /// Runs `argv` inside the namespace, with the namespace's bus as DBUS_SYSTEM_BUS_ADDRESS.
+    @discardableResult
+    public func run(_ argv: [String], environment: [String: String] = [:], timeout: Double = 60) throws -> CommandResult {
+        try Self.execute("/usr/sbin/ip", prefix(environment) + argv, timeout: timeout)
+    }
+
+    /// Runs a program to completion through `ChildProcess` (not Foundation's `Process`, whose
+    /// `waitUntilExit` never returned inside an async test here), stderr apart through a file.
+    /// SIGKILLed after `timeout` seconds.
+    static func execute(_ executable: String, _ arguments: [String], environment: [String: String] = [:],
+                        timeout: TimeInterval) throws -> CommandResult {
+        let errors = FileManager.default.temporaryDirectory.appendingPathComponent("seamcheck-kodi-\(UUID().uuidString).err").path
+        defer { try? FileManager.default.removeItem(atPath: errors) }
+        let child = try ChildProcess(executable: URL(fileURLWithPath: "/bin/sh"),
+                                     arguments: ["-c", "exec \"$@\" 2>\"$0\"", errors, executable] + arguments,
+                                     environment: ProcessInfo.processInfo.environment.merging(environment) { _, new in new })
+        let status = child.wait(timeout: timeout)
+        return CommandResult(status: status, stdout: child.output,
+                             stderr: (try? String(contentsOfFile: errors, encoding: .utf8)) ?? "")
+    }
+
+    /// Starts `argv` inside the namespace as a child process (a server that must keep running);
+    /// the caller terminates it. Its output is collected.
+    public func spawn(_ argv: [String], environment: [String: String] = [:]) throws -> ChildProcess {
+        try ChildProcess(executable: URL(fileURLWithPath: "/usr/sbin/ip"), arguments: prefix(environment) + argv)
+    }
+
+    /// `curl` of `path` on Kodi's AirPlay server, from inside the namespace: (HTTP status, body).
+    public func airplayGet(_ path: String, timeout: Int = 5) throws -> (status: Int, body: String) {
+        let marker = "\n--seamcheck-status:"
+        let result = try run(["curl", "-s", "--max-time", String(timeout), "-w", marker + "%{http_code}", airplayURL + path],
+                             timeout: Double(timeout + 5))
+        guard let range = result.stdout.range(of: marker, options: .backwards) else {
+            throw Failed(description: "curl \(airplayURL + path) printed no status (exit \(result.status)): \(result.stderr)")
+        }
+        return (Int(result.stdout[range.upperBound...].trimmingCharacters(in: .whitespacesAndNewlines)) ?? 0,
+                String(result.stdout[..<range.lowerBound]))
+    }
+
+    /// The last `lines` lines of Kodi's own log, for failure messages.
+    public func logTail(_ lines: Int = 30) -> String {
+        let text = (try? String(contentsOfFile: logPath, encoding: .utf8)) ?? "(no \(logPath))"
+        return text.split(separator: "\n", omittingEmptySubsequences: false).suffix(lines).joined(separator: "\n")
+    }
+
+    private func prefix(_ environment: [String: String]) -> [String] {
+        ["netns", "exec", namespace, "env", "DBUS_SYSTEM_BUS_ADDRESS=\(dbusAddress)"]
+            + environment.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }
+    }
+
+    /// Reads .build/services/kodi.env (`export NAME=VALUE`, values quoted by bash's printf %q).
+    private func readEnvironment() throws {
+        guard let text = try? String(contentsOfFile: Self.envFile, encoding: .utf8) else {
+            throw Failed(description: "kodi-start wrote no \(Self.envFile)")
+        }
+        var values: [String: String] = [:]
+        for line in text.split(separator: "\n") where line.hasPrefix("export ") {
+            let pair = line.dropFirst("export ".count)
+            guard let equals = pair.firstIndex(of: "=") else { continue }
+            values[String(pair[..<equals])] = Self.unquote(pair[pair.index(after: equals)...])
+        }
+        func value(_ key: String) throws -> String {
+            guard let value = values["SEAMCHECK_KODI_" + key], !value.isEmpty else {
+                throw Failed(description: "\(Self.envFile) has no SEAMCHECK_KODI_\(key):\n\(text)")
+            }
+            return value
+        }
+        namespace = try value("NETNS")
+        dbusAddress = try value("DBUS")
+        name = try value("NAME")
+        deviceId = try value("DEVICE_ID")
+        jsonRPC = try value("JSONRPC")
+        logPath = try value("LOG")
+        let endpoint = try value("AIRPLAY")
+        guard let colon = endpoint.lastIndex(of: ":"), let port = Int(endpoint[endpoint.index(after: colon)...]) else {
+            throw Failed(description: "\(Self.envFile): SEAMCHECK_KODI_AIRPLAY=\(endpoint) is not address:port")
+        }
+        address = String(endpoint[..<colon])
+        self.port = port
+    }
+
+    /// Undoes bash's `printf %q` for the values kodi-start writes: backslash escapes only.
+    static func unquote(_ text: Substring) -> String {
+        var out = "", escaped = false
+        for character in text {
+            if escaped { out.append(character); escaped = false } else if character == "\\" { escaped = true } else { out.append(character) }
+        }
+        return out
+    }
+
+    /// Throws XCTSkip (or `Unavailable` under SEAMCHECK_REQUIRE_AVAHI=1) when this machine cannot run Kodi.
+    static func checkMachine() throws {
+        func missing(_ message: String) -> Error {
+            ProcessInfo.processInfo.environment["SEAMCHECK_REQUIRE_AVAHI"] == "1" ? Unavailable(message: message) : XCTSkip(message)
+        }
+        guard getuid() == 0 else { throw missing("Kodi's network namespace needs root (ip netns); run the tests as root") }
+        let fm = FileManager.default
+        let kodi = ["/usr/lib/x86_64-linux-gnu/kodi/kodi.bin", "/usr/lib/aarch64-linux-gnu/kodi/kodi.bin", "/usr/lib/kodi/kodi.bin"]
+        guard kodi.contains(where: fm.isExecutableFile(atPath:)) else { throw missing("Kodi is not installed (run scripts/setup-deps.sh)") }
+        for tool in ["/usr/bin/Xvfb", "/usr/bin/pulseaudio", "/usr/sbin/avahi-daemon", "/usr/bin/avahi-browse", "/usr/bin/dbus-daemon",
+                     "/usr/sbin/ip", "/usr/bin/curl"] where !fm.isExecutableFile(atPath: tool) {
+            throw missing("\(tool) is not installed (run scripts/setup-deps.sh)")
+        }
+    }
+}
