@@ -129,6 +129,50 @@ final class CellMeasurerTests: XCTestCase {
         XCTAssertNil(fetched.transitionStallMs, "never reached the transition")
     }
 
+    /// Kodi 20 on a stitched item (measured: lab run on control-stitched): every segment fetched by
+    /// 4.8 s, loaded ranges drained to the position, the item dropped 2.2 s before its duration.
+    func testAReceiversOwnEndOfStreamShortOfItsDurationIsNotedNotFailed() throws {
+        let last = MeasurementExample.lastSegmentPath
+        let kodiEnd = kodi.buffers(ahead: 8).fetches(last, at: 4800).loads(700).plays(11.8).ended(1000)
+        let noted = measure(kodiEnd)
+        XCTAssertNil(noted.failure, noted.reason)
+        XCTAssertEqual(noted.outcome, .seamless)
+        XCTAssertEqual(noted.labVerdict, .glitch, "content it never showed")
+        let short = try XCTUnwrap(noted.shortEnd)
+        XCTAssertEqual(short.lastSegment, last)
+        XCTAssertEqual(short.lastSegmentAtMs, 4800, accuracy: 0.5)
+        XCTAssertEqual(short.duration, 14)
+        XCTAssertEqual(try XCTUnwrap(short.loadedEnd), 11.8, accuracy: 0.001, "all it had: up to where it stopped")
+        XCTAssertEqual(short.position, 11.66, accuracy: 0.01)
+        XCTAssertTrue(noted.reason.hasPrefix("played"), noted.reason)
+        XCTAssertTrue(noted.reason.contains("ended by its own end of stream"), noted.reason)
+        XCTAssertTrue(noted.reason.contains(last + ", 4.8 s after /play"), noted.reason)
+        // Stored and read back with the evidence.
+        XCTAssertEqual(try JSONDecoder().decode(CellMeasurement.self, from: try JSONEncoder().encode(noted)), noted)
+
+        // A stall still counts; the note follows its reason.
+        let stalled = measure(kodi.buffers(ahead: 8).fetches(last, at: 4800).loads(700).plays(6).freezes(1200).plays(5.8).ended(1000))
+        XCTAssertEqual(stalled.outcome, .stall, stalled.reason)
+        XCTAssertNotNil(stalled.shortEnd)
+
+        // Not its own end: the last segment fetched but cut off, refused, or only an ad's; fetched after the end;
+        // media still loaded past the position; no loaded ranges to tell.
+        for (name, sketch, records) in [
+            ("cut off", kodiEnd, { (r: [LabRequestRecord]) in r.map { var c = $0; if c.path == last { c.completed = false }; return c } }),
+            ("404", kodiEnd, { (r: [LabRequestRecord]) in r.map { var c = $0; if c.path == last { c.status = 404 }; return c } }),
+            ("ad's last", kodi.buffers(ahead: 8).fetches("/cases/frame-rate-stitched/ad/seg_001.m4s", at: 4800).loads(700).plays(11.8)
+                .ended(1000), { $0 }),
+            ("after the end", kodi.buffers(ahead: 8).fetches(last, at: 13_200).loads(700).plays(11.8).ended(1000), { $0 }),
+            ("still loaded", kodi.buffers(ahead: 8, upTo: 14).fetches(last, at: 4800).loads(700).plays(11.8).ended(1000), { $0 }),
+            ("no ranges", kodi.fetches(last, at: 4800).loads(700).plays(11.8).ended(1000), { $0 }),
+        ] as [(String, PlaybackSketch, ([LabRequestRecord]) -> [LabRequestRecord])] {
+            let m = CellMeasurer().measure(series: sketch.series(), requests: records(sketch.requestRecords()), labCase: stitched, failure: nil)
+            XCTAssertEqual(m.failure, .endedEarly, "\(name): \(m.reason)")
+            XCTAssertNil(m.shortEnd, name)
+            XCTAssertTrue(m.reason.hasPrefix("ended early: playback stopped at 11."), "\(name): \(m.reason)")
+        }
+    }
+
     func testEarlyEndAndTheReceiversErrorDictFailTheCell() {
         let early = measure(kodi.loads(700).plays(6).ended(2000))
         XCTAssertEqual(early.failure, .endedEarly)

@@ -86,6 +86,17 @@ final class LabStitchedTests: XCTestCase {
             XCTAssertEqual(boundaries[half + adFiles.count], start + duration, accuracy: 0.001, labCase.id)
             XCTAssertEqual(media.totalDuration, labCase.primary.duration + duration, accuracy: 0.001, labCase.id)
             XCTAssertEqual(media.segments[half].programDateTime, LabPlaylists.epoch.addingTimeInterval(start), labCase.id)
+
+            // The manifest names the timeline's last segment, as the URL path a receiver requests it by
+            // (the measurer tells a receiver's own end of stream by it).
+            XCTAssertEqual(labCase.variants.first?.lastSegment, "cases/\(labCase.id)/" + (media.segments.last?.uri ?? ""), labCase.id)
+        }
+        let scheduled = try XCTUnwrap(manifest.case("frame-rate-25"))
+        XCTAssertEqual(scheduled.variants.map(\.lastSegment), ["cases/frame-rate-25/primary/" + (manifest.primaryTimeline.last?.file ?? ""),
+                                                               "cases/frame-rate-25/ad/seg_001.m4s"])
+        for variant in manifest.cases.flatMap(\.variants) {
+            let last = try XCTUnwrap(variant.lastSegment, variant.path)
+            XCTAssertTrue(FileManager.default.fileExists(atPath: root + "/" + last), last)
         }
     }
 

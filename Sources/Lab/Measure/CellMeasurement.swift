@@ -59,6 +59,28 @@ public struct MeasuredJump: Codable, Sendable, Equatable {
     }
 }
 
+/// A receiver's own end of stream short of the duration it reported: it had fetched the timeline's
+/// last segment in full and played all it had buffered (Kodi 20 ends stitched items so, about 2.2 s
+/// short). Noted, not failed: the stream reached it whole; what it dropped on the way is its own.
+public struct MeasuredShortEnd: Codable, Sendable, Equatable {
+    /// The last position seen playing and the duration the receiver reported, in seconds.
+    public var position: Double
+    public var duration: Double
+    /// The last segment it fetched (the URL path) and when, in ms since `/play`.
+    public var lastSegment: String
+    public var lastSegmentAtMs: Double
+    /// The end of its loaded time ranges at the last playing poll (nil when it reports none).
+    public var loadedEnd: Double?
+
+    public init(position: Double, duration: Double, lastSegment: String, lastSegmentAtMs: Double, loadedEnd: Double?) {
+        self.position = position
+        self.duration = duration
+        self.lastSegment = lastSegment
+        self.lastSegmentAtMs = lastSegmentAtMs
+        self.loadedEnd = loadedEnd
+    }
+}
+
 /// Why a cell failed (or was skipped), as a value: the report and the run loop branch on it.
 public enum MeasuredFailure: String, Codable, Sendable, Equatable, CaseIterable {
     case neverPlayed = "never played"
@@ -98,11 +120,13 @@ public struct CellMeasurement: Codable, Sendable, Equatable {
     public var lastPosition: Double?
     /// The media's duration as the receiver reported it (or the case's, when it reported none).
     public var mediaDuration: Double?
+    /// Set when the receiver ended short of `mediaDuration` by its own end of stream (not an early end).
+    public var shortEnd: MeasuredShortEnd?
 
     public init(playToFirstRequestMs: Double? = nil, playToFirstSegmentMs: Double? = nil, playToFirstFrameMs: Double? = nil,
                 stalls: [MeasuredStall] = [], outcome: MeasuredOutcome, transitionStallMs: Double? = nil, reason: String,
                 failure: MeasuredFailure? = nil, jumps: [MeasuredJump] = [], failedPolls: Int = 0, receiverError: String? = nil,
-                lastPosition: Double? = nil, mediaDuration: Double? = nil) {
+                lastPosition: Double? = nil, mediaDuration: Double? = nil, shortEnd: MeasuredShortEnd? = nil) {
         self.playToFirstRequestMs = playToFirstRequestMs
         self.playToFirstSegmentMs = playToFirstSegmentMs
         self.playToFirstFrameMs = playToFirstFrameMs
@@ -116,11 +140,12 @@ public struct CellMeasurement: Codable, Sendable, Equatable {
         self.receiverError = receiverError
         self.lastPosition = lastPosition
         self.mediaDuration = mediaDuration
+        self.shortEnd = shortEnd
     }
 
     private enum CodingKeys: String, CodingKey {
         case playToFirstRequestMs, playToFirstSegmentMs, playToFirstFrameMs, stalls, outcome, transitionStallMs, reason
-        case failure, jumps, failedPolls, receiverError, lastPosition, mediaDuration
+        case failure, jumps, failedPolls, receiverError, lastPosition, mediaDuration, shortEnd
     }
 
     public init(from decoder: any Decoder) throws {
@@ -137,7 +162,8 @@ public struct CellMeasurement: Codable, Sendable, Equatable {
                   failedPolls: try c.decodeIfPresent(Int.self, forKey: .failedPolls) ?? 0,
                   receiverError: try c.decodeIfPresent(String.self, forKey: .receiverError),
                   lastPosition: try c.decodeIfPresent(Double.self, forKey: .lastPosition),
-                  mediaDuration: try c.decodeIfPresent(Double.self, forKey: .mediaDuration))
+                  mediaDuration: try c.decodeIfPresent(Double.self, forKey: .mediaDuration),
+                  shortEnd: try c.decodeIfPresent(MeasuredShortEnd.self, forKey: .shortEnd))
     }
 
     /// A cell the run never played (receiver gone and not back, interrupted): `skipped`, with why.
@@ -155,10 +181,11 @@ public struct CellMeasurement: Codable, Sendable, Equatable {
         stalls.filter { !$0.atTransition }.map(\.durationMs).max()
     }
 
-    /// The verdict on the operator's scale: a seamless cell with a jump is a glitch.
+    /// The verdict on the operator's scale: a seamless cell with a jump, or one whose receiver ended
+    /// short by its own end of stream (content it never showed), is a glitch.
     public var labVerdict: LabVerdict {
         switch outcome {
-        case .seamless: return jumps.isEmpty ? .seamless : .glitch
+        case .seamless: return jumps.isEmpty && shortEnd == nil ? .seamless : .glitch
         case .stall: return .stall
         case .failed: return .failed
         case .skipped: return .skipped

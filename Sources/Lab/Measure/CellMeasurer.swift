@@ -41,14 +41,42 @@ public struct CellMeasurer: Sendable {
         } else {
             m.transitionStallMs = transitionStalls.max()
         }
+        m.shortEnd = Self.ownEndOfStream(reading: reading, duration: duration, requests: requests, labCase: labCase,
+                                         playSentAt: series.playSentAt, margin: thresholds.earlyEndMarginSeconds)
         decide(&m, reading: reading, failure: failure, timed: timed)
         return m
     }
 
+    /// How far past the last playing position a receiver's loaded time ranges may reach and still
+    /// count as drained (one poll of Kodi's rounding).
+    static let drainedToleranceSeconds = 0.5
+
+    /// An end short of `duration` that is the receiver's own end of stream: before it dropped the
+    /// item it had fetched, in full, the last segment of one of the case's primary playlists, and its
+    /// loaded time ranges ended where its position did (it played all it had). A receiver that
+    /// reports no loaded ranges, or stopped with media still buffered or unfetched, ended early.
+    static func ownEndOfStream(reading: SeriesReading, duration: Double?, requests: [LabRequestRecord], labCase: LabCase,
+                               playSentAt: Date, margin: Double) -> MeasuredShortEnd? {
+        guard let ended = reading.endedAtMs, let position = reading.lastPlayingPosition, let duration,
+              position < duration - margin, let loaded = reading.lastPlayingLoadedEnd,
+              loaded <= position + drainedToleranceSeconds else { return nil }
+        let last = Set(labCase.variants.filter { $0.role == .primary }.compactMap(\.lastSegment).map { "/" + $0 })
+        var fetched: (request: LabRequestRecord, atMs: Double)?
+        for request in requests where last.contains(request.path) && request.method == "GET" && request.status < 400 && request.completed {
+            let atMs: Double = request.at.timeIntervalSince(playSentAt) * 1000
+            guard atMs >= -250, atMs <= ended, atMs < (fetched?.atMs ?? .infinity) else { continue }
+            fetched = (request, atMs)
+        }
+        guard let (request, atMs) = fetched else { return nil }
+        return MeasuredShortEnd(position: position, duration: duration, lastSegment: request.path, lastSegmentAtMs: max(0, atMs),
+                                loadedEnd: loaded)
+    }
+
     /// The verdict, in order: the run's own failure, the receiver's error, the receiver gone, never
-    /// played, early end, stalls; else seamless.
+    /// played, early end (not a receiver's own end of stream: that is noted), stalls; else seamless.
     private func decide(_ m: inout CellMeasurement, reading: SeriesReading, failure: String?, timed: RequestTiming) {
         func fail(_ kind: MeasuredFailure, _ reason: String) {
+            m.shortEnd = nil
             m.outcome = .failed
             m.failure = kind
             m.reason = reason
@@ -73,7 +101,7 @@ public struct CellMeasurer: Sendable {
                 : timed.firstSegmentMs == nil ? "it fetched playlists but no segment" : "it fetched segments but the position never moved"
             fail(.neverPlayed, "never played: \(what)" + (gone ? "; the last \(reading.trailingFailures) polls failed" : ""))
         } else if let ended = reading.endedAtMs, let position = reading.lastPlayingPosition, let duration = m.mediaDuration,
-                  position < duration - thresholds.earlyEndMarginSeconds {
+                  position < duration - thresholds.earlyEndMarginSeconds, m.shortEnd == nil {
             fail(.endedEarly, "ended early: playback stopped at \(MeasureText.seconds(position)) of \(MeasureText.seconds(duration))"
                  + " (\(MeasureText.seconds(ended / 1000)) after /play)")
         } else if !m.stalls.isEmpty {
@@ -88,6 +116,12 @@ public struct CellMeasurer: Sendable {
             m.outcome = .seamless
             m.reason = "played" + (m.playToFirstFrameMs.map { "; first frame \(MeasureText.ms($0)) after /play" } ?? "")
                 + (m.transitionStallMs == 0 ? "; no stall at the transitions" : "")
+        }
+        if let short = m.shortEnd {
+            m.reason += "; ended by its own end of stream \(MeasureText.seconds(short.duration - short.position)) short of the "
+                + "\(MeasureText.seconds(short.duration)) it reported (at \(MeasureText.seconds(short.position))): it had fetched "
+                + "the last segment (\(short.lastSegment), \(MeasureText.seconds(short.lastSegmentAtMs / 1000)) after /play) "
+                + "and played all it had loaded"
         }
         if !m.jumps.isEmpty {
             let jump = m.jumps[0]

@@ -33,7 +33,11 @@ public struct MeasurementExample: Sendable {
         id: "frame-rate-stitched", kind: .transition, varies: "frame rate", title: "example", rules: ["frame-rate-mismatch"],
         playlist: "cases/frame-rate-stitched/master.m3u8", interstitialStart: 6, interstitialDuration: 2, resumeOffset: 0,
         delivery: .stitched, stitchedFrom: "frame-rate", primary: LabMedia(duration: 12), interstitial: LabMedia(duration: 2),
-        variants: [])
+        variants: [LabVariant(path: "cases/frame-rate-stitched/stitched.m3u8", role: .primary,
+                              lastSegment: "cases/frame-rate-stitched/primary/seg_005.m4s")])
+
+    /// The URL path of `stitchedCase`'s last segment.
+    public static let lastSegmentPath = "/cases/frame-rate-stitched/primary/seg_005.m4s"
 
     public func measure(with thresholds: MeasurementThresholds = .defaults) -> CellMeasurement {
         CellMeasurer(thresholds: thresholds).measure(series: sketch.series(), requests: sketch.requestRecords(),
@@ -91,10 +95,22 @@ public enum MeasurementRules {
             MeasurementExample("plays through", kodi.loads(700).plays(14).ended(600), triggers: false, outcome: .seamless),
         ]),
         MeasurementRule(id: "early-end", summary: "the receiver reports no item while the last position played is "
-                        + "earlyEndMarginSeconds or more before the media's duration",
+                        + "earlyEndMarginSeconds or more before the media's duration; unless that is its own end of stream: "
+                        + "it had fetched the last segment in full and its loaded time ranges ended at its position (noted "
+                        + "in the reason and as shortEnd, a glitch, not a failure)",
                         fires: { $0.failure == .endedEarly }, examples: [
             MeasurementExample("ends at 6 s of 14", kodi.loads(700).plays(6).ended(2000), triggers: true, outcome: .failed),
             MeasurementExample("ends at the end", kodi.loads(700).plays(14).ended(1000), triggers: false, outcome: .seamless),
+            // Kodi 20 on a stitched item: every segment fetched, buffer drained, 2.2 s short of its duration.
+            MeasurementExample("its own end of stream 2.2 s short", kodi.buffers(ahead: 8).fetches(MeasurementExample.lastSegmentPath, at: 4800)
+                                .loads(700).plays(11.8).ended(1000), triggers: false, outcome: .seamless),
+            MeasurementExample("2.2 s short with media still loaded", kodi.buffers(ahead: 8, upTo: 14)
+                                .fetches(MeasurementExample.lastSegmentPath, at: 4800).loads(700).plays(11.8).ended(1000),
+                               triggers: true, outcome: .failed),
+            MeasurementExample("2.2 s short before fetching the last segment", kodi.buffers(ahead: 8).loads(700).plays(11.8).ended(1000),
+                               triggers: true, outcome: .failed),
+            MeasurementExample("2.2 s short, reporting no loaded ranges", kodi.fetches(MeasurementExample.lastSegmentPath, at: 4800)
+                                .loads(700).plays(11.8).ended(1000), triggers: true, outcome: .failed),
         ]),
         MeasurementRule(id: "receiver-error", summary: "/playback-info carries the receiver's error dict",
                         fires: { $0.failure == .receiverError }, examples: [

@@ -25,6 +25,10 @@ public struct PlaybackSketch: Sendable {
     /// The receiver's requests, ms after /play, with their paths.
     public var requests: [(ms: Double, path: String)] = []
     public var commands: [SentCommand] = []
+    /// Loaded time ranges, as Kodi reports them: from 0 to the position plus `ahead`, capped at
+    /// `upTo` (default: the furthest position the steps play, so the buffer drains at the end).
+    /// nil: the receiver reports none.
+    public var buffer: (ahead: Double, upTo: Double?)?
 
     public init(duration: Double, pollMs: Double = 250, firstPollMs: Double = 110) {
         self.duration = duration
@@ -47,6 +51,9 @@ public struct PlaybackSketch: Sendable {
     /// The receiver reports no item (an empty plist, as Kodi does) for this long.
     public func ended(_ ms: Double) -> Self { adding(.ended(ms: ms)) }
     public func error(domain: String, code: Int, for ms: Double) -> Self { adding(.error(domain: domain, code: code, ms: ms)) }
+    public func buffers(ahead: Double, upTo: Double? = nil) -> Self { var copy = self; copy.buffer = (ahead, upTo); return copy }
+    /// One more request of the receiver's, `ms` after /play.
+    public func fetches(_ path: String, at ms: Double) -> Self { var copy = self; copy.requests.append((ms, path)); return copy }
     public func fetchesNothing() -> Self { var copy = self; copy.requests = []; return copy }
     public func sent(_ command: SentCommand) -> Self { var copy = self; copy.commands.append(command); return copy }
 
@@ -69,14 +76,24 @@ public struct PlaybackSketch: Sendable {
     /// Polls every `pollMs` from `firstPollMs` to the end of the last step.
     public func series(playSentAt: Date = Date(timeIntervalSince1970: 1_800_000_000)) -> PlaybackSeries {
         let spans = spans()
+        let furthest = spans.map { span -> Double in
+            if case .plays(let seconds) = span.step { return span.position + seconds }
+            return span.position
+        }.max() ?? 0
+        func loaded(_ position: Double) -> [PlaybackInfo.TimeRange] {
+            guard let buffer else { return [] }
+            return [PlaybackInfo.TimeRange(start: 0, duration: min(position + buffer.ahead, buffer.upTo ?? furthest))]
+        }
         var samples: [PlaybackSample] = []
         var t = firstPollMs
         while let span = spans.first(where: { $0.start <= t && t < $0.end }) {
             let info: PlaybackInfo?
             switch span.step {
             case .loading: info = PlaybackInfo(duration: duration, position: span.position, rate: 1)
-            case .plays: info = PlaybackInfo(duration: duration, position: span.position + (t - span.start) / 1000, rate: 1)
-            case .freezes: info = PlaybackInfo(duration: duration, position: span.position, rate: 1)
+            case .plays:
+                let position = span.position + (t - span.start) / 1000
+                info = PlaybackInfo(duration: duration, position: position, rate: 1, loadedTimeRanges: loaded(position))
+            case .freezes: info = PlaybackInfo(duration: duration, position: span.position, rate: 1, loadedTimeRanges: loaded(span.position))
             case .rateZero: info = PlaybackInfo(duration: duration, position: span.position, rate: 0)
             case .ended: info = PlaybackInfo()  // Kodi's empty plist once the item is dropped
             case .error(let domain, let code, _):

@@ -17,6 +17,9 @@ struct SeriesReading {
     /// The furthest position seen while playing (rate > 0 and a duration), and the largest duration reported.
     var lastPlayingPosition: Double?
     var reportedDuration: Double?
+    /// The end of the receiver's loaded time ranges at the last poll seen playing (nil when it reported
+    /// none): equal to that poll's position when it had played all it had buffered.
+    var lastPlayingLoadedEnd: Double?
     /// The receiver reported no item (duration missing or 0) after it had played.
     var endedAtMs: Double?
     /// The first answer with no item came right after failed polls: the receiver went away and came
@@ -180,6 +183,7 @@ struct SeriesReading {
     private mutating func markPlaying(_ info: PlaybackInfo) {
         guard let position = info.position, (info.rate ?? 0) > 0 else { return }
         lastPlayingPosition = max(lastPlayingPosition ?? position, position)
+        lastPlayingLoadedEnd = info.loadedTimeRanges.map { $0.start + $0.duration }.filter(\.isFinite).max()
     }
 }
 

@@ -195,9 +195,14 @@ public struct LabVariant: Codable, Sendable, Equatable {
     public var bandwidth: Int?
     /// "1280x720".
     public var resolution: String?
+    /// The playlist's last media segment, relative to the suite folder (the URL path under the server
+    /// root): a receiver that fetched it had the whole timeline. nil in suites made before it existed.
+    public var lastSegment: String?
 
     public init(path: String, role: Role, codecs: String? = nil, videoCodec: String? = nil, dynamicRange: String? = nil,
-                audioCodec: String? = nil, channels: Int? = nil, bandwidth: Int? = nil, resolution: String? = nil) {
+                audioCodec: String? = nil, channels: Int? = nil, bandwidth: Int? = nil, resolution: String? = nil,
+                lastSegment: String? = nil) {
+        self.lastSegment = lastSegment
         self.path = path
         self.role = role
         self.codecs = codecs

@@ -148,8 +148,8 @@ public struct LabStreamsGenerator: Sendable {
             interstitialDuration: asset.duration, resumeOffset: 0, delivery: .interstitial,
             primary: LabRecipes.summary(.reference, duration: primary.duration, scale: scale),
             interstitial: LabRecipes.summary(ad, duration: asset.duration, scale: scale),
-            variants: [variant(folder + "/primary.m3u8", .primary, .reference, primary),
-                       variant(folder + "/ad/ad.m3u8", .interstitial, ad, asset)])
+            variants: [variant(folder + "/primary.m3u8", .primary, .reference, primary, segments: folder + "/primary/"),
+                       variant(folder + "/ad/ad.m3u8", .interstitial, ad, asset, segments: folder + "/ad/")])
     }
 
     /// A stitched case: `cases/<id>/stitched.m3u8` splices the ad of `cases/<source>/ad` (through the
@@ -173,7 +173,8 @@ public struct LabStreamsGenerator: Sendable {
                               to: directory + "/stitched.m3u8")
         try SuiteWriter.write(LabPlaylists.stitchedSingle(primary: .reference, ad: ad, primaryRendition: primary, adRendition: asset,
                                                           uri: "stitched.m3u8", scale: scale), to: directory + "/master.m3u8")
-        var stitched = variant(folder + "/stitched.m3u8", .primary, .reference, primary)
+        // The stitched timeline ends with the primary's last segment, through this case's `primary` link.
+        var stitched = variant(folder + "/stitched.m3u8", .primary, .reference, primary, segments: folder + "/primary/")
         stitched.codecs = LabPlaylists.stitchedCodecs(primary: .reference, ad: ad).joined(separator: ",")
         stitched.bandwidth = max(primary.peakBandwidth, asset.peakBandwidth)
         return LabCase(
@@ -185,13 +186,16 @@ public struct LabStreamsGenerator: Sendable {
             variants: [stitched])
     }
 
-    private func variant(_ path: String, _ role: LabVariant.Role, _ spec: MediaSpec, _ rendition: EncodedRendition) -> LabVariant {
+    /// `segments`: the folder (relative to the suite) the playlist's segment URIs resolve in.
+    private func variant(_ path: String, _ role: LabVariant.Role, _ spec: MediaSpec, _ rendition: EncodedRendition,
+                         segments: String) -> LabVariant {
         LabVariant(path: path, role: role,
                    codecs: ([spec.video.map(LabRecipes.codecString)] + [spec.audio.map(LabRecipes.codecString)]).compactMap { $0 }
                        .joined(separator: ","),
                    videoCodec: spec.video?.codec.rawValue, dynamicRange: spec.video?.range.rawValue,
                    audioCodec: spec.audio?.codec.rawValue, channels: spec.audio.map { LabRecipes.channelCount($0.layout) },
-                   bandwidth: rendition.peakBandwidth, resolution: spec.video.map { "\(scale.width($0))x\(scale.height)" })
+                   bandwidth: rendition.peakBandwidth, resolution: spec.video.map { "\(scale.width($0))x\(scale.height)" },
+                   lastSegment: rendition.segments.last.map { segments + $0.file })
     }
 
     /// The capability ladder: every video tier with every audio group, equal declared video bandwidth.
@@ -231,9 +235,11 @@ public struct LabStreamsGenerator: Sendable {
 
         let reference = MediaSpec(video: CapabilityLadder.videoTiers[0].video, audio: CapabilityLadder.audioGroups[0].audio)
         let variants = videos.map { tier, rendition in
-            variant(rendition.folder + "/media.m3u8", .primary, MediaSpec(video: tier.video, audio: nil), rendition)
+            variant(rendition.folder + "/media.m3u8", .primary, MediaSpec(video: tier.video, audio: nil), rendition,
+                    segments: rendition.folder + "/")
         } + audios.map { group, rendition in
-            variant(rendition.folder + "/media.m3u8", .primary, MediaSpec(video: nil, audio: group.audio), rendition)
+            variant(rendition.folder + "/media.m3u8", .primary, MediaSpec(video: nil, audio: group.audio), rendition,
+                    segments: rendition.folder + "/")
         }
         return LabCase(id: definition.id, kind: definition.kind, varies: definition.varies, title: definition.title,
                        rules: definition.rules, playlist: folder + "/master.m3u8",
