@@ -114,6 +114,7 @@ struct LabRunCommand: AsyncParsableCommand {
 
     @OptionGroup var lookup: ReceiverLookupOptions
     @OptionGroup var database: LabDatabaseOption
+    @OptionGroup var thresholds: ThresholdsOption
 
     func validate() throws {
         if runId != nil, !resume { throw ValidationError("a run id is given with --resume only: --resume \(runId!)") }
@@ -189,6 +190,7 @@ struct LabRunCommand: AsyncParsableCommand {
         options.pollInterval = .milliseconds(Int64(pollInterval))
         options.caseTimeout = caseTimeout.map { .milliseconds(Int64($0 * 1000)) }
         options.comebackWait = .milliseconds(Int64(comebackWait * 1000))
+        options.thresholds = try thresholds.load(profilesDir: lookup.profilesDir.path)
         let runner = LabRunner(clock: ContinuousClock(), options: options, opener: AirPlayCommand.opener, probe: AirPlayCommand.answers,
                                recorder: store)
         let progress = ProgressPrinter<[String: ReceiverProgress]>(enabled: isatty(STDERR_FILENO) != 0) { state, _ in
