@@ -28,10 +28,24 @@ public enum ResultsDatabase {
         }
         do {
             let pool = try DatabasePool(path: path, configuration: configuration)
-            try migrator.migrate(pool)
+            try migrate(pool, with: migrator)
             return pool
         } catch {
             throw .cannotOpen(reason: reason(error))
+        }
+    }
+
+    /// Migrates, tolerating another process that migrates the same new file at the same moment
+    /// (`lab serve` and `lab report`, a test polling a run's database): each migration is its own
+    /// transaction, so one that lost the race ("table ... already exists") rolled back, and the
+    /// next try sees it applied.
+    static func migrate(_ pool: DatabasePool, with migrator: DatabaseMigrator, attempts: Int = 5) throws {
+        for attempt in 1... {
+            do { return try migrator.migrate(pool) } catch {
+                if attempt >= attempts { throw error }
+                if (try? pool.read(migrator.hasCompletedMigrations)) == true { return }
+                Thread.sleep(forTimeInterval: 0.1 * Double(attempt))
+            }
         }
     }
 

@@ -25,16 +25,18 @@ struct AirPlayCommand: AsyncParsableCommand {
     static let answers: @Sendable (AirPlayEndpoint) async -> Bool = { endpoint in
         let configuration = AirPlayConfiguration(connectTimeout: 2, requestTimeout: 2)
         guard let session = try? await AirPlaySender.open(endpoint, configuration: configuration) else { return false }
-        defer { Task { await session.close() } }
+        let answered: Bool
         do throws(AirPlayError) {
             _ = try await session.playbackInfo()
-            return true
+            answered = true
         } catch {
             switch error {
-            case .connect, .connectionClosed, .timeout: return false
-            default: return true
+            case .connect, .connectionClosed, .timeout: answered = false
+            default: answered = true  // an HTTP answer, even an error, is a receiver that is back
             }
         }
+        await session.close()
+        return answered
     }
 
     /// The one receiver `text` names, opened.
@@ -70,8 +72,10 @@ struct AirPlayPlayCommand: AsyncParsableCommand {
 
     func run() async throws {
         let (target, session) = try await AirPlayCommand.session(receiver, lookup: lookup)
-        defer { Task { await session.close() } }
-        do { try await session.play(url: URL(string: url)!, startPosition: start) } catch { throw CLIFailure.input(error.description) }
+        do { try await session.play(url: URL(string: url)!, startPosition: start) } catch {
+            await session.close()
+            throw CLIFailure.input(error.description)
+        }
         Terminal.writeStderr("seamcheck: \(VisibleText.escape(target.endpoint.description)) is playing \(VisibleText.escape(url))\n")
         await session.close()
     }

@@ -1,5 +1,6 @@
 import Foundation
 import Lab
+import Processes
 import SeamcheckTestSupport
 import XCTest
 
@@ -65,6 +66,8 @@ final class KodiReceiverTests: XCTestCase {
                 XCTAssertEqual(Set(adSegments.map(\.path)).count, 2, "\(id): Kodi fetched both ad segments: \(requests.map(\.path))")
                 XCTAssertTrue(segments.contains { $0.path.hasSuffix("primary/seg_003.m4s") }, "\(id): and the primary after the ad")
                 XCTAssertTrue(requests.allSatisfy { $0.status < 400 }, "\(id): \(requests.map { "\($0.status) \($0.path)" })")
+                XCTAssertLessThan(try XCTUnwrap(played.series.first, "\(id): Kodi never reported playing").position, adStart,
+                                  "\(id): the first sample is of this item, from its start")
                 let moving = try XCTUnwrap(played.series.first { $0.position > 0.05 }, "\(id): the position never moved")
                 let last = try XCTUnwrap(played.series.last)
                 XCTAssertGreaterThan(last.position, adEnd + 1, "\(id): the position ran through the ad and on")
@@ -117,11 +120,20 @@ final class KodiReceiverTests: XCTestCase {
             Thread.sleep(forTimeInterval: max(0, 0.25 - Date().timeIntervalSince(polled)))
         }
         _ = try kodi.run(["curl", "-s", "-o", "/dev/null", "--max-time", "5", "-X", "POST"] + headers + [kodi.airplayURL + "/stop"], timeout: 10)
+        // Kodi stops asynchronously: until its player is down, /playback-info still reports the old
+        // item, which the next case's first samples would read as its own.
+        let stopped = Date().addingTimeInterval(10)
+        while Date() < stopped {
+            let info = try kodi.run(["curl", "-s", "--max-time", "2"] + headers + [kodi.airplayURL + "/playback-info"], timeout: 5)
+            let plist = try? PropertyListSerialization.propertyList(from: Data(info.stdout.utf8), format: nil) as? [String: Any]
+            if (plist?["duration"] as? Double ?? 0) == 0 { break }
+            Thread.sleep(forTimeInterval: 0.1)
+        }
         return (sent, series)
     }
 
     /// The origin `lab serve` printed (`lab: serving http://ADDRESS:PORT/`), within 30 s.
-    static func serving(_ server: ChildProcess) throws -> String {
+    static func serving(_ server: RunningProcess) throws -> String {
         let deadline = Date().addingTimeInterval(30)
         while Date() < deadline {
             if let match = server.output.firstMatch(of: /lab: serving (http:\/\/[0-9.]+:\d+)\//) { return String(match.1) }

@@ -180,4 +180,42 @@ final class LabReportTimelineTests: XCTestCase {
                       lenientCalibration.stdout)
         XCTAssertTrue(lenientCalibration.stdout.contains("+  frame-rate-mismatch: warning"), lenientCalibration.stdout)
     }
+
+    /// The whole path with the built binary: `lab run` plays a case on a receiver on its own loopback
+    /// address (Tests/Server/lab_run_receiver.py: real AirPlay HTTP, a real fetch from the lab
+    /// server), then `lab report` draws that cell's series.
+    func testALabRunsCellComesOutOfTheReportAsATimeline() throws {
+        let folder = try LabEnvironment.temporaryFolder("lab-report-run")
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let database = folder + "/lab.sqlite"
+        let tv = try LoopbackReceiver(host: "127.0.0.16", options: ["--duration", "3"])
+        defer { tv.stop() }
+        try LoopbackReceiver.requireSender(tv)
+        let run = try SeamcheckBinary.run(["lab", "run", "--db", database, "--streams", try LabSuiteFixture.small(), "--bind", "127.0.0.1",
+                                           "--poll-interval", "100", "--receiver", tv.address, "--case", "frame-rate-25", "--format", "json"])
+        XCTAssertEqual(run.status, 0, run.stderr)
+        let report = try SeamcheckBinary.run(["lab", "report", "--db", database, "--format", "json",
+                                              "--profiles-dir", MediaFixture.packageRoot + "/DeviceProfiles"])
+        XCTAssertEqual(report.status, 0, report.stderr)
+        let document = try XCTUnwrap(try JSONSerialization.jsonObject(with: Data(report.stdout.utf8)) as? [String: Any])
+        let cells = document["cells"] as? [[String: Any]] ?? []
+        XCTAssertEqual(cells.count, 1, "the run's cell and the receiver's session are one row: \(cells)")
+        let cell = try XCTUnwrap(cells.first)
+        XCTAssertEqual(cell["receiver"] as? String, tv.address)
+        XCTAssertEqual(cell["source"] as? String, "measured")
+        XCTAssertEqual(cell["observed"] as? String, "seamless", "\(cell)")
+        let measured = try XCTUnwrap(cell["measured"] as? [String: Any])
+        // The stand-in starts moving 0.3 s after /play.
+        XCTAssertEqual(measured["firstFrameMs"] as? Double ?? 0, 300, accuracy: 120)
+        XCTAssertNotNil(measured["firstRequestMs"] as? Double, "its fetch of the playlist was logged")
+
+        let html = try SeamcheckBinary.run(["lab", "report", "--db", database, "--format", "html",
+                                            "--profiles-dir", MediaFixture.packageRoot + "/DeviceProfiles"])
+        XCTAssertEqual(html.status, 0, html.stderr)
+        XCTAssertEqual(html.stdout.components(separatedBy: "<svg ").count - 1, 1)
+        for part in ["class=\"ad-window\"", "class=\"playhead\"", "class=\"first-frame\"", "class=\"request playlist\"",
+                     "seamless (measured)"] {
+            XCTAssertTrue(html.stdout.contains(part), part)
+        }
+    }
 }

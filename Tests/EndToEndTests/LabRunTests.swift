@@ -163,6 +163,22 @@ final class LabRunTests: XCTestCase {
         XCTAssertEqual(tv.output.components(separatedBy: "PLAY ").count - 1, 4, "control once, the interrupted case twice, the last once")
     }
 
+    func testARunningLabServeIsPlayedFromAndItsRequestsAreReadFromTheSharedDatabase() throws {
+        let tv = try receiver("127.0.0.15", ["--duration", "2"])
+        try LoopbackReceiver.requireSender(tv)
+        try LabServerProcess.with(suite: try LabSuiteFixture.small(), database: database, inventory: nil, browse: false) { server in
+            // No --streams: the suite is the one the running server recorded in the database.
+            let result = try SeamcheckBinary.run(["lab", "run", "--db", database, "--server", server.origin, "--receiver", tv.address,
+                                                  "--case", "control", "--poll-interval", "100", "--format", "json"])
+            XCTAssertEqual(result.status, 0, result.stderr)
+            let cell = try XCTUnwrap(try cells(result).first)
+            XCTAssertEqual(cell["url"] as? String, server.url("/cases/control/master.m3u8"))
+            XCTAssertGreaterThan(cell["requests"] as? Int ?? 0, 0, "the serve process logged the receiver's fetch: \(cell)")
+            XCTAssertNotEqual(cell["verdict"] as? String, "failed", "\(cell)")
+            XCTAssertEqual(try LabStore(path: database, create: false).runs().first?.server, server.origin)
+        }
+    }
+
     func testAnUnknownCaseOrReceiverIsUsageWithADidYouMean() throws {
         let unknownCase = try run(["--receiver", "127.0.0.1:9", "--case", "contrl"])
         XCTAssertEqual(unknownCase.status, 2)

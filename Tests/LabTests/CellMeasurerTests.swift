@@ -45,6 +45,37 @@ final class CellMeasurerTests: XCTestCase {
         }
     }
 
+    /// Kodi reports its position in steps of about 0.2 s (measured: deltas of 0.2 and 0.4 s between
+    /// 250 ms polls, now and then 0 then 0.4): a poll that shows no movement and the next that
+    /// catches up is no freeze; a real one still reads its length.
+    func testKodisSteppedPositionsAreNoStallAndARealFreezeStillReadsItsLength() {
+        func stepped(_ sketch: PlaybackSketch) -> PlaybackSeries {
+            var series = sketch.series()
+            for index in series.samples.indices {
+                if let position = series.samples[index].info?.position, position > 0 {
+                    series.samples[index].info?.position = (position / 0.2).rounded(.down) * 0.2
+                }
+            }
+            return series
+        }
+        for first in [40.0, 110, 190] {
+            let smooth = CellMeasurer().measure(series: stepped(PlaybackSketch(duration: 14, firstPollMs: first).loads(740).plays(14).ended(600)),
+                                                requests: [], labCase: stitched, failure: nil)
+            XCTAssertEqual(smooth.outcome, .seamless, "first poll \(first): \(smooth.reason) \(smooth.stalls)")
+            let frozen = CellMeasurer().measure(
+                series: stepped(PlaybackSketch(duration: 14, firstPollMs: first).loads(740).plays(6).freezes(1200).plays(8).ended(600)),
+                requests: [], labCase: stitched, failure: nil)
+            XCTAssertEqual(frozen.stalls.count, 1, "first poll \(first): \(frozen.stalls)")
+            XCTAssertEqual(frozen.stalls.first?.durationMs ?? 0, 1200, accuracy: 200, "first poll \(first)")
+            XCTAssertEqual(frozen.stalls.first?.transition, "ad start 6 s")
+        }
+    }
+
+    func testAFreezeInTheLastSecondsBeforeTheItemIsDroppedIsTheEndNotAStall() {
+        let m = measure(kodi.loads(740).plays(13.5).freezes(800).ended(1000))
+        XCTAssertEqual(m.outcome, .seamless, m.reason)
+    }
+
     func testAStallAwayFromTheAdIsAStallElsewhereAndTheTransitionReadsZero() throws {
         let m = measure(kodi.loads(500).plays(2).freezes(800).plays(12).ended(600))
         XCTAssertEqual(m.outcome, .stall)
@@ -100,6 +131,14 @@ final class CellMeasurerTests: XCTestCase {
         XCTAssertEqual(told.reason, "receiver went away: connection refused")
     }
 
+    func testAReceiverThatComesBackWithoutTheItemWentAwayRatherThanEndedEarly() {
+        // As a stand-in did in a real `lab run`: connection refused for 3 s, then answering with no item.
+        let m = measure(kodi.loads(300).plays(0.7).gone(3000).ended(1000))
+        XCTAssertEqual(m.failure, .receiverWentAway, m.reason)
+        XCTAssertTrue(m.reason.hasPrefix("receiver went away: 12 polls failed from "), m.reason)
+        XCTAssertTrue(m.reason.contains("came back without the item (connection refused)"), m.reason)
+    }
+
     func testOneFailedPollMidPlayIsAFaultAndNothingElse() {
         let m = measure(kodi.loads(700).plays(5).gone(260).plays(9).ended(600))
         XCTAssertEqual(m.outcome, .seamless, m.reason)
@@ -152,6 +191,19 @@ final class CellMeasurerTests: XCTestCase {
         XCTAssertEqual(m.stalls.first?.durationMs ?? 0, 1200, accuracy: 1)
         XCTAssertTrue(m.jumps.isEmpty, "\(m.jumps)")
         XCTAssertEqual(m.failedPolls, 0, "an answer without a usable position is not a failed poll")
+    }
+
+    func testAnItemDroppedMidPlayIsAnEarlyEndWhetherThePlistIsEmptyOrSaysDurationZero() {
+        // As a stand-in receiver did in a real `lab run`: playing, then an empty plist from 2.75 s.
+        let empty = measure(kodi.loads(300).plays(2.2).ended(1000))
+        XCTAssertEqual(empty.failure, .endedEarly, empty.reason)
+        var series = kodi.loads(300).plays(2.2).ended(1000).series()
+        for index in series.samples.indices where series.samples[index].info?.duration == nil {
+            series.samples[index].info = PlaybackInfo(duration: 0, position: 0, rate: 0)
+        }
+        let zero = CellMeasurer().measure(series: series, requests: [], labCase: stitched, failure: nil)
+        XCTAssertEqual(zero.failure, .endedEarly, zero.reason)
+        XCTAssertTrue(zero.jumps.isEmpty && zero.stalls.isEmpty, "position 0 of a dropped item is no jump: \(zero.jumps)")
     }
 
     func testTheRunLoopsOwnFailureWinsAndNotRunIsSkipped() {

@@ -1,4 +1,5 @@
 import Foundation
+import Processes
 import XCTest
 
 /// Kodi 20 as a real AirPlay video receiver, started by `scripts/services.sh kodi-start` in a
@@ -7,7 +8,7 @@ import XCTest
 ///
 /// Use it scoped: `try await KodiReceiver.with { kodi in ... }`. Missing Kodi, Xvfb, PulseAudio,
 /// avahi or root, `start` throws `XCTSkip`; with SEAMCHECK_REQUIRE_AVAHI=1 (scripts/test.sh) it
-/// throws `KodiReceiver.Unavailable`, so that a broken install step cannot pass as a skip.
+/// fails (`TestEnvironment.missing`), so that a broken install step cannot pass as a skip.
 /// Everything that talks to Kodi must run inside the namespace: `run` and `spawn` do that.
 public final class KodiReceiver: @unchecked Sendable {
     /// The network namespace Kodi, its avahi-daemon and its D-Bus run in.
@@ -29,7 +30,7 @@ public final class KodiReceiver: @unchecked Sendable {
     /// Seconds the last `kodi-start` took, to every readiness check passed.
     public private(set) var startSeconds: TimeInterval = 0
     /// Whether this value started the namespace (and so stops it); false when an earlier
-    /// `kodi-start` left Kodi running, which is then left running.
+    /// `kodi-start` left its namespace, which is then left as it was found (Kodi restarted in it).
     public let ownsServices: Bool
 
     /// `address:port` of Kodi's AirPlay server.
@@ -37,17 +38,13 @@ public final class KodiReceiver: @unchecked Sendable {
     /// `http://address:port`: Kodi's AirPlay server as a URL.
     public var airplayURL: String { "http://\(airplayEndpoint)" }
 
-    public struct Unavailable: Error, CustomStringConvertible {
-        public let message: String
-        public var description: String { "SEAMCHECK_REQUIRE_AVAHI=1 but \(message)" }
-    }
-
     public struct Failed: Error, CustomStringConvertible {
         public let description: String
     }
 
     static var script: String { MediaFixture.packageRoot + "/scripts/services.sh" }
     static var envFile: String { MediaFixture.packageRoot + "/.build/services/kodi.env" }
+    static let ip = ToolPath.find("ip") ?? "/usr/sbin/ip"
 
     /// Starts Kodi (or reuses a running one), runs `body`, and stops what it started, also when
     /// `body` throws.
@@ -66,8 +63,9 @@ public final class KodiReceiver: @unchecked Sendable {
     /// Starts Kodi through `scripts/services.sh kodi-start` and reads its env file. Call `stop()`.
     public static func start(timeout: TimeInterval = 120) throws -> KodiReceiver {
         try checkMachine()
-        let running = (try? execute(script, ["kodi-status"], timeout: 30))?.status == 0
-        let kodi = try KodiReceiver(owns: !running)
+        // An earlier kodi-start's namespace (Kodi running or not) is someone else's to stop.
+        let earlier = (try? execute(script, ["kodi-status"], timeout: 30))?.stdout.contains("(present)") ?? false
+        let kodi = try KodiReceiver(owns: !earlier)
         try kodi.restart(timeout: timeout)
         return kodi
     }
@@ -106,28 +104,20 @@ public final class KodiReceiver: @unchecked Sendable {
     /// Runs `argv` inside the namespace, with the namespace's bus as DBUS_SYSTEM_BUS_ADDRESS.
     @discardableResult
     public func run(_ argv: [String], environment: [String: String] = [:], timeout: Double = 60) throws -> CommandResult {
-        try Self.execute("/usr/sbin/ip", prefix(environment) + argv, timeout: timeout)
+        try Self.execute(Self.ip, prefix(environment) + argv, timeout: timeout)
     }
 
-    /// Runs a program to completion through `ChildProcess` (not Foundation's `Process`, whose
-    /// `waitUntilExit` never returned inside an async test here), stderr apart through a file.
-    /// SIGKILLed after `timeout` seconds.
+    /// Runs a program to its end (`ProcessRunner`), SIGKILLed after `timeout` seconds.
     static func execute(_ executable: String, _ arguments: [String], environment: [String: String] = [:],
                         timeout: TimeInterval) throws -> CommandResult {
-        let errors = FileManager.default.temporaryDirectory.appendingPathComponent("seamcheck-kodi-\(UUID().uuidString).err").path
-        defer { try? FileManager.default.removeItem(atPath: errors) }
-        let child = try ChildProcess(executable: URL(fileURLWithPath: "/bin/sh"),
-                                     arguments: ["-c", "exec \"$@\" 2>\"$0\"", errors, executable] + arguments,
-                                     environment: ProcessInfo.processInfo.environment.merging(environment) { _, new in new })
-        let status = child.wait(timeout: timeout)
-        return CommandResult(status: status, stdout: child.output,
-                             stderr: (try? String(contentsOfFile: errors, encoding: .utf8)) ?? "")
+        ProcessRunner.runAndWait(executable, arguments, environment: ProcessInfo.processInfo.environment.merging(environment) { _, new in new },
+                                 timeout: timeout)
     }
 
     /// Starts `argv` inside the namespace as a child process (a server that must keep running);
     /// the caller terminates it. Its output is collected.
-    public func spawn(_ argv: [String], environment: [String: String] = [:]) throws -> ChildProcess {
-        try ChildProcess(executable: URL(fileURLWithPath: "/usr/sbin/ip"), arguments: prefix(environment) + argv)
+    public func spawn(_ argv: [String], environment: [String: String] = [:]) throws -> RunningProcess {
+        try RunningProcess(Self.ip, prefix(environment) + argv)
     }
 
     /// `curl` of `path` on Kodi's AirPlay server, from inside the namespace: (HTTP status, body).
@@ -193,18 +183,15 @@ public final class KodiReceiver: @unchecked Sendable {
         return out
     }
 
-    /// Throws XCTSkip (or `Unavailable` under SEAMCHECK_REQUIRE_AVAHI=1) when this machine cannot run Kodi.
+    /// Throws XCTSkip (a failure under SEAMCHECK_REQUIRE_AVAHI=1) when this machine cannot run Kodi.
     static func checkMachine() throws {
-        func missing(_ message: String) -> Error {
-            ProcessInfo.processInfo.environment["SEAMCHECK_REQUIRE_AVAHI"] == "1" ? Unavailable(message: message) : XCTSkip(message)
-        }
-        guard getuid() == 0 else { throw missing("Kodi's network namespace needs root (ip netns); run the tests as root") }
-        let fm = FileManager.default
+        guard getuid() == 0 else { throw TestEnvironment.missing("Kodi's network namespace needs root (ip netns); run the tests as root") }
         let kodi = ["/usr/lib/x86_64-linux-gnu/kodi/kodi.bin", "/usr/lib/aarch64-linux-gnu/kodi/kodi.bin", "/usr/lib/kodi/kodi.bin"]
-        guard kodi.contains(where: fm.isExecutableFile(atPath:)) else { throw missing("Kodi is not installed (run scripts/setup-deps.sh)") }
-        for tool in ["/usr/bin/Xvfb", "/usr/bin/pulseaudio", "/usr/sbin/avahi-daemon", "/usr/bin/avahi-browse", "/usr/bin/dbus-daemon",
-                     "/usr/sbin/ip", "/usr/bin/curl"] where !fm.isExecutableFile(atPath: tool) {
-            throw missing("\(tool) is not installed (run scripts/setup-deps.sh)")
+        guard kodi.contains(where: FileManager.default.isExecutableFile(atPath:)) else {
+            throw TestEnvironment.missing("Kodi is not installed (run scripts/setup-deps.sh)")
+        }
+        for tool in ["Xvfb", "pulseaudio", "avahi-daemon", "avahi-browse", "dbus-daemon", "ip", "curl"] {
+            _ = try TestEnvironment.require(tool)
         }
     }
 }

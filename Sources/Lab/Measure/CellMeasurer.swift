@@ -65,6 +65,9 @@ public struct CellMeasurer: Sendable {
         } else if gone, m.playToFirstFrameMs != nil {
             fail(.receiverWentAway, "receiver went away: the last \(reading.trailingFailures) polls failed"
                  + (reading.lastFailure.map { " (\($0))" } ?? ""))
+        } else if let away = reading.endedAfterGap, m.playToFirstFrameMs != nil {
+            fail(.receiverWentAway, "receiver went away: \(away.polls) polls failed from \(MeasureText.seconds(away.fromMs / 1000)) "
+                 + "after /play, and it came back without the item" + (reading.lastFailure.map { " (\($0))" } ?? ""))
         } else if m.playToFirstFrameMs == nil {
             let what = timed.firstRequestMs == nil ? "the receiver fetched nothing"
                 : timed.firstSegmentMs == nil ? "it fetched playlists but no segment" : "it fetched segments but the position never moved"

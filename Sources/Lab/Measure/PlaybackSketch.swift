@@ -44,7 +44,7 @@ public struct PlaybackSketch: Sendable {
     public func jumps(to position: Double) -> Self { adding(.jumps(to: position)) }
     /// Polls fail (no answer) for this long.
     public func gone(_ ms: Double) -> Self { adding(.gone(ms: ms)) }
-    /// The receiver reports no item (duration 0) for this long.
+    /// The receiver reports no item (an empty plist, as Kodi does) for this long.
     public func ended(_ ms: Double) -> Self { adding(.ended(ms: ms)) }
     public func error(domain: String, code: Int, for ms: Double) -> Self { adding(.error(domain: domain, code: code, ms: ms)) }
     public func fetchesNothing() -> Self { var copy = self; copy.requests = []; return copy }
@@ -78,7 +78,7 @@ public struct PlaybackSketch: Sendable {
             case .plays: info = PlaybackInfo(duration: duration, position: span.position + (t - span.start) / 1000, rate: 1)
             case .freezes: info = PlaybackInfo(duration: duration, position: span.position, rate: 1)
             case .rateZero: info = PlaybackInfo(duration: duration, position: span.position, rate: 0)
-            case .ended: info = PlaybackInfo(duration: 0, position: 0, rate: 0)
+            case .ended: info = PlaybackInfo()  // Kodi's empty plist once the item is dropped
             case .error(let domain, let code, _):
                 info = PlaybackInfo(duration: duration, position: span.position, rate: 0,
                                     error: PlaybackInfo.ReceiverError(domain: domain, code: code))

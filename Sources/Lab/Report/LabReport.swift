@@ -134,8 +134,12 @@ public struct LabReportBuilder: Sendable {
             if !keys.contains(key) { keys.append(key) }
             if let c = verdict.deviceClass { classOf[key] = c }
         }
+        // A receiver `lab run` reached by address (no name from discovery or the inventory) is named
+        // so in its cells; its sessions, keyed by client address, join those cells.
+        let runNames = Dictionary(runCells.map { ($0.address, $0.receiver) }, uniquingKeysWith: { first, _ in first })
+        func name(_ session: LabSession) -> String { session.receiver ?? runNames[session.client] ?? session.client }
         for session in sessions {
-            let key = Key(caseId: session.case, receiver: session.receiver ?? session.client)
+            let key = Key(caseId: session.case, receiver: name(session))
             if !keys.contains(key) { keys.append(key) }
             if classOf[key] == nil, let c = session.deviceClass { classOf[key] = c }
         }
@@ -150,7 +154,7 @@ public struct LabReportBuilder: Sendable {
         for key in keys {
             guard let labCase = manifest.case(key.caseId) else { continue }
             let mine = verdicts.filter { $0.caseId == key.caseId && $0.receiver == key.receiver }
-            let seen = sessions.filter { $0.case == key.caseId && ($0.receiver ?? $0.client) == key.receiver }
+            let seen = sessions.filter { $0.case == key.caseId && name($0) == key.receiver }
             cells.append(cell(labCase, receiver: key.receiver, deviceClass: classOf[key], verdicts: mine, sessions: seen,
                               run: latestRun[key]))
         }

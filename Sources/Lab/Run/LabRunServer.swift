@@ -6,30 +6,71 @@ import Logging
 public final class LabRunServer: Sendable {
     public let port: Int
     private let task: Task<Void, any Error>
+    private let stopping: StopFlag
 
-    private init(port: Int, task: Task<Void, any Error>) {
+    private init(port: Int, task: Task<Void, any Error>, stopping: StopFlag) {
         self.port = port
         self.task = task
+        self.stopping = stopping
     }
 
     /// Starts the server and returns once it listens; a bind failure is thrown as `LabServeError`.
     public static func start(_ options: LabServerOptions, store: LabStore, logger: Logger) async throws -> LabRunServer {
         var options = options
         options.stopsOnSignals = false
+        let stopping = StopFlag()
+        // Cancelling the server's task makes HummingbirdCore log its shutdown as errors; once the
+        // run stops it on purpose, those lines are dropped.
+        var quiet = Logger(label: logger.label) { _ in QuietOnStop(base: logger, stopping: stopping) }
+        quiet.logLevel = logger.logLevel
         let (ports, feed) = AsyncStream.makeStream(of: Int.self)
-        let task = Task { [options] in
+        let task = Task { [options, quiet] in
             defer { feed.finish() }
-            try await LabServer.run(options, store: store, logger: logger) { port in feed.yield(port) }
+            try await LabServer.run(options, store: store, logger: quiet) { port in feed.yield(port) }
         }
-        for await port in ports { return LabRunServer(port: port, task: task) }
+        for await port in ports { return LabRunServer(port: port, task: task, stopping: stopping) }
         try await task.value
         throw LabServeError.cannotBind(bind: options.bind, port: options.port, reason: "the server stopped before it listened")
     }
 
     /// Stops serving; every logged request is in the database when this returns.
     public func stop() async {
+        stopping.set()
         task.cancel()
         _ = try? await task.value
+    }
+}
+
+final class StopFlag: @unchecked Sendable {
+    private let lock = NSLock()
+    private var value = false
+    func set() { lock.withLock { value = true } }
+    var isSet: Bool { lock.withLock { value } }
+}
+
+/// Passes log lines to `base` until the server is being stopped.
+struct QuietOnStop: LogHandler {
+    let base: Logger
+    let stopping: StopFlag
+    var metadata: Logger.Metadata = [:]
+    var logLevel: Logger.Level
+
+    init(base: Logger, stopping: StopFlag) {
+        self.base = base
+        self.stopping = stopping
+        logLevel = base.logLevel
+    }
+
+    subscript(metadataKey key: String) -> Logger.Metadata.Value? {
+        get { metadata[key] }
+        set { metadata[key] = newValue }
+    }
+
+    func log(level: Logger.Level, message: Logger.Message, metadata: Logger.Metadata?, source: String, file: String,
+             function: String, line: UInt) {
+        guard !stopping.isSet else { return }
+        base.log(level: level, message, metadata: self.metadata.merging(metadata ?? [:]) { $1 }, source: source, file: file,
+                 function: function, line: line)
     }
 }
 

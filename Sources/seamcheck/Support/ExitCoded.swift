@@ -13,7 +13,8 @@ import MediaProbe
 ///
 /// How a command uses it: `try` the modules' calls as they are, with no `do`/`catch` around them
 /// (`let store = try LabStore(path: db)`); every module error type adopts `ExitCoded` below, and
-/// unusable input (2) is the default. A message of the command's own: `throw
+/// unusable input (2) is the default. Cleanup first: `catch { await session.close(); throw error }`.
+/// Findings: `throw ExitCode(CLIFailure.findings)`. A message of the command's own: `throw
 /// CLIFailure.input("what, where, what to do")`. A new error type: one line below, with its code
 /// when it is not 2, and one line in ExitCodeTests. An error that adopts nothing still ends with
 /// exit 2 and its description (see `Seamcheck.main`), but its type belongs here.
