@@ -20,6 +20,11 @@ struct ReceiverLookupOptions: ParsableArguments {
 
     @OptionGroup var profilesDir: ProfilesDirOption
 
+    func validate() throws {
+        // NaN or a huge value would trap turning it into milliseconds.
+        try OptionChecks.number(discoverTimeout, "--discover-timeout", in: 0.1...3_600, unit: "s")
+    }
+
     /// The runnable targets `wanted` names (all when empty) and the receivers left out with why.
     /// Exit 2 for an unknown receiver, 3 when Avahi is needed and missing.
     func resolve(_ wanted: [String]) async throws -> (targets: [RunTarget], skipped: [SkippedReceiver]) {

@@ -44,7 +44,11 @@ final class OptionValidationTests: XCTestCase {
             try refused(["lab", "record", "--receiver", "r", "--case", "c", "--verdict", "glitch", "--seconds=\(value)",
                          "--db", dir.appendingPathComponent("none.sqlite").path], "--seconds must be a number from 0 to 86400 s")
         }
-        XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: dir.path), [], "lab streams made nothing")
+        for value in ["nan", "inf", "-1", "0", "1e300"] {
+            try refused(["lab", "run", "--discover-timeout=\(value)", "--db", dir.appendingPathComponent("run.sqlite").path],
+                        "--discover-timeout must be a number from 0.1 to 3600 s")
+        }
+        XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: dir.path), [], "lab streams and lab run made nothing")
     }
 
     func testABindAddressThatIsNotOneOfThisHostsIsExitTwoSayingWhatToGive() throws {
