@@ -59,6 +59,17 @@ final class OptionValidationTests: XCTestCase {
         XCTAssertFalse(FileManager.default.fileExists(atPath: dir.appendingPathComponent("lab.sqlite").path))
     }
 
+    /// `URL(string:)!` in `airplay play` used to be the only check of URL after the scheme: a URL
+    /// with no host, or text no URL parser takes, is refused before any receiver is contacted.
+    func testAirPlayPlayRefusesAURLItCannotSendSayingWhatToGive() throws {
+        for url in ["not a url", "ftp://127.0.0.1/a.m3u8", "http://", "http:///a.m3u8", "https://[::1/a.m3u8", ""] {
+            let run = try SeamcheckBinary.run(["airplay", "play", "127.0.0.1:9", url])
+            XCTAssertEqual(run.status, 2, "\(url): \(run.stderr)")
+            XCTAssertTrue(run.stderr.contains("URL must be an http:// or https:// URL the receiver can fetch"), "\(url): \(run.stderr)")
+            XCTAssertFalse(run.stderr.contains("127.0.0.1:9"), "refused before the receiver is contacted: \(run.stderr)")
+        }
+    }
+
     func testLabRecordIntoADatabaseThatDoesNotExistCreatesNothing() throws {
         let typo = dir.appendingPathComponent("typo.sqlite").path
         for extra in [[String](), ["--streams", dir.path]] {
