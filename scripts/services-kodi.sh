@@ -318,13 +318,19 @@ kodi_start() {
   say "AirPlay: $kodi_address:$kodi_airplay_port  (source $kodi_env_file)"
 }
 
+# True when process $1 runs in this checkout's namespace: a PID file copied with .build from
+# another checkout names that checkout's processes, which are not ours to stop.
+kodi_in_netns() {
+  [ "$(ip netns identify "$1" 2>/dev/null)" = "$kodi_netns" ]
+}
+
 # Stops every process of ours (Kodi first), then deletes the namespace if this script made it.
 kodi_stop_ours() {
   local i entry name comm pid stopped=""
   for ((i = ${#kodi_daemons[@]} - 1; i >= 0; i--)); do
     read -r name comm <<<"${kodi_daemons[$i]}"
     pid="$(live_pid "$(kodi_pid_file "$name")" "$comm")"
-    if [ -n "$pid" ]; then
+    if [ -n "$pid" ] && kodi_in_netns "$pid"; then
       terminate "$pid" "$comm" "$comm"
       stopped="$stopped $comm (pid $pid)"
     fi
@@ -347,7 +353,7 @@ kodi_stop() { kodi_stop_ours; }
 kodi_kill() {
   local pid
   pid="$(live_pid "$(kodi_pid_file kodi)" kodi.bin)"
-  [ -n "$pid" ] || { say "Kodi is not running"; return 0; }
+  [ -n "$pid" ] && kodi_in_netns "$pid" || { say "Kodi is not running"; return 0; }
   kill -KILL "$pid"
   while is_alive "$pid" kodi.bin; do sleep 0.05; done
   say "killed Kodi (pid $pid); \`scripts/services.sh kodi-start\` starts it again"

@@ -9,7 +9,12 @@ scripts/setup-deps.sh
 scripts/lab-venv.sh  # Selenium for the lab page test
 
 started_services=0
+# Kodi (the real AirPlay receiver of the lab tests) is started and stopped by the tests themselves
+# (KodiReceiver); one that a test left behind is stopped here, unless it ran before this script.
+kodi_before=0
+scripts/services.sh kodi-status 2>/dev/null | grep -q '(present)' && kodi_before=1
 cleanup() {
+  if [ "$kodi_before" = 0 ]; then scripts/services.sh kodi-stop >/dev/null 2>&1 || true; fi
   if [ "$started_services" = 1 ]; then scripts/services.sh stop || true; fi
 }
 trap cleanup EXIT
