@@ -140,7 +140,7 @@ else
   else
     echo "demo: SKIPPED the unattended lab run: Kodi could not start; the end of $kodi_log:" >&2
     tail -n 8 "$kodi_log" | sed 's/^/demo:   /' >&2
-    echo "demo:   (scripts/setup-deps.sh installs kodi, xvfb and pulseaudio). The steps above are complete." >&2
+    echo "demo:   fix what it says (scripts/setup-deps.sh installs kodi, xvfb, pulseaudio) and rerun; the steps above are complete." >&2
   fi
 fi
 if [ "$kodi_ready" = yes ]; then
