@@ -69,7 +69,7 @@ let package = Package(
         .testTarget(name: "HLSTests", dependencies: ["HLS"]),
         .testTarget(name: "ProcessesTests", dependencies: ["Processes"]),
         .testTarget(name: "MediaProbeTests", dependencies: ["MediaProbe", "SeamcheckTestSupport"]),
-        .testTarget(name: "AirPlayTests", dependencies: ["AirPlay", "SeamcheckTestSupport"]),
+        .testTarget(name: "AirPlayTests", dependencies: ["AirPlay", "SeamcheckTestSupport", "Processes"]),
         .testTarget(name: "DiscoveryTests", dependencies: ["Discovery", "SeamcheckTestSupport", "Processes"]),
         .testTarget(name: "CompatibilityTests", dependencies: ["Compatibility", "MediaProbe", "SeamcheckTestSupport"]),
         .testTarget(name: "MatrixTests", dependencies: ["Matrix", "Compatibility", "MediaProbe", "HLS", "SeamcheckTestSupport",

@@ -14,6 +14,7 @@ fail() { echo "install-check: $*" >&2; exit 1; }
 scripts/install.sh --prefix "$prefix" --binary "$binary" 2>/dev/null || fail "scripts/install.sh failed"
 profiles=$(cd "$away" && env -u SEAMCHECK_PROFILES_DIR "$prefix/bin/seamcheck" profiles list 2>&1) || fail "profiles list failed: $profiles"
 echo "$profiles" | grep -q "smart-tv-low-end" || fail "the installed binary did not find its profiles: $profiles"
+[ -s "$prefix/share/seamcheck/DeviceProfiles/lab/measurement.yaml" ] || fail "the lab's measurement thresholds were not installed (DeviceProfiles/lab/measurement.yaml)"
 grep -q "config" "$prefix/share/bash-completion/completions/seamcheck" || fail "bash completion lacks the config command"
 grep -q "_seamcheck" "$prefix/share/zsh/site-functions/_seamcheck" || fail "zsh completion is not a _seamcheck function"
 grep -q "complete -c .seamcheck" "$prefix/share/fish/vendor_completions.d/seamcheck.fish" || fail "fish completion is missing"

@@ -38,10 +38,12 @@ fi
 
 bin_dir="$prefix/bin"
 share="$prefix/share/seamcheck"
-install -d "$bin_dir" "$share/DeviceProfiles" \
+install -d "$bin_dir" "$share/DeviceProfiles" "$share/DeviceProfiles/lab" \
   "$prefix/share/bash-completion/completions" "$prefix/share/zsh/site-functions" "$prefix/share/fish/vendor_completions.d"
 install -m 0755 "$binary" "$bin_dir/seamcheck"
 install -m 0644 DeviceProfiles/*.yaml DeviceProfiles/README.md "$share/DeviceProfiles/"
+# The lab's measurement thresholds (`lab run`, `lab report`, `profiles calibrate`).
+install -m 0644 DeviceProfiles/lab/*.yaml "$share/DeviceProfiles/lab/"
 
 # argument-parser writes the completion scripts; from the installed binary, so they match it.
 "$bin_dir/seamcheck" --generate-completion-script bash > "$prefix/share/bash-completion/completions/seamcheck"

@@ -1,6 +1,6 @@
-/// An asset of which nothing could be read (every rendition's playlist, init section, segment or
-/// key failed: 404s, 5xx, timeouts, not media), once its own playlist loaded, is an origin that serves nothing, not a partial
-/// failure: the audit cannot pass. Each such asset gets one error finding (media-not-probed, no
+/// An asset of which nothing could be read once its own playlist loaded (every rendition's
+/// playlist, init section, segment or key failed: 404s, 5xx, timeouts, not media) is an origin
+/// that serves nothing, not a partial failure: the audit cannot pass. Each such asset gets one error finding (media-not-probed, no
 /// device class) on top of the per-class warnings, so `audit` exits 1 at the default fail-on and a
 /// matrix case is an error cell. An asset some class could read, or one only refused for a
 /// reason of Seamcheck's (a sample-encryption method), stays a warning.

@@ -9,7 +9,7 @@ public enum PlaylistRules {
 
     public static let mediaNotProbed = RuleDescription(
         id: "media-not-probed", title: "Media no rule could look at",
-        rationale: "A rendition that could not be probed (its playlist or first segment unreachable, encrypted with a method or key Seamcheck cannot use, refused) was not audited: no transition or capability rule saw it. It is never counted as seamless; the finding names what was not probed and why, and what the audit used instead where a player would fail over.",
+        rationale: "A rendition that could not be probed (its playlist or first segment unreachable, encrypted with a method or key Seamcheck cannot use, refused) was not audited: no transition or capability rule saw it. It is never counted as seamless; the finding names what was not probed and why, and what the audit used instead where a player would fail over. When nothing of an asset could be read at all (every rendition failed: a broken origin), the asset also gets one error finding with no device class.",
         source: "Seamcheck: what was audited and what was not",
         defaultSeverity: .warning, track: .both, inputs: "the renditions each class selects, as probed")
 

@@ -45,7 +45,7 @@ struct AirPlayCommand: AsyncParsableCommand {
         guard let target = targets.first else {
             throw CLIFailure.input("\(text): " + (skipped.first?.reason ?? "not a receiver with AirPlay video"))
         }
-        do { return (target, try await opener(target.endpoint)) } catch { throw CLIFailure.input(error.description) }
+        return (target, try await opener(target.endpoint))
     }
 }
 
@@ -64,17 +64,25 @@ struct AirPlayPlayCommand: AsyncParsableCommand {
     @OptionGroup var lookup: ReceiverLookupOptions
 
     func validate() throws {
-        guard let parsed = URL(string: url), ["http", "https"].contains(parsed.scheme?.lowercased() ?? "") else {
-            throw ValidationError("URL must be an http:// or https:// URL the receiver can fetch")
-        }
+        _ = try Self.playURL(url)
         guard start >= 0 && start.isFinite else { throw ValidationError("--start must be 0 or more seconds") }
     }
 
+    /// `text` as an http(s) URL with a host, else exit 2 with what to give instead.
+    static func playURL(_ text: String) throws(ValidationError) -> URL {
+        guard let parsed = URL(string: text), ["http", "https"].contains(parsed.scheme?.lowercased() ?? ""),
+              !(parsed.host ?? "").isEmpty else {
+            throw ValidationError("URL must be an http:// or https:// URL the receiver can fetch")
+        }
+        return parsed
+    }
+
     func run() async throws {
+        let playURL = try Self.playURL(url)
         let (target, session) = try await AirPlayCommand.session(receiver, lookup: lookup)
-        do { try await session.play(url: URL(string: url)!, startPosition: start) } catch {
+        do { try await session.play(url: playURL, startPosition: start) } catch {
             await session.close()
-            throw CLIFailure.input(error.description)
+            throw error
         }
         Terminal.writeStderr("seamcheck: \(VisibleText.escape(target.endpoint.description)) is playing \(VisibleText.escape(url))\n")
         await session.close()
@@ -104,7 +112,7 @@ struct AirPlayStatusCommand: AsyncParsableCommand {
         let info: PlaybackInfo
         do { info = try await session.playbackInfo() } catch {
             await session.close()
-            throw CLIFailure.input(error.description)
+            throw error
         }
         await session.close()
         switch ListFormat.resolve(format) {
@@ -133,7 +141,7 @@ struct AirPlayStopCommand: AsyncParsableCommand {
         let (target, session) = try await AirPlayCommand.session(receiver, lookup: lookup)
         do { try await session.stop() } catch {
             await session.close()
-            throw CLIFailure.input(error.description)
+            throw error
         }
         await session.close()
         Terminal.writeStderr("seamcheck: \(VisibleText.escape(target.endpoint.description)) stopped\n")

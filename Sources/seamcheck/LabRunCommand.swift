@@ -20,6 +20,11 @@ struct ReceiverLookupOptions: ParsableArguments {
 
     @OptionGroup var profilesDir: ProfilesDirOption
 
+    func validate() throws {
+        // NaN or a huge value would trap turning it into milliseconds.
+        try OptionChecks.number(discoverTimeout, "--discover-timeout", in: 0.1...3_600, unit: "s")
+    }
+
     /// The runnable targets `wanted` names (all when empty) and the receivers left out with why.
     /// Exit 2 for an unknown receiver, 3 when Avahi is needed and missing.
     func resolve(_ wanted: [String]) async throws -> (targets: [RunTarget], skipped: [SkippedReceiver]) {
@@ -31,7 +36,7 @@ struct ReceiverLookupOptions: ParsableArguments {
         }
         var pins: LabInventory?
         if let inventory {
-            do { pins = try LabInventory.load(inventory, knownClasses: profiles.map(\.id)) } catch { throw CLIFailure.input(error.description) }
+            pins = try LabInventory.load(inventory, knownClasses: profiles.map(\.id))
         }
         var candidates: [ReceiverCandidate] = []
         var discovered: [Receiver] = []
@@ -40,9 +45,7 @@ struct ReceiverLookupOptions: ParsableArguments {
                 discovered = try await AirPlayBrowser.discover(timeout: .milliseconds(Int64(discoverTimeout * 1000)), interface: interface).receivers
             } catch {
                 let pinned = pins?.entries.contains { !$0.addresses.isEmpty } ?? false
-                guard pinned, error.exitCode == CLIFailure.serviceMissing else {
-                    throw CLIFailure(message: error.description, exitCode: error.exitCode)
-                }
+                guard pinned, error.exitCode == CLIFailure.serviceMissing else { throw error }
                 Terminal.writeStderr("seamcheck: warning: \(error.description) Running on the inventory's pinned addresses only.\n")
             }
             let classifier = ReceiverClassifier(profiles: profiles, inventory: pins)
@@ -52,7 +55,7 @@ struct ReceiverLookupOptions: ParsableArguments {
             let found = discovered.contains { receiver in pins?.entry(for: receiver) == entry }
             if !found { candidates.append(ReceiverCandidate(pinned: entry)) }
         }
-        do { return try ReceiverSelection.select(candidates, wanted: wanted) } catch { throw CLIFailure.input(error.description) }
+        return try ReceiverSelection.select(candidates, wanted: wanted)
     }
 }
 
@@ -114,6 +117,7 @@ struct LabRunCommand: AsyncParsableCommand {
 
     @OptionGroup var lookup: ReceiverLookupOptions
     @OptionGroup var database: LabDatabaseOption
+    @OptionGroup var thresholds: ThresholdsOption
 
     func validate() throws {
         if runId != nil, !resume { throw ValidationError("a run id is given with --resume only: --resume \(runId!)") }
@@ -128,12 +132,9 @@ struct LabRunCommand: AsyncParsableCommand {
     func run() async throws {
         let store = try database.open(create: true)
         let previous = try resume ? Self.interruptedRun(runId, store: store) : nil
-        let suite: LabSuite? = server == nil || streams != nil ? try Self.suite(streams ?? "Reports/lab") : nil
-        guard let manifest = try suite?.manifest ?? Self.recordedManifest(store) else { throw CLIFailure.input(LabInputError.noSuite(db: database.path).description) }
-        let chosenCases: [LabCase]
-        do { chosenCases = try CaseSelection.select(cases.isEmpty ? (previous?.cases ?? []) : cases, from: manifest) } catch {
-            throw CLIFailure.input(error.description)
-        }
+        let suite: LabSuite? = server == nil || streams != nil ? try LabSuite.load(streams ?? "Reports/lab") : nil
+        guard let manifest = try suite?.manifest ?? store.latestManifest() else { throw LabInputError.noSuite(db: database.path) }
+        let chosenCases = try CaseSelection.select(cases.isEmpty ? (previous?.cases ?? []) : cases, from: manifest)
         let (targets, skipped) = try await lookup.resolve(receivers.isEmpty ? (previous?.receivers ?? []) : receivers)
         for receiver in skipped {
             Terminal.writeStderr("seamcheck: not runnable: \(VisibleText.escape(receiver.name)) (\(receiver.address ?? "no address")): \(receiver.reason)\n")
@@ -156,7 +157,7 @@ struct LabRunCommand: AsyncParsableCommand {
             let routes = Set(targets.map { LocalRoute.source(toward: $0.address) ?? "0.0.0.0" })
             let bind = self.bind ?? (routes.count == 1 ? routes.first! : "0.0.0.0")
             let options = LabServerOptions(bind: bind, port: port, suite: suite!, profiles: [], inventory: nil, browse: false)
-            do { ownServer = try await LabRunServer.start(options, store: store, logger: logger) } catch { throw CLIFailure.input(String(describing: error)) }
+            ownServer = try await LabRunServer.start(options, store: store, logger: logger)
             let port = ownServer!.port
             serverText = "http://\(bind.contains(":") ? "[\(bind)]" : bind):\(port)"
             let wildcard = ["0.0.0.0", "::", "[::]"].contains(bind)
@@ -179,7 +180,7 @@ struct LabRunCommand: AsyncParsableCommand {
             }
         } catch {
             await ownServer?.stop()
-            throw CLIFailure.input(error.description)
+            throw error
         }
         let done = try previous.map { _ in try store.doneCells(runId: summary.id) } ?? []
         Terminal.writeStderr("seamcheck: lab run \(summary.id): \(chosenCases.count) case(s) on \(targets.count) receiver(s)"
@@ -189,6 +190,7 @@ struct LabRunCommand: AsyncParsableCommand {
         options.pollInterval = .milliseconds(Int64(pollInterval))
         options.caseTimeout = caseTimeout.map { .milliseconds(Int64($0 * 1000)) }
         options.comebackWait = .milliseconds(Int64(comebackWait * 1000))
+        options.thresholds = try thresholds.load(profilesDir: lookup.profilesDir.path)
         let runner = LabRunner(clock: ContinuousClock(), options: options, opener: AirPlayCommand.opener, probe: AirPlayCommand.answers,
                                recorder: store)
         let progress = ProgressPrinter<[String: ReceiverProgress]>(enabled: isatty(STDERR_FILENO) != 0) { state, _ in
@@ -210,10 +212,8 @@ struct LabRunCommand: AsyncParsableCommand {
         heartbeat.cancel()
         await ownServer?.stop()
         let signal = trap.received
-        do { try store.finishRun(runId, state: signal == nil ? .finished : .interrupted) } catch { throw CLIFailure.input(error.description) }
-
-        let cells: [LabRunCell]
-        do { cells = try store.cells(runId: runId) } catch { throw CLIFailure.input(error.description) }
+        try store.finishRun(runId, state: signal == nil ? .finished : .interrupted)
+        let cells = try store.cells(runId: runId)
         let document = LabRunDocument(run: (try? store.run(runId)) ?? summary, cells: cells, skipped: skipped,
                                       problems: results.compactMap { result in result.problem.map { LabRunDocument.Problem(receiver: result.target.name, problem: $0) } })
         switch ListFormat.resolve(format) {
@@ -237,28 +237,18 @@ struct LabRunCommand: AsyncParsableCommand {
         return formatter.string(from: Date()) + "-" + String(UInt32.random(in: 0...0xFFFF), radix: 16)
     }
 
-    static func suite(_ folder: String) throws(CLIFailure) -> LabSuite {
-        do { return try LabSuite.load(folder) } catch { throw CLIFailure.input(error.description) }
-    }
-
-    static func recordedManifest(_ store: LabStore) throws(CLIFailure) -> LabManifest? {
-        do { return try store.latestManifest() } catch { throw CLIFailure.input(error.description) }
-    }
-
-    static func interruptedRun(_ id: String?, store: LabStore) throws(CLIFailure) -> LabRunSummary {
-        do {
-            if let id {
-                guard let run = try store.run(id) else {
-                    let ids = try store.runs().map(\.id)
-                    throw CLIFailure.input("no lab run '\(id)'\(Suggestion.text(for: id, in: ids)); `seamcheck lab runs` lists them")
-                }
-                return run
-            }
-            guard let run = try store.latestInterruptedRun() else {
-                throw CLIFailure.input("no interrupted lab run to resume in \(store.path); `seamcheck lab runs` lists the runs")
+    static func interruptedRun(_ id: String?, store: LabStore) throws -> LabRunSummary {
+        if let id {
+            guard let run = try store.run(id) else {
+                let ids = try store.runs().map(\.id)
+                throw CLIFailure.input("no lab run '\(id)'\(Suggestion.text(for: id, in: ids)); `seamcheck lab runs` lists them")
             }
             return run
-        } catch let failure as CLIFailure { throw failure } catch { throw CLIFailure.input(String(describing: error)) }
+        }
+        guard let run = try store.latestInterruptedRun() else {
+            throw CLIFailure.input("no interrupted lab run to resume in \(store.path); `seamcheck lab runs` lists the runs")
+        }
+        return run
     }
 }
 

@@ -32,27 +32,19 @@ struct LabRunsCommand: AsyncParsableCommand {
             }
             return
         }
-        let runs: [LabRunSummary]
-        do { runs = try store.runs() } catch { throw CLIFailure.input(error.description) }
+        let runs = try store.runs()
         switch format {
         case .json: try Output.write(JSONOutput.encode(LabRunsDocument(runs: runs)), to: nil)
         case .table: try Output.write(LabRunTable.render(runs), to: nil)
         }
     }
 
-    static func document(_ runId: String, store: LabStore) throws(CLIFailure) -> LabRunDocument {
-        let run: LabRunSummary?, ids: [String], cells: [LabRunCell]
-        do throws(LabStoreError) {
-            run = try store.run(runId)
-            ids = run == nil ? try store.runs().map(\.id) : []
-            cells = run == nil ? [] : try store.cells(runId: runId)
-        } catch {
-            throw CLIFailure.input(error.description)
-        }
-        guard let run else {
+    static func document(_ runId: String, store: LabStore) throws -> LabRunDocument {
+        guard let run = try store.run(runId) else {
+            let ids = try store.runs().map(\.id)
             throw CLIFailure.input("no lab run '\(runId)'\(Suggestion.text(for: runId, in: ids)); `seamcheck lab runs` lists them")
         }
-        return LabRunDocument(run: run, cells: cells, skipped: [], problems: [])
+        return LabRunDocument(run: run, cells: try store.cells(runId: runId), skipped: [], problems: [])
     }
 }
 

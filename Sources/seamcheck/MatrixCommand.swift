@@ -81,7 +81,9 @@ struct MatrixRunCommand: AsyncParsableCommand {
         // Loudness as `audit` measures it, so that a matrix cell and an audit of the same input agree.
         let auditors: [any CaseAuditor] = [
             ExplicitInputAuditor(loudnessTimeout: noLoudness ? nil : caseTimeout),
-            PlaylistCaseAuditor(auditor: PlaylistAuditor(loudness: noLoudness ? nil : LoudnessOptions(fetchTimeout: caseTimeout))),
+            // Playlist fetches within the case's time (not the loader's default 10 s / 30 s).
+            PlaylistCaseAuditor(auditor: PlaylistAuditor(loader: PresentationLoader(options: .init(timeout: caseTimeout, fetchAssets: true)),
+                                                         loudness: noLoudness ? nil : LoudnessOptions(fetchTimeout: caseTimeout))),
         ]
         try MatrixPlan.check(spec, auditors: auditors)
         let resolved = try await DeviceClassResolver.resolve(spec, profiles: allProfiles, discovery: AvahiClassDiscovery())

@@ -1,12 +1,13 @@
 @testable import AirPlay
 import Foundation
+import Processes
 import SeamcheckTestSupport
 
 /// Tests/Server/airplay_receiver.py in a child process: one port per mode, each playing an
 /// AirPlay 1 receiver (or misbehaving as its mode says). Reads back what the server received.
 final class ReceiverServer: @unchecked Sendable {
     let ports: [String: Int]
-    private let process: ChildProcess
+    private let process: RunningProcess
 
     struct Request: Decodable {
         var mode: String
@@ -23,23 +24,7 @@ final class ReceiverServer: @unchecked Sendable {
     }
 
     init(modes: [String]) throws {
-        let script = MediaFixture.packageRoot + "/Tests/Server/airplay_receiver.py"
-        process = try ChildProcess(executable: URL(fileURLWithPath: "/usr/bin/python3"),
-                                   arguments: [script, "--lifetime", "600"] + modes.flatMap { ["--listen", $0] })
-        let deadline = Date().addingTimeInterval(10)
-        while !process.output.contains("READY"), process.exitCode == nil, Date() < deadline {
-            Thread.sleep(forTimeInterval: 0.02)
-        }
-        var ports: [String: Int] = [:]
-        for line in process.output.split(separator: "\n") where line.hasPrefix("PORT ") {
-            let parts = line.split(separator: " ")
-            if parts.count == 3, let port = Int(parts[2]) { ports[String(parts[1])] = port }
-        }
-        guard ports.count == modes.count else {
-            process.terminate()
-            throw CommandError.notFound("airplay_receiver.py did not start: \(process.output)")
-        }
-        self.ports = ports
+        (process, ports) = try ModeServerScript.start("airplay_receiver.py", modes: modes)
     }
 
     deinit { process.terminate() }

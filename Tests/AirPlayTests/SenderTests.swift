@@ -148,6 +148,8 @@ final class SenderTests: XCTestCase {
         let noURL = try await AirPlaySender.open(server.endpoint("no-url"))
         let play = await failure { () async throws(AirPlayError) in try await noURL.play(url: Self.media, startPosition: 0) }
         XCTAssertEqual(play, .noURLPlayback(endpoint: server.endpoint("no-url").description))
+        // play() has returned, so any retry was sent before; the server logs its lines asynchronously.
+        XCTAssertTrue(server.wait { server.requests("no-url").contains { $0.path == "/play" } })
         XCTAssertEqual(server.requests("no-url").filter { $0.path == "/play" }.count, 1, "a 404 is not retried")
         let info = try await noURL.serverInfo()
         XCTAssertEqual(info.model, "Xbmc,1", "the session stays usable after an error status")

@@ -1,5 +1,6 @@
 import Foundation
 import Lab
+import Processes
 import SeamcheckTestSupport
 import XCTest
 
@@ -27,8 +28,8 @@ final class LabReceiverPresenceTests: XCTestCase {
     }
 
     /// One avahi-publish process, established.
-    func publish(_ arguments: [String]) throws -> ChildProcess {
-        let child = try ChildProcess(executable: URL(fileURLWithPath: try TestEnvironment.require("avahi-publish")), arguments: arguments)
+    func publish(_ arguments: [String]) throws -> RunningProcess {
+        let child = try RunningProcess(try TestEnvironment.require("avahi-publish"), arguments)
         DiscoverEnvironment.wait(15) { child.output.contains("Established under name") || child.exitCode != nil }
         guard child.output.contains("Established under name") else {
             child.terminate()
@@ -53,34 +54,34 @@ final class LabReceiverPresenceTests: XCTestCase {
         let raop = try publish(["-s", "-H", host, "\(plain)@\(name)", "_raop._tcp", "7000", "am=Xbmc,1", "ft=0x20F7", "cn=0,1"])
         defer { airplay.terminate(); raop.terminate() }
 
-        let server = try LabServerProcess(streams: folder, database: database)
-        defer { server.stop() }
-        DiscoverEnvironment.wait(20) { self.receiver(server, address)?["deviceClass"] as? String != nil }
-        XCTAssertEqual(receiver(server, address)?["deviceClass"] as? String, "apple-tv-hd", "\(server.process.output)")
+        try LabServerProcess.with(streams: folder, database: database) { server in
+            DiscoverEnvironment.wait(20) { self.receiver(server, address)?["deviceClass"] as? String != nil }
+            XCTAssertEqual(receiver(server, address)?["deviceClass"] as? String, "apple-tv-hd", "\(server.process.output)")
 
-        // A session while it is an Apple TV HD.
-        let fetched = try Command.run("curl", ["-s", "--interface", address, "--max-time", "10", "-o", "/dev/null", "-w", "%{http_code}",
-                                               server.url("/cases/mid/media.m3u8")], timeout: 20)
-        XCTAssertEqual(fetched.stdout, "200")
+            // A session while it is an Apple TV HD.
+            let fetched = try Command.run("curl", ["-s", "--interface", address, "--max-time", "10", "-o", "/dev/null", "-w", "%{http_code}",
+                                                   server.url("/cases/mid/media.m3u8")], timeout: 20)
+            XCTAssertEqual(fetched.stdout, "200")
 
-        // Shutting down: the AirPlay record goes first. What is left (RAOP, am=Xbmc,1) alone reads as a speaker.
-        airplay.terminate()
-        Thread.sleep(forTimeInterval: 3)
-        XCTAssertEqual(receiver(server, address)?["deviceClass"] as? String, "apple-tv-hd",
-                       "a receiver withdrawing its records is not reclassified by what is left")
-        XCTAssertNil(receiver(server, address)?["goneAt"] as? String)
+            // Shutting down: the AirPlay record goes first. What is left (RAOP, am=Xbmc,1) alone reads as a speaker.
+            airplay.terminate()
+            Thread.sleep(forTimeInterval: 3)
+            XCTAssertEqual(receiver(server, address)?["deviceClass"] as? String, "apple-tv-hd",
+                           "a receiver withdrawing its records is not reclassified by what is left")
+            XCTAssertNil(receiver(server, address)?["goneAt"] as? String)
 
-        raop.terminate()
-        DiscoverEnvironment.wait(15) { self.receiver(server, address)?["goneAt"] as? String != nil }
-        XCTAssertNotNil(receiver(server, address)?["goneAt"] as? String, "removed by Avahi: marked gone, still listed")
+            raop.terminate()
+            DiscoverEnvironment.wait(15) { self.receiver(server, address)?["goneAt"] as? String != nil }
+            XCTAssertNotNil(receiver(server, address)?["goneAt"] as? String, "removed by Avahi: marked gone, still listed")
 
-        // It comes back as another device (an Apple TV 4K now): no longer gone, with its new class.
-        airplay = try publish(["-s", "-H", host, name, "_airplay._tcp", "7000",
-                               "deviceid=\(deviceId)", "model=AppleTV11,1", "features=0x4A7FFFF7,0x4155FDE", "srcvers=670.6.2"])
-        DiscoverEnvironment.wait(15) { self.receiver(server, address)?["deviceClass"] as? String == "apple-tv-4k" }
-        XCTAssertEqual(receiver(server, address)?["deviceClass"] as? String, "apple-tv-4k")
-        XCTAssertNil(receiver(server, address)?["goneAt"] as? String, "announced again: not gone")
-        XCTAssertEqual(server.stop(), 0)
+            // It comes back as another device (an Apple TV 4K now): no longer gone, with its new class.
+            airplay = try publish(["-s", "-H", host, name, "_airplay._tcp", "7000",
+                                   "deviceid=\(deviceId)", "model=AppleTV11,1", "features=0x4A7FFFF7,0x4155FDE", "srcvers=670.6.2"])
+            DiscoverEnvironment.wait(15) { self.receiver(server, address)?["deviceClass"] as? String == "apple-tv-4k" }
+            XCTAssertEqual(receiver(server, address)?["deviceClass"] as? String, "apple-tv-4k")
+            XCTAssertNil(receiver(server, address)?["goneAt"] as? String, "announced again: not gone")
+            XCTAssertEqual(server.stop(), 0)
+        }
 
         let sessions = try LabSessions.read(database: database).filter { $0["client"] as? String == address }
         XCTAssertEqual(sessions.count, 1)

@@ -1,5 +1,6 @@
 import Foundation
 import Lab
+import Processes
 import SeamcheckTestSupport
 import XCTest
 
@@ -27,7 +28,7 @@ final class LabRunKodiTests: XCTestCase {
     func store() throws -> LabStore { try LabStore(path: database, create: false) }
 
     /// Waits until the run stored its first cell.
-    func waitForFirstCell(_ process: ChildProcess) {
+    func waitForFirstCell(_ process: RunningProcess) {
         XCTAssertTrue(DiscoverEnvironment.wait(60) { ((try? LabStore(path: self.database, create: false).latestCells().count) ?? 0) >= 1 },
                       process.output)
     }

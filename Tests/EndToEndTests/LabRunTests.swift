@@ -1,5 +1,6 @@
 import Foundation
 import Lab
+import Processes
 import SeamcheckTestSupport
 import XCTest
 
@@ -136,7 +137,7 @@ final class LabRunTests: XCTestCase {
         let tv = try receiver("127.0.0.12", ["--duration", "2"])
         try LoopbackReceiver.requireSender(tv)
         let suite = try LabSuiteFixture.small()
-        let process = try ChildProcess(executable: URL(fileURLWithPath: SeamcheckBinary.path), arguments: [
+        let process = try RunningProcess(SeamcheckBinary.path, [
             "lab", "run", "--db", database, "--streams", suite, "--bind", "127.0.0.1", "--poll-interval", "100", "--receiver", tv.address,
             "--case", "control", "--case", "frame-rate-25", "--case", "capability-ladder", "--format", "json"])
         defer { process.terminate() }
@@ -215,13 +216,12 @@ final class LabRunTests: XCTestCase {
 
 /// Tests/Server/lab_run_receiver.py on one loopback address and a free port.
 final class LoopbackReceiver {
-    let process: ChildProcess
+    let process: RunningProcess
     let address: String
 
     init(host: String, options: [String]) throws {
         let python = try TestEnvironment.require("python3")
-        process = try ChildProcess(executable: URL(fileURLWithPath: python),
-                                   arguments: [LabEnvironment.script("lab_run_receiver.py"), "--host", host] + options)
+        process = try RunningProcess(python, [LabEnvironment.script("lab_run_receiver.py"), "--host", host] + options)
         guard DiscoverEnvironment.wait(10, for: { [process] in process.output.contains("READY") || process.exitCode != nil }),
               let match = process.output.firstMatch(of: /PORT (\d+)/) else {
             process.terminate()

@@ -36,15 +36,17 @@ final class LabServeBackpressureTests: XCTestCase {
     func testAClientThatStopsReadingIsLoggedWithWhatItsSocketTookAndAsCutWhenItGoes() throws {
         let size = 64 << 20
         try Data(count: size).write(to: URL(fileURLWithPath: folder + "/primary/big.m4s"))
-        let server = try LabServerProcess(streams: folder, database: database, arguments: ["--no-browse"])
         let receiveBuffer = 64 << 10
-        let client = try StalledClient(port: server.port, receiveBuffer: receiveBuffer,
-                                       request: "GET /cases/mid/primary/big.m4s HTTP/1.1\r\nHost: lab\r\n\r\n")
-        Thread.sleep(forTimeInterval: 3)  // the server fills every buffer on the way and stalls
-        let received = client.drainWithoutWaiting()
-        client.reset()
-        Thread.sleep(forTimeInterval: 1)
-        XCTAssertEqual(server.stop(), 0)
+        let received = try LabServerProcess.with(streams: folder, database: database, arguments: ["--no-browse"]) { server in
+            let client = try StalledClient(port: server.port, receiveBuffer: receiveBuffer,
+                                           request: "GET /cases/mid/primary/big.m4s HTTP/1.1\r\nHost: lab\r\n\r\n")
+            Thread.sleep(forTimeInterval: 3)  // the server fills every buffer on the way and stalls
+            let received = client.drainWithoutWaiting()
+            client.reset()
+            Thread.sleep(forTimeInterval: 1)
+            XCTAssertEqual(server.stop(), 0)
+            return received
+        }
 
         let big = try XCTUnwrap(try LabStore(path: database, create: false).requests().first { $0.path.hasSuffix("big.m4s") },
                                 "the cut request is logged")
@@ -62,23 +64,25 @@ final class LabServeBackpressureTests: XCTestCase {
         // A class of the same defect: many stalled clients, each on a range and on the whole file.
         let size = 32 << 20
         try Data(count: size).write(to: URL(fileURLWithPath: folder + "/primary/big.m4s"))
-        let server = try LabServerProcess(streams: folder, database: database, arguments: ["--no-browse"])
         let receiveBuffer = 64 << 10
         var clients: [StalledClient] = []
-        for index in 0..<8 {
-            let range = index.isMultiple(of: 2) ? "Range: bytes=\(index << 20)-\r\n" : ""
-            clients.append(try StalledClient(port: server.port, receiveBuffer: receiveBuffer,
-                                             request: "GET /cases/mid/primary/big.m4s HTTP/1.1\r\nHost: lab\r\n\(range)\r\n"))
+        let received = try LabServerProcess.with(streams: folder, database: database, arguments: ["--no-browse"]) { server in
+            for index in 0..<8 {
+                let range = index.isMultiple(of: 2) ? "Range: bytes=\(index << 20)-\r\n" : ""
+                clients.append(try StalledClient(port: server.port, receiveBuffer: receiveBuffer,
+                                                 request: "GET /cases/mid/primary/big.m4s HTTP/1.1\r\nHost: lab\r\n\(range)\r\n"))
+            }
+            Thread.sleep(forTimeInterval: 3)
+            let received = clients.map { $0.drainWithoutWaiting().body }
+            clients.forEach { $0.reset() }
+            Thread.sleep(forTimeInterval: 1)
+            // A client that reads still gets the whole file, completed, with every byte counted.
+            let whole = try Command.run("curl", ["-s", "--max-time", "30", "-o", "/dev/null", "-w", "%{size_download}",
+                                                 server.url("/cases/mid/primary/big.m4s")], timeout: 60)
+            XCTAssertEqual(whole.stdout, String(size))
+            XCTAssertEqual(server.stop(), 0)
+            return received
         }
-        Thread.sleep(forTimeInterval: 3)
-        let received = clients.map { $0.drainWithoutWaiting().body }
-        clients.forEach { $0.reset() }
-        Thread.sleep(forTimeInterval: 1)
-        // A client that reads still gets the whole file, completed, with every byte counted.
-        let whole = try Command.run("curl", ["-s", "--max-time", "30", "-o", "/dev/null", "-w", "%{size_download}",
-                                             server.url("/cases/mid/primary/big.m4s")], timeout: 60)
-        XCTAssertEqual(whole.stdout, String(size))
-        XCTAssertEqual(server.stop(), 0)
 
         let logged = try LabStore(path: database, create: false).requests().filter { $0.path.hasSuffix("big.m4s") }
         XCTAssertEqual(logged.filter(\.completed).map(\.bytes), [size], "the reading client: complete, every byte")

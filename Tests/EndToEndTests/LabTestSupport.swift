@@ -9,16 +9,6 @@ import Glibc
 /// What the lab end-to-end tests need beyond tools (`TestEnvironment.require`): scripts/lab-venv.sh's
 /// Python, the stand-in receivers' scripts, scratch folders.
 enum LabEnvironment {
-    /// The old names of `TestEnvironment.require` and `.missing`, kept while tests written before
-    /// them (lab run, lab serve, the report's timeline, the run lease) move over.
-    @available(*, deprecated, renamed: "TestEnvironment.require")
-    static func tool(_ name: String, installedBy script: String = "scripts/setup-deps.sh") throws -> String {
-        try TestEnvironment.require(name, installedBy: script)
-    }
-
-    @available(*, deprecated, renamed: "TestEnvironment.missing")
-    static func missing(_ message: String) -> Error { TestEnvironment.missing(message) }
-
     /// The Python of .build/lab-venv, with Selenium.
     static func seleniumPython() throws -> String {
         let python = MediaFixture.packageRoot + "/.build/lab-venv/bin/python"

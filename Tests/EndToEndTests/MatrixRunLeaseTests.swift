@@ -1,5 +1,6 @@
 import Foundation
 import Matrix
+import Processes
 import SeamcheckTestSupport
 import XCTest
 #if canImport(Glibc)
@@ -51,9 +52,9 @@ final class MatrixRunLeaseTests: XCTestCase {
         let matrix = dir.appendingPathComponent("lease.yaml").path
         try yaml.write(toFile: matrix, atomically: true, encoding: .utf8)
         let lease = 1.5
-        let child = try ChildProcess(
-            executable: URL(fileURLWithPath: unshare),
-            arguments: ["--pid", "--fork", "--kill-child", SeamcheckBinary.path, "matrix", "run", matrix, "--db", db,
+        let child = try RunningProcess(
+            unshare,
+            ["--pid", "--fork", "--kill-child", SeamcheckBinary.path, "matrix", "run", matrix, "--db", db,
                         "--output", dir.appendingPathComponent("reports").path, "--format", "json",
                         "--profiles-dir", MediaFixture.packageRoot + "/DeviceProfiles"],
             environment: ProcessInfo.processInfo.environment.merging([RunLease.environmentVariable: String(lease)]) { _, new in new })

@@ -44,7 +44,11 @@ final class OptionValidationTests: XCTestCase {
             try refused(["lab", "record", "--receiver", "r", "--case", "c", "--verdict", "glitch", "--seconds=\(value)",
                          "--db", dir.appendingPathComponent("none.sqlite").path], "--seconds must be a number from 0 to 86400 s")
         }
-        XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: dir.path), [], "lab streams made nothing")
+        for value in ["nan", "inf", "-1", "0", "1e300"] {
+            try refused(["lab", "run", "--discover-timeout=\(value)", "--db", dir.appendingPathComponent("run.sqlite").path],
+                        "--discover-timeout must be a number from 0.1 to 3600 s")
+        }
+        XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: dir.path), [], "lab streams and lab run made nothing")
     }
 
     func testABindAddressThatIsNotOneOfThisHostsIsExitTwoSayingWhatToGive() throws {
@@ -53,6 +57,17 @@ final class OptionValidationTests: XCTestCase {
                          "--db", dir.appendingPathComponent("lab.sqlite").path], "give an IP address of this host")
         }
         XCTAssertFalse(FileManager.default.fileExists(atPath: dir.appendingPathComponent("lab.sqlite").path))
+    }
+
+    /// `URL(string:)!` in `airplay play` used to be the only check of URL after the scheme: a URL
+    /// with no host, or text no URL parser takes, is refused before any receiver is contacted.
+    func testAirPlayPlayRefusesAURLItCannotSendSayingWhatToGive() throws {
+        for url in ["not a url", "ftp://127.0.0.1/a.m3u8", "http://", "http:///a.m3u8", "https://[::1/a.m3u8", ""] {
+            let run = try SeamcheckBinary.run(["airplay", "play", "127.0.0.1:9", url])
+            XCTAssertEqual(run.status, 2, "\(url): \(run.stderr)")
+            XCTAssertTrue(run.stderr.contains("URL must be an http:// or https:// URL the receiver can fetch"), "\(url): \(run.stderr)")
+            XCTAssertFalse(run.stderr.contains("127.0.0.1:9"), "refused before the receiver is contacted: \(run.stderr)")
+        }
     }
 
     func testLabRecordIntoADatabaseThatDoesNotExistCreatesNothing() throws {

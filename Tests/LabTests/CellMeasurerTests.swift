@@ -45,6 +45,37 @@ final class CellMeasurerTests: XCTestCase {
         }
     }
 
+    /// Kodi reports its position in steps of about 0.2 s (measured: deltas of 0.2 and 0.4 s between
+    /// 250 ms polls, now and then 0 then 0.4): a poll that shows no movement and the next that
+    /// catches up is no freeze; a real one still reads its length.
+    func testKodisSteppedPositionsAreNoStallAndARealFreezeStillReadsItsLength() {
+        func stepped(_ sketch: PlaybackSketch) -> PlaybackSeries {
+            var series = sketch.series()
+            for index in series.samples.indices {
+                if let position = series.samples[index].info?.position, position > 0 {
+                    series.samples[index].info?.position = (position / 0.2).rounded(.down) * 0.2
+                }
+            }
+            return series
+        }
+        for first in [40.0, 110, 190] {
+            let smooth = CellMeasurer().measure(series: stepped(PlaybackSketch(duration: 14, firstPollMs: first).loads(740).plays(14).ended(600)),
+                                                requests: [], labCase: stitched, failure: nil)
+            XCTAssertEqual(smooth.outcome, .seamless, "first poll \(first): \(smooth.reason) \(smooth.stalls)")
+            let frozen = CellMeasurer().measure(
+                series: stepped(PlaybackSketch(duration: 14, firstPollMs: first).loads(740).plays(6).freezes(1200).plays(8).ended(600)),
+                requests: [], labCase: stitched, failure: nil)
+            XCTAssertEqual(frozen.stalls.count, 1, "first poll \(first): \(frozen.stalls)")
+            XCTAssertEqual(frozen.stalls.first?.durationMs ?? 0, 1200, accuracy: 200, "first poll \(first)")
+            XCTAssertEqual(frozen.stalls.first?.transition, "ad start 6 s")
+        }
+    }
+
+    func testAFreezeInTheLastSecondsBeforeTheItemIsDroppedIsTheEndNotAStall() {
+        let m = measure(kodi.loads(740).plays(13.5).freezes(800).ended(1000))
+        XCTAssertEqual(m.outcome, .seamless, m.reason)
+    }
+
     func testAStallAwayFromTheAdIsAStallElsewhereAndTheTransitionReadsZero() throws {
         let m = measure(kodi.loads(500).plays(2).freezes(800).plays(12).ended(600))
         XCTAssertEqual(m.outcome, .stall)

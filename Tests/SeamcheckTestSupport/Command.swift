@@ -30,10 +30,4 @@ public enum Command {
                                        directory: currentDirectory?.path)
         return child.result(timeout: timeout)
     }
-
-    @available(*, deprecated, message: "use TestEnvironment.require(name), or ToolPath.find(name) (import Processes)")
-    public static func resolve(_ name: String) throws -> String {
-        guard let path = ToolPath.find(name) else { throw CommandError.notFound(name) }
-        return path
-    }
 }

@@ -7,11 +7,27 @@ public final class InfoServer: @unchecked Sendable {
     public let ports: [String: Int]
     private let process: RunningProcess
 
-    /// Starts the script and waits (at most 10 s) for its "PORT mode n" lines and "READY".
     public init(modes: [String]) throws {
-        let script = MediaFixture.packageRoot + "/Tests/Server/airplay_info_server.py"
-        process = try RunningProcess(try TestEnvironment.require("python3"),
-                                     [script, "--lifetime", "600"] + modes.flatMap { ["--listen", $0] })
+        (process, ports) = try ModeServerScript.start("airplay_info_server.py", modes: modes)
+    }
+
+    /// Everything the script printed: a "REQUEST mode ..." line per request it answered.
+    public var output: String { process.output }
+
+    public func stop() { process.terminate() }
+
+    deinit { stop() }
+}
+
+/// A Tests/Server script that listens on 127.0.0.1, one port per `--listen` mode, and prints
+/// "PORT mode n" per port, then "READY" (airplay_info_server.py, airplay_receiver.py).
+public enum ModeServerScript {
+    /// Starts `script` and waits (at most 10 s) for its ports; a script that does not give one
+    /// per mode is stopped and its output thrown.
+    public static func start(_ script: String, modes: [String]) throws -> (process: RunningProcess, ports: [String: Int]) {
+        let process = try RunningProcess(try TestEnvironment.require("python3"),
+                                         [MediaFixture.packageRoot + "/Tests/Server/" + script, "--lifetime", "600"]
+                                            + modes.flatMap { ["--listen", $0] })
         let deadline = Date().addingTimeInterval(10)
         while !process.output.contains("READY"), process.exitCode == nil, Date() < deadline {
             Thread.sleep(forTimeInterval: 0.02)
@@ -23,15 +39,8 @@ public final class InfoServer: @unchecked Sendable {
         }
         guard ports.count == modes.count else {
             process.terminate()
-            throw CommandError.notFound("airplay_info_server.py did not start: \(process.output)")
+            throw CommandError.notFound("\(script) did not start: \(process.output)")
         }
-        self.ports = ports
+        return (process, ports)
     }
-
-    /// Everything the script printed: a "REQUEST mode ..." line per request it answered.
-    public var output: String { process.output }
-
-    public func stop() { process.terminate() }
-
-    deinit { stop() }
 }

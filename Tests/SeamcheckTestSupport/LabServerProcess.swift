@@ -57,17 +57,6 @@ public final class LabServerProcess: @unchecked Sendable {
         }
     }
 
-    /// The old way in: a server that lives until this object goes. Kept while tests written
-    /// before `with` (helper labserver's LabWriteAccessTests, LabServeBackpressureTests) move over.
-    @available(*, deprecated, message: "use LabServerProcess.with(streams:database:...) { server in ... }")
-    public convenience init(streams: String, database: String, arguments: [String] = [], environment: [String: String]? = nil,
-                            timeout: TimeInterval = 30) throws {
-        try self.init(starting: streams, database: database, arguments: arguments, environment: environment, timeout: timeout)
-        stopsWhenReleased = true
-    }
-
-    private var stopsWhenReleased = false
-
     public func url(_ path: String) -> String { "http://127.0.0.1:\(port)\(path)" }
 
     /// SIGTERM, then waits for the exit; returns the exit code. Safe to call again.
@@ -75,10 +64,6 @@ public final class LabServerProcess: @unchecked Sendable {
     public func stop(timeout: TimeInterval = 15) -> Int32 {
         if process.exitCode == nil { kill(process.pid, SIGTERM) }  // a reaped PID may be someone else's by now
         return process.wait(timeout: timeout)
-    }
-
-    deinit {
-        if stopsWhenReleased { stop() }
     }
 
     public struct LabServerFailed: Error, CustomStringConvertible {

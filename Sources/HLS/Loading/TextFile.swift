@@ -9,7 +9,7 @@ public enum TextFile {
     /// Every configuration file Seamcheck reads is far below this (a 1,000-case matrix is ~100 KiB).
     public static let defaultLimit = 4 << 20
 
-    /// The file's text; `what` names the kind of file in the error ("matrix file").
+    /// The file's text: at most `limit` bytes of UTF-8 without control characters (tab, LF, CR allowed).
     public static func read(_ path: String, limit: Int = defaultLimit) throws(TextFileError) -> String {
         let data = try readData(path, limit: limit)
         if let offset = data.firstIndex(where: isControl) {

@@ -53,7 +53,8 @@ public enum MeasurementRules {
             MeasurementExample("never moves", kodi.loads(10_000), triggers: false, outcome: .failed),
         ]),
         MeasurementRule(id: "stall-position-frozen", summary: "rate > 0 while the position does not advance for at least "
-                        + "stallMinimumMs, measured between the last poll that moved and the first that moved again",
+                        + "stallMinimumMs, measured between the last poll that moved and the first that moved again as the lag "
+                        + "it leaves (stepped positions that catch up are no freeze)",
                         fires: { $0.stalls.contains { $0.kind == "position-frozen" } }, examples: [
             MeasurementExample("1.2 s freeze at the ad", kodi.loads(700).plays(6).freezes(1200).plays(8).ended(600),
                                triggers: true, outcome: .stall),
@@ -61,6 +62,8 @@ public enum MeasurementRules {
                                triggers: false, outcome: .seamless),
             MeasurementExample("frozen to the end of the series", kodi.loads(700).plays(3).freezes(5000),
                                triggers: true, outcome: .stall),
+            MeasurementExample("stuck in the last second, then the item dropped", kodi.loads(700).plays(13.5).freezes(800).ended(1000),
+                               triggers: false, outcome: .seamless),
             MeasurementExample("paused by the sender", kodi.loads(700).plays(3).rateZero(2000).plays(11).ended(600)
                                 .sent(SentCommand(kind: .rate, atMs: 3_700, value: 0)).sent(SentCommand(kind: .rate, atMs: 5_700, value: 1)),
                                triggers: false, outcome: .seamless),

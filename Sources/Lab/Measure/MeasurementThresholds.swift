@@ -1,5 +1,6 @@
 import Compatibility
 import Foundation
+import HLS
 import Yams
 
 /// The numbers the measurer and the graders use, kept as data (`DeviceProfiles/lab/measurement.yaml`,
@@ -115,9 +116,7 @@ public enum MeasurementThresholdsError: Error, Sendable, Equatable, CustomString
 public enum MeasurementThresholdsLoader {
     public static func load(file: String) throws(MeasurementThresholdsError) -> MeasurementThresholds {
         let text: String
-        do { text = try String(contentsOfFile: file, encoding: .utf8) } catch {
-            throw .unreadable(file: file, reason: error.localizedDescription)
-        }
+        do { text = try TextFile.read(file) } catch { throw .unreadable(file: file, reason: error.reason) }
         return try parse(text, file: file)
     }
 
@@ -130,7 +129,7 @@ public enum MeasurementThresholdsLoader {
     public static func parse(_ text: String, file: String) throws(MeasurementThresholdsError) -> MeasurementThresholds {
         let node: Node?
         do { node = try Yams.compose(yaml: text) } catch {
-            throw .invalid(file: file, field: "(document)", problem: "not valid YAML: \(error)")
+            throw .invalid(file: file, field: "(document)", problem: "not valid YAML: \(BoundedText.clip(String(describing: error)))")
         }
         guard let node else { return .defaults }
         guard let mapping = node.mapping else {

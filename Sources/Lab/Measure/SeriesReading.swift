@@ -83,15 +83,43 @@ struct SeriesReading {
         // A freeze is a run of consecutive poll pairs each showing more wall time than media time
         // (by more than the position epsilon): its duration is the sum of those shortfalls, so that a
         // 1.2 s freeze reads 1.2 s whether polled every 250 ms or every second.
-        var freeze: (startMs: Double, position: Double, shortfallMs: Double)?
+        var freeze: (startMs: Double, position: Double, shortfallMs: Double, firstPoll: Int)?
         // The previous pair's shortfall when it was below the epsilon: a freeze starting next began in it.
-        var lead: (startMs: Double, position: Double, shortfallMs: Double)?
+        var lead: (startMs: Double, position: Double, shortfallMs: Double, firstPoll: Int)?
         var drop: (startMs: Double, position: Double, lastAtMs: Double)?
-        func closeFreeze(resumed: Bool) {
+        // How far the position lags wall time at a poll (ms). Receivers report positions in steps
+        // (Kodi: about 0.2 s), so a poll that shows no movement may be followed by one that catches
+        // up: the freeze that counts is the lag it left behind, the lowest lag in the second after it
+        // less the lowest in the second before it (lags only read high, never low, from stepping).
+        func lag(_ index: Int) -> Double? {
+            let poll = polls[index]
+            guard let position = poll.info.position, (poll.info.rate ?? 0) > 0 else { return nil }
+            return poll.sample.atMs - position * 1000 / (poll.info.rate ?? 1)
+        }
+        var settledFrom = firstIndex  // the backward look stops where the previous freeze ended
+        func settledLag(from start: Int, forward: Bool) -> Double? {
+            let anchor = polls[start].sample.atMs
+            var lags: [Double] = [], index = start
+            while index >= settledFrom, index < polls.count, abs(polls[index].sample.atMs - anchor) <= 1000 {
+                if let value = lag(index) { lags.append(value) }
+                if forward, index > start, polls[index].afterGap { break }
+                index += forward ? 1 : -1
+            }
+            return lags.min()
+        }
+        func closeFreeze(resumed: Bool, at resumeIndex: Int? = nil) {
             guard let open = freeze else { return }
-            stalls.append(MeasuredStall(position: open.position, startMs: open.startMs, durationMs: open.shortfallMs,
-                                        kind: "position-frozen", resumed: resumed))
             freeze = nil
+            var duration = open.shortfallMs
+            if resumed, let resumeIndex, let before = settledLag(from: open.firstPoll, forward: false),
+               let after = settledLag(from: resumeIndex, forward: true) {
+                duration = max(0, after - before)
+            }
+            if let resumeIndex { settledFrom = resumeIndex }
+            // Stuck in the last seconds before the item was dropped: the end of the media, not a stall.
+            if !resumed, let end = reportedDuration, open.position >= end - thresholds.earlyEndMarginSeconds { return }
+            stalls.append(MeasuredStall(position: open.position, startMs: open.startMs, durationMs: duration,
+                                        kind: "position-frozen", resumed: resumed))
         }
         func closeDrop(resumedAtMs: Double?) {
             guard let open = drop else { return }
@@ -143,7 +171,7 @@ struct SeriesReading {
                 continue
             }
             if delta > elapsed * rate + thresholds.jumpToleranceSeconds || delta < -thresholds.jumpToleranceSeconds {
-                closeFreeze(resumed: true)
+                closeFreeze(resumed: true)  // the jump is reported as itself; the lag across it is not a freeze
                 jumps.append(MeasuredJump(atMs: t1, from: p0, to: p1, kind: delta > 0 ? "forward" : "backward"))
                 markPlaying(b.info)
                 continue
@@ -152,13 +180,13 @@ struct SeriesReading {
             // It moved first, then stopped: a freeze starts where the position stopped.
             let moved = max(0, delta)
             if shortfallMs > eps * 1000 {
-                if freeze == nil { freeze = previousLead ?? (t0 + moved * 1000 / rate, p0 + moved, 0) }
+                if freeze == nil { freeze = previousLead ?? (t0 + moved * 1000 / rate, p0 + moved, 0, index - 1) }
                 freeze?.shortfallMs += shortfallMs
             } else {
                 // A pair just under the epsilon at either edge of a freeze still belongs to it.
                 if freeze != nil { freeze?.shortfallMs += max(0, shortfallMs) }
-                closeFreeze(resumed: true)
-                lead = shortfallMs > 1 ? (t0 + moved * 1000 / rate, p0 + moved, shortfallMs) : nil
+                closeFreeze(resumed: true, at: index)
+                lead = shortfallMs > 1 ? (t0 + moved * 1000 / rate, p0 + moved, shortfallMs, index - 1) : nil
             }
             markPlaying(b.info)
         }

@@ -73,6 +73,8 @@ public struct LabRunner<C: Clock>: Sendable where C.Duration == Duration {
         public var comebackWait: Duration = .seconds(60)
         /// After `/stop`, time for the server's request log to reach the database (it commits every 25 ms).
         public var requestSettle: Duration = .milliseconds(150)
+        /// What counts as a stall and how it is graded (`--thresholds`, `--threshold`).
+        public var thresholds: MeasurementThresholds = .defaults
 
         public init() {}
     }
@@ -225,7 +227,7 @@ public struct LabRunner<C: Clock>: Sendable where C.Duration == Duration {
                                                           to: Date())) ?? []
             let measurement = recording.end.kind == .refused
                 ? Self.refused(recording.end.failure ?? "refused")
-                : CellMeasurer().measure(series: recording.series, requests: requests, labCase: labCase, failure: recording.end.failure)
+                : CellMeasurer(thresholds: runner.options.thresholds).measure(series: recording.series, requests: requests, labCase: labCase, failure: recording.end.failure)
             let cell = LabRunCell(runId: runId, receiver: target.name, deviceId: target.deviceId, deviceClass: target.deviceClass,
                                   address: target.address, caseId: labCase.id, attempt: attempt, startedAt: recording.startedAt,
                                   finishedAt: recording.finishedAt, url: caseURL.absoluteString, series: recording.series,

@@ -24,14 +24,6 @@ struct CLIFailure: ExitCoded {
         self.exitCode = exitCode
     }
 
-    /// The old way in, kept while the lab run and airplay commands (written beside this change)
-    /// move over: their code is the error's own `exitCode`, else 2.
-    @available(*, deprecated, message: "throw the error itself: Seamcheck.main reads ExitCoded")
-    init(any error: Error) {
-        if let failure = error as? CLIFailure { self = failure; return }
-        self.init(message: String(describing: error), exitCode: (error as? any ExitCoded)?.exitCode ?? Self.usage)
-    }
-
     /// Several probe failures at once: every one is named, one per line.
     init(_ errors: [ProbeError]) {
         self.init(message: errors.map(\.description).joined(separator: "\n"), exitCode: Self.usage)
