@@ -9,7 +9,12 @@
 #  3. the receiver lab on loopback: generates the small lab suite, serves it with `lab serve`, lets
 #     two stand-in receivers (Tests/Server/lab_receiver.py, from 127.0.0.41 and .42, pinned in an
 #     inventory) play three cases, records verdicts, and writes Reports/demo-lab.{md,html}
-#     (predicted versus observed) and the calibration it proposes.
+#     (predicted versus observed) and the calibration it proposes;
+#  4. an unattended lab run against a real AirPlay receiver (as root only: it needs `ip netns`):
+#     starts Kodi headless in a network namespace of its own (scripts/services.sh kodi-start),
+#     runs `seamcheck lab run` inside that namespace on `control` and two stitched cases of the
+#     same suite (about a minute), and writes Reports/demo-lab-run.html (measured verdicts and a
+#     timeline per cell). Without root, or when Kodi cannot start, it says why and is skipped.
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 
@@ -113,3 +118,52 @@ db=(--db "$lab/lab.sqlite")
 "$bin" profiles calibrate "${db[@]}" --min-observations 1 --format table
 echo >&2
 echo "demo: lab reports written: Reports/demo-lab.md Reports/demo-lab.html" >&2
+
+echo >&2
+echo "demo: an unattended lab run: seamcheck plays cases to a real AirPlay receiver (Kodi) and measures them" >&2
+run_db="$lab/run.sqlite"
+run_cases=(control video-codec-hevc-stitched channel-layout-5.1-stitched)
+kodi_log="$lab/kodi-start.log"
+kodi_ready=no
+if [ "$(id -u)" -ne 0 ]; then
+  echo "demo: SKIPPED the unattended lab run: Kodi runs in a network namespace of its own (ip netns), which" >&2
+  echo "demo:   needs root; rerun as root (sudo scripts/demo.sh) to see it. The steps above are complete." >&2
+elif scripts/services.sh kodi-status >/dev/null 2>&1; then
+  echo "demo: using the Kodi already running (scripts/services.sh kodi-status); it is left running" >&2
+  kodi_ready=yes
+else
+  # Stops only what kodi-start started for the demo (its daemons and namespace), on any exit.
+  trap 'kill "$server_pid" "$lab_pid" 2>/dev/null || true; rm -f "$server_log"; scripts/services.sh kodi-stop 2>/dev/null || true' EXIT
+  echo "demo: starting Kodi headless in a network namespace of its own (scripts/services.sh kodi-start)" >&2
+  if scripts/services.sh kodi-start 2> "$kodi_log"; then
+    kodi_ready=yes
+  else
+    echo "demo: SKIPPED the unattended lab run: Kodi could not start; the end of $kodi_log:" >&2
+    tail -n 8 "$kodi_log" | sed 's/^/demo:   /' >&2
+    echo "demo:   fix what it says (scripts/setup-deps.sh installs kodi, xvfb, pulseaudio) and rerun; the steps above are complete." >&2
+  fi
+fi
+if [ "$kodi_ready" = yes ]; then
+  # shellcheck disable=SC1091
+  source .build/services/kodi.env
+  echo "demo: \"$SEAMCHECK_KODI_NAME\" answers AirPlay on $SEAMCHECK_KODI_AIRPLAY in namespace $SEAMCHECK_KODI_NETNS" >&2
+  rm -f "$run_db" "$run_db-wal" "$run_db-shm"
+  run_db_arg=(--db "$run_db")
+  case_args=()
+  for c in "${run_cases[@]}"; do case_args+=(--case "$c"); done
+  echo "demo: seamcheck lab run --receiver \"$SEAMCHECK_KODI_NAME\" ${case_args[*]}  (inside the namespace, about a minute)" >&2
+  # Inside the namespace, with its bus: the run finds Kodi through the namespace's avahi-daemon.
+  status=0
+  ip netns exec "$SEAMCHECK_KODI_NETNS" env DBUS_SYSTEM_BUS_ADDRESS="$SEAMCHECK_KODI_DBUS" \
+    "$bin" lab run "${run_db_arg[@]}" --streams "$lab/suite" --receiver "$SEAMCHECK_KODI_NAME" "${case_args[@]}" \
+    --format table || status=$?
+  if [ "$status" -ne 0 ]; then
+    echo "demo: error: seamcheck lab run against Kodi exited $status; Kodi's own log: $SEAMCHECK_KODI_LOG" >&2
+    exit "$status"
+  fi
+  "$bin" lab runs "${run_db_arg[@]}" --format table
+  "$bin" lab report "${run_db_arg[@]}" --streams "$lab/suite" --format table
+  "$bin" lab report "${run_db_arg[@]}" --streams "$lab/suite" --format html --output Reports/demo-lab-run.html
+  echo >&2
+  echo "demo: lab run report written: Reports/demo-lab-run.html (measured verdicts, a timeline per cell)" >&2
+fi
