@@ -217,7 +217,7 @@ struct LabRunCommand: AsyncParsableCommand {
         let document = LabRunDocument(run: (try? store.run(runId)) ?? summary, cells: cells, skipped: skipped,
                                       problems: results.compactMap { result in result.problem.map { LabRunDocument.Problem(receiver: result.target.name, problem: $0) } })
         switch ListFormat.resolve(format) {
-        case .json: try Output.write(JSONOutput.encode(document), to: nil)
+        case .json: try Output.write(LabJSON.encode(document), to: nil)
         case .table: try Output.write(LabRunTable.render(document), to: nil)
         }
         withExtendedLifetime(trap) {}

@@ -1,6 +1,7 @@
 import ArgumentParser
 import Compatibility
 import Foundation
+import HLS
 import Lab
 import Reporting
 
@@ -27,14 +28,14 @@ struct LabRunsCommand: AsyncParsableCommand {
         if let runId {
             let document = try Self.document(runId, store: store)
             switch format {
-            case .json: try Output.write(JSONOutput.encode(document), to: nil)
+            case .json: try Output.write(LabJSON.encode(document), to: nil)
             case .table: try Output.write(LabRunTable.render(document), to: nil)
             }
             return
         }
         let runs = try store.runs()
         switch format {
-        case .json: try Output.write(JSONOutput.encode(LabRunsDocument(runs: runs)), to: nil)
+        case .json: try Output.write(LabJSON.encode(LabRunsDocument(runs: runs)), to: nil)
         case .table: try Output.write(LabRunTable.render(runs), to: nil)
         }
     }
@@ -45,6 +46,15 @@ struct LabRunsCommand: AsyncParsableCommand {
             throw CLIFailure.input("no lab run '\(runId)'\(Suggestion.text(for: runId, in: ids)); `seamcheck lab runs` lists them")
         }
         return LabRunDocument(run: run, cells: try store.cells(runId: runId), skipped: [], problems: [])
+    }
+}
+
+/// The lab commands' JSON: dates as ISO 8601 with milliseconds (`2026-11-21T13:30:03.250Z`), as
+/// `lab sessions` and the lab page's API write them (INTERFACE.md), not Foundation's seconds since 2001.
+enum LabJSON {
+    static func encode<T: Encodable>(_ value: T) -> String {
+        // Plain value types with non-finite numbers written as strings: encoding cannot fail.
+        String(decoding: try! JSONDocument.encoder(dates: .iso8601Milliseconds).encode(value), as: UTF8.self) + "\n"
     }
 }
 
