@@ -19,6 +19,10 @@ extension LabReportText {
         let tested = report.classes.filter { !$0.verdicts.isEmpty || $0.measured != nil }
         let timelines = report.cells.filter { $0.timeline != nil }.sorted { ($0.case, $0.receiver ?? "") < ($1.case, $1.receiver ?? "") }
         let grades = report.thresholds.grades
+        let classes = tested.isEmpty ? "<p class=\"no-classes\">\(xmlEscape(noClassLine(report)))</p>"
+            : "<table><thead><tr><th>case</th><th>class</th><th>predicted</th><th>observed (worst)</th><th>measured (worst)</th>"
+            + "<th>first frame (median)</th><th>stall per transition (worst)</th><th>agreement</th><th>receivers</th></tr></thead><tbody>\n"
+            + tested.map { row($0, receiver: false) }.joined(separator: "\n") + "\n</tbody></table>"
         var sections: [String] = []
         for cell in timelines {
             guard let timeline = cell.timeline else { continue }
@@ -41,13 +45,11 @@ extension LabReportText {
         svg.timeline{max-width:100%;height:auto;display:block}</style></head><body>
         <h1>Seamcheck lab report</h1>
         <p>\(report.summary.cells) receiver cells: \(report.summary.agree) agree, \(report.summary.disagree) disagree, \(report.summary.unobserved) without a verdict; \(report.summary.measured) measured by <code>lab run</code>. An operator's verdict wins over the measured one; both are shown. Measured stalls grade as a warning from \(String(format: "%.0f", grades.warningMs)) ms and an error from \(String(format: "%.0f", grades.errorMs)) ms.</p>
-        <table><thead><tr><th>case</th><th>class</th><th>receiver</th><th>predicted</th><th>observed</th><th>source</th><th>measured</th><th>first frame</th><th>stall per transition</th><th></th><th>evidence</th></tr></thead><tbody>
+        <table><thead><tr><th>case</th><th>class</th><th>receiver</th><th>predicted</th><th>observed</th><th>source</th><th>measured</th><th>first frame</th><th>stall per transition</th><th>agreement</th><th>evidence</th></tr></thead><tbody>
         \(report.cells.map { row($0, receiver: true) }.joined(separator: "\n"))
         </tbody></table>
         <h2>Per device class</h2>
-        <table><thead><tr><th>case</th><th>class</th><th>predicted</th><th>observed (worst)</th><th>measured (worst)</th><th>first frame (median)</th><th>stall per transition (worst)</th><th></th><th>receivers</th></tr></thead><tbody>
-        \(tested.map { row($0, receiver: false) }.joined(separator: "\n"))
-        </tbody></table>
+        \(classes)
         \(timelines.isEmpty ? "" : "<h2>Timelines</h2>\n<p>Media position against seconds since <code>/play</code>, from the receiver's <code>/playback-info</code> polls; the ad's window shaded on the position axis; the receiver's requests as ticks under the plot.</p>")
         \(sections.joined(separator: "\n"))
         </body></html>

@@ -1,4 +1,5 @@
 import Foundation
+import HLS
 import Lab
 
 /// `seamcheck lab report` formats.
@@ -36,11 +37,23 @@ enum LabReportText {
 
     /// "ad start 6 s: 1200 ms, ad end 8 s: 0 ms"; a point playback never reached reads "not reached".
     static func transitionStalls(_ cell: LabReportCell) -> String {
+        if cell.measured?.interstitialPlayed == false, cell.measured?.transitionStalls.isEmpty == true {
+            return notPlayed
+        }
         guard let stalls = cell.measured?.transitionStalls, !stalls.isEmpty else { return "-" }
         return stalls.map { "\($0.transition): \($0.ms.map(ms) ?? "not reached")" }.joined(separator: ", ")
     }
 
+    static let notPlayed = "interstitial not played (the receiver fetched none of it)"
+
     static func source(_ cell: LabReportCell) -> String { cell.source ?? "-" }
+
+    /// In place of an empty "per device class" table: why there is nothing to roll up.
+    static func noClassLine(_ report: LabReport) -> String {
+        report.cells.contains { $0.deviceClass != nil }
+            ? "no device class has a verdict or a measurement yet"
+            : "no receiver has a device class: pin one with --inventory"
+    }
 
     static func ms(_ value: Double) -> String { "\(String(format: "%.0f", value)) ms" }
 
@@ -51,7 +64,7 @@ enum LabReportText {
             out += "no verdicts or sessions yet: play cases from the lab page (lab serve) and record verdicts\n"
         } else {
             var rows = [["CASE", "CLASS", "RECEIVER", "PREDICTED", "OBSERVED", "SOURCE", "MEASURED", "FIRST FRAME",
-                         "STALL PER TRANSITION", "", "EVIDENCE"]]
+                         "STALL PER TRANSITION", "AGREEMENT", "EVIDENCE"]]
             for cell in report.cells {
                 rows.append([cell.case, cell.deviceClass ?? "-", cell.receiver ?? "-", cell.predicted ?? "-", cell.observed ?? "-",
                              source(cell), measured(cell), firstFrame(cell), transitionStalls(cell), mark(cell), cell.evidence])
@@ -61,25 +74,28 @@ enum LabReportText {
         let tested = report.classes.filter { !$0.verdicts.isEmpty || $0.measured != nil }
         if !tested.isEmpty {
             var rows = [["CASE", "CLASS", "PREDICTED", "OBSERVED (worst)", "MEASURED (worst)", "FIRST FRAME (median)",
-                         "STALL PER TRANSITION (worst)", "", "RECEIVERS"]]
+                         "STALL PER TRANSITION (worst)", "AGREEMENT", "RECEIVERS"]]
             for cell in tested {
                 rows.append([cell.case, cell.deviceClass ?? "-", cell.predicted ?? "-", cell.observed ?? "-", measured(cell),
                              firstFrame(cell), transitionStalls(cell), mark(cell), cell.evidence])
             }
             out += "\nper device class:\n" + Reporting.table(rows)
+        } else if !report.cells.isEmpty {
+            out += "\nper device class: " + noClassLine(report) + "\n"
         }
         return out
     }
 
+    /// Dates, should the report carry any, as ISO 8601 like the other lab documents.
     static func json(_ report: LabReport) -> String {
-        JSONOutput.encode(report)
+        String(decoding: try! JSONDocument.encoder(dates: .iso8601Milliseconds).encode(report), as: UTF8.self) + "\n"
     }
 
     static func markdown(_ report: LabReport) -> String {
         var md = ["# Seamcheck lab report", "",
                   "\(report.summary.cells) receiver cells: \(report.summary.agree) agree, \(report.summary.disagree) disagree, "
                   + "\(report.summary.unobserved) without a verdict.", "",
-                  "| case | class | receiver | predicted | observed | source | measured | first frame | stall per transition | | evidence |",
+                  "| case | class | receiver | predicted | observed | source | measured | first frame | stall per transition | agreement | evidence |",
                   "|---|---|---|---|---|---|---|---|---|---|---|"]
         for cell in report.cells {
             md.append("| `\(markdownCell(cell.case))` | \(markdownCell(cell.deviceClass ?? "-")) | \(markdownCell(cell.receiver ?? "-")) | "
@@ -90,13 +106,15 @@ enum LabReportText {
         let tested = report.classes.filter { !$0.verdicts.isEmpty || $0.measured != nil }
         if !tested.isEmpty {
             md += ["", "## Per device class", "",
-                   "| case | class | predicted | observed (worst) | measured (worst) | first frame (median) | stall per transition (worst) | | receivers |",
+                   "| case | class | predicted | observed (worst) | measured (worst) | first frame (median) | stall per transition (worst) | agreement | receivers |",
                    "|---|---|---|---|---|---|---|---|---|"]
             for cell in tested {
                 md.append("| `\(markdownCell(cell.case))` | \(markdownCell(cell.deviceClass ?? "-")) | \(cell.predicted ?? "-") | "
                           + "\(markdownCell(cell.observed ?? "-")) | \(markdownCell(measured(cell))) | \(firstFrame(cell)) | "
                           + "\(markdownCell(transitionStalls(cell))) | \(mark(cell)) | \(markdownCell(cell.evidence)) |")
             }
+        } else if !report.cells.isEmpty {
+            md += ["", "## Per device class", "", markdownCell(noClassLine(report))]
         }
         return md.joined(separator: "\n") + "\n"
     }

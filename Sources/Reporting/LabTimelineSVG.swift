@@ -4,9 +4,9 @@ import Lab
 /// One measured cell as an inline SVG: media position (y) against seconds since `/play` (x), the
 /// ad's window shaded across the position axis, the receiver's requests as ticks under the plot
 /// (segments tall and dark, playlists short and violet, failed ones red), stalls as red bands, the
-/// first frame as a green dashed line, and a legend. Every text is escaped: names come from the network.
+/// first frame as a green dashed line, a short end as a purple dotted line, and a legend. Every text is escaped: names come from the network.
 enum LabTimelineSVG {
-    static let width = 760.0, height = 300.0
+    static let width = 760.0, height = 284.0
     static let left = 56.0, right = 16.0, top = 34.0
     /// Plot bottom; the request ticks sit below it, then the x axis labels.
     static let plotBottom = 220.0, ticksTop = 228.0, ticksBottom = 246.0
@@ -26,12 +26,16 @@ enum LabTimelineSVG {
         svg.append("<rect x=\"\(f(left))\" y=\"\(f(top))\" width=\"\(f(plotWidth))\" height=\"\(f(plotBottom - top))\" fill=\"#fcfcfc\" stroke=\"#bbb\"/>")
 
         // The ad's window on the media timeline: a horizontal band across the position axis.
+        // Greyed when the receiver never fetched the interstitial: no transition happened there.
+        let notPlayed = t.interstitialPlayed == false
+        let (windowFill, windowText) = notPlayed ? ("#9e9e9e", "#555") : ("#f2c94c", "#8a6d00")
         if let start = t.windowStart, let end = t.windowEnd {
             let top = y(end), bottom = y(start)
-            svg.append("<rect class=\"ad-window\" x=\"\(f(left))\" y=\"\(f(top))\" width=\"\(f(plotWidth))\" "
-                       + "height=\"\(f(max(bottom - top, 2)))\" fill=\"#f2c94c\" fill-opacity=\"0.35\">"
+            svg.append("<rect class=\"ad-window\(notPlayed ? " not-played" : "")\" x=\"\(f(left))\" y=\"\(f(top))\" width=\"\(f(plotWidth))\" "
+                       + "height=\"\(f(max(bottom - top, 2)))\" fill=\"\(windowFill)\" fill-opacity=\"\(notPlayed ? "0.18" : "0.35")\""
+                       + (notPlayed ? " stroke=\"#9e9e9e\" stroke-dasharray=\"4 3\"" : "") + ">"
                        + "<title>\(xmlEscape("\(t.windowLabel ?? "ad") \(seconds(start))–\(seconds(end)) of media"))</title></rect>")
-            svg.append("<text x=\"\(f(width - right - 4))\" y=\"\(f(top + 12))\" text-anchor=\"end\" fill=\"#8a6d00\">"
+            svg.append("<text x=\"\(f(width - right - 4))\" y=\"\(f(top + 12))\" text-anchor=\"end\" fill=\"\(windowText)\">"
                        + "\(xmlEscape(t.windowLabel ?? "ad")) \(xmlEscape(seconds(start)))–\(xmlEscape(seconds(end)))</text>")
         }
 
@@ -44,7 +48,7 @@ enum LabTimelineSVG {
             svg.append("<line x1=\"\(f(left))\" y1=\"\(f(y(p)))\" x2=\"\(f(width - right))\" y2=\"\(f(y(p)))\" stroke=\"#eee\"/>")
             svg.append("<text x=\"\(f(left - 6))\" y=\"\(f(y(p) + 4))\" text-anchor=\"end\" fill=\"#444\">\(number(p)) s</text>")
         }
-        svg.append("<text x=\"\(f(left + plotWidth / 2))\" y=\"\(f(height - 6))\" text-anchor=\"middle\" fill=\"#222\">seconds since /play</text>")
+        svg.append("<text x=\"\(f(left + plotWidth / 2))\" y=\"\(f(ticksBottom + 30))\" text-anchor=\"middle\" fill=\"#222\">seconds since /play</text>")
         svg.append("<text transform=\"translate(14 \(f((top + plotBottom) / 2))) rotate(-90)\" text-anchor=\"middle\" fill=\"#222\">media position</text>")
 
         // Stalls: red bands over their wall-clock span, a thick red line at their position.
@@ -79,7 +83,20 @@ enum LabTimelineSVG {
         if let first = t.firstFrameMs {
             svg.append("<line class=\"first-frame\" x1=\"\(f(x(first)))\" y1=\"\(f(top))\" x2=\"\(f(x(first)))\" y2=\"\(f(plotBottom))\" "
                        + "stroke=\"#2ca02c\" stroke-width=\"1.5\" stroke-dasharray=\"5 3\"/>")
-            svg.append("<text x=\"\(f(x(first) + 4))\" y=\"\(f(plotBottom - 16))\" fill=\"#1e7b1e\">first frame \(String(format: "%.0f", first)) ms</text>")
+            // High in the plot, where the playhead (near position 0 at the first frame) is not, with a halo.
+            svg.append("<text class=\"first-frame-label\" x=\"\(f(x(first) + 4))\" y=\"\(f(top + 28))\" fill=\"#1e7b1e\" "
+                       + "stroke=\"#fcfcfc\" stroke-width=\"3\" paint-order=\"stroke\">first frame \(String(format: "%.0f", first)) ms</text>")
+        }
+        if let end = t.end {
+            let ex = x(end.atMs), ey = y(end.position)
+            svg.append("<line class=\"short-end\" x1=\"\(f(ex))\" y1=\"\(f(top))\" x2=\"\(f(ex))\" y2=\"\(f(plotBottom))\" "
+                       + "stroke=\"#6a1b9a\" stroke-width=\"1.5\" stroke-dasharray=\"2 2\"><title>\(xmlEscape(end.label))</title></line>")
+            svg.append("<circle class=\"short-end\" cx=\"\(f(ex))\" cy=\"\(f(ey))\" r=\"4\" fill=\"#6a1b9a\"/>")
+            // Written towards the middle of the plot, so that it stays inside.
+            let leftHalf = ex < left + plotWidth / 2
+            svg.append("<text class=\"short-end-label\" x=\"\(f(leftHalf ? ex + 4 : ex - 4))\" y=\"\(f(top + 44))\" "
+                       + "text-anchor=\"\(leftHalf ? "start" : "end")\" fill=\"#6a1b9a\" "
+                       + "stroke=\"#fcfcfc\" stroke-width=\"3\" paint-order=\"stroke\">\(xmlEscape(end.label))</text>")
         }
 
         // Requests under the plot.
@@ -95,7 +112,7 @@ enum LabTimelineSVG {
         // Legend across the top.
         let legend: [(String, String)] = [
             ("<line x1=\"0\" y1=\"-4\" x2=\"18\" y2=\"-4\" stroke=\"#1f6feb\" stroke-width=\"2\"/>", "playhead"),
-            ("<rect x=\"0\" y=\"-9\" width=\"18\" height=\"10\" fill=\"#f2c94c\" fill-opacity=\"0.5\"/>", t.windowLabel ?? "ad window"),
+            ("<rect x=\"0\" y=\"-9\" width=\"18\" height=\"10\" fill=\"\(windowFill)\" fill-opacity=\"0.5\"/>", notPlayed ? "interstitial not played" : t.windowLabel ?? "ad window"),
             ("<rect x=\"0\" y=\"-9\" width=\"18\" height=\"10\" fill=\"#d62728\" fill-opacity=\"0.35\"/>", "stall"),
             ("<line x1=\"9\" y1=\"-10\" x2=\"9\" y2=\"2\" stroke=\"#2ca02c\" stroke-dasharray=\"3 2\"/>", "first frame"),
             ("<line x1=\"9\" y1=\"-10\" x2=\"9\" y2=\"2\" stroke=\"#333\" stroke-width=\"1.5\"/>", "segment request"),

@@ -19,6 +19,7 @@ final class LabReportTimelineTests: XCTestCase {
         interstitial.delivery = .interstitial
         interstitial.stitchedFrom = nil
         interstitial.playlist = "cases/frame-rate/master.m3u8"
+        interstitial.interstitialPrefix = "cases/frame-rate/ad/"
         return LabManifest(generator: "test", primaryTimeline: [], cases: [stitched, interstitial])
     }
 
@@ -37,11 +38,11 @@ final class LabReportTimelineTests: XCTestCase {
         return sketch
     }
 
-    static func cell(_ receiver: String, caseId: String, _ sketch: PlaybackSketch) -> LabRunCell {
+    static func cell(_ receiver: String, caseId: String, _ sketch: PlaybackSketch, deviceClass: String? = "smart-tv-low-end") -> LabRunCell {
         let labCase = manifest.case(caseId)!
         let series = sketch.series(playSentAt: start)
         let requests = sketch.requestRecords(playSentAt: start)
-        return LabRunCell(runId: "run-7", receiver: receiver, deviceId: nil, deviceClass: "smart-tv-low-end", address: "127.0.0.9",
+        return LabRunCell(runId: "run-7", receiver: receiver, deviceId: nil, deviceClass: deviceClass, address: "127.0.0.9",
                           caseId: caseId, attempt: 1, startedAt: start, finishedAt: start.addingTimeInterval(16),
                           url: "http://127.0.0.1:8080/" + labCase.playlist, series: series, requests: requests,
                           measurement: CellMeasurer().measure(series: series, requests: requests, labCase: labCase, failure: nil))
@@ -149,6 +150,14 @@ final class LabReportTimelineTests: XCTestCase {
         XCTAssertEqual(bad.status, 2)
         XCTAssertTrue(bad.stderr.contains("did you mean 'grades.errorMs'?"), bad.stderr)
 
+        // The lab documents write dates as ISO 8601, like `lab sessions` (not seconds since 2001).
+        for arguments in [["lab", "runs"], ["lab", "runs", "run-7"]] {
+            let listed = try SeamcheckBinary.run(arguments + ["--db", database, "--format", "json"])
+            XCTAssertEqual(listed.status, 0, listed.stderr)
+            XCTAssertTrue(listed.stdout.contains("\"startedAt\" : \"2027-01-15T08:00:00.000Z\""), listed.stdout)
+            XCTAssertNil(listed.stdout.range(of: #""(started|finished)At" : [0-9]"#, options: .regularExpression), listed.stdout)
+        }
+
         let table = try report("table")
         for text in ["SOURCE", "FIRST FRAME", "STALL PER TRANSITION", "ad start 6 s: 1200 ms, ad end 8 s: 0 ms", "740 ms", "measured"] {
             XCTAssertTrue(table.contains(text), "table: \(text)\n\(table)")
@@ -194,6 +203,8 @@ final class LabReportTimelineTests: XCTestCase {
         let run = try SeamcheckBinary.run(["lab", "run", "--db", database, "--streams", try LabSuiteFixture.small(), "--bind", "127.0.0.1",
                                            "--poll-interval", "100", "--receiver", tv.address, "--case", "frame-rate-25", "--format", "json"])
         XCTAssertEqual(run.status, 0, run.stderr)
+        XCTAssertNotNil(run.stdout.range(of: #""startedAt" : "20[0-9]{2}-[0-9]{2}-[0-9]{2}T[0-9:.]+Z""#, options: .regularExpression), run.stdout)
+        XCTAssertNil(run.stdout.range(of: #""(started|finished)At" : [0-9]"#, options: .regularExpression), run.stdout)
         let report = try SeamcheckBinary.run(["lab", "report", "--db", database, "--format", "json",
                                               "--profiles-dir", MediaFixture.packageRoot + "/DeviceProfiles"])
         XCTAssertEqual(report.status, 0, report.stderr)
@@ -213,8 +224,9 @@ final class LabReportTimelineTests: XCTestCase {
                                             "--profiles-dir", MediaFixture.packageRoot + "/DeviceProfiles"])
         XCTAssertEqual(html.status, 0, html.stderr)
         XCTAssertEqual(html.stdout.components(separatedBy: "<svg ").count - 1, 1)
-        for part in ["class=\"ad-window\"", "class=\"playhead\"", "class=\"first-frame\"", "class=\"request playlist\"",
-                     "seamless (measured)"] {
+        // The stand-in fetches the playlist but none of the interstitial: its window is greyed, no transition.
+        for part in ["class=\"ad-window not-played\"", "class=\"playhead\"", "class=\"first-frame\"", "class=\"request playlist\"",
+                     "seamless (measured)", "interstitial not played (the receiver fetched none of it)"] {
             XCTAssertTrue(html.stdout.contains(part), part)
         }
     }

@@ -30,6 +30,16 @@ public struct TransitionPoint: Codable, Sendable, Equatable {
         return points
     }
 
+    /// Whether the receiver fetched (or tried to fetch) anything under an interstitial case's
+    /// `interstitialPrefix`: false means it never switched to the ad (Kodi ignores EXT-X-DATERANGE),
+    /// so the case's transition points were never met. nil for a case with no interstitial to fetch.
+    public static func interstitialFetched(_ labCase: LabCase, requests: [LabRequestRecord]) -> Bool? {
+        guard labCase.delivery == .interstitial, labCase.interstitialStart != nil,
+              let prefix = labCase.interstitialPrefix, !prefix.isEmpty else { return nil }
+        let path = "/" + prefix
+        return requests.contains { $0.path.hasPrefix(path) }
+    }
+
     /// The window on the media timeline the ad occupies (shaded in the timeline picture).
     public static func window(of labCase: LabCase) -> ClosedRange<Double>? {
         guard let start = labCase.interstitialStart else { return nil }

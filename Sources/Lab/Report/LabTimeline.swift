@@ -34,9 +34,22 @@ public struct LabTimeline: Codable, Sendable, Equatable {
     public var windowEnd: Double?
     public var windowLabel: String?
     public var transitions: [TransitionPoint]
+    /// false: an interstitial case whose interstitial the receiver never fetched (no transition; the
+    /// window is drawn greyed with that label); nil when the case has none to fetch.
+    public var interstitialPlayed: Bool?
+    /// Where playback ended short of the media (an early end, or a noted own end of stream), or nil.
+    public var end: End?
     public var mediaDuration: Double?
     /// The verdict as the report shows it ("stall 1200 ms (measured)").
     public var verdict: String
+
+    /// A short end: the last poll that played, at what position, and in words.
+    public struct End: Codable, Sendable, Equatable {
+        public var atMs: Double
+        public var position: Double
+        /// "early end at 9 s of 12 s", "ended at 11.5 s of 12 s (its own end of stream)".
+        public var label: String
+    }
 
     public init(_ cell: LabRunCell, labCase: LabCase?, verdict: String) {
         receiver = cell.receiver
@@ -63,10 +76,31 @@ public struct LabTimeline: Codable, Sendable, Equatable {
         let window = labCase.flatMap(TransitionPoint.window(of:))
         windowStart = window?.lowerBound
         windowEnd = window?.upperBound
-        windowLabel = window == nil ? nil : labCase?.delivery == .stitched ? "stitched ad" : "interstitial"
-        transitions = labCase.map(TransitionPoint.of) ?? []
+        let played = labCase.flatMap { TransitionPoint.interstitialFetched($0, requests: cell.requests) }
+        interstitialPlayed = played
+        windowLabel = window == nil ? nil : played == false ? "interstitial not played (the receiver fetched none of it)"
+            : labCase?.delivery == .stitched ? "stitched ad" : "interstitial"
+        transitions = played == false ? [] : labCase.map(TransitionPoint.of) ?? []
+        end = Self.end(cell, points: points)
         mediaDuration = cell.measurement.mediaDuration
         self.verdict = verdict
+    }
+
+    static func end(_ cell: LabRunCell, points: [Point]) -> End? {
+        let m = cell.measurement
+        let words: String
+        let position: Double
+        if let short = m.shortEnd {
+            position = short.position
+            words = "ended at \(MeasureText.seconds(short.position)) of \(MeasureText.seconds(short.duration)) (its own end of stream, noted)"
+        } else if m.failure == .endedEarly, let last = m.lastPosition {
+            position = last
+            words = "early end at \(MeasureText.seconds(last))" + (m.mediaDuration.map { " of \(MeasureText.seconds($0))" } ?? "")
+        } else {
+            return nil
+        }
+        guard let at = points.last(where: { $0.position != nil })?.atMs else { return nil }
+        return End(atMs: at, position: position, label: words)
     }
 
     /// The wall-clock span drawn, in ms: to the last poll or request.

@@ -32,12 +32,16 @@ public struct MeasuredColumns: Codable, Sendable, Equatable {
     public var level: String?
     public var reason: String
     public var runId: String?
+    /// For an interstitial case: whether the receiver fetched any of the interstitial (false: it
+    /// played straight through, there was no transition and `transitionStalls` is empty); nil otherwise.
+    public var interstitialPlayed: Bool?
     /// How many measured cells this rests on (1 for a receiver; its receivers' for a class).
     public var cells: Int
 
     public init(verdict: String, stallMs: Double? = nil, firstFrameMs: Double? = nil, firstRequestMs: Double? = nil,
                 firstSegmentMs: Double? = nil, transitionStallMs: Double? = nil, transitionStalls: [TransitionStall] = [],
-                elsewhereStallMs: Double? = nil, level: String? = nil, reason: String, runId: String? = nil, cells: Int = 1) {
+                elsewhereStallMs: Double? = nil, level: String? = nil, reason: String, runId: String? = nil, cells: Int = 1,
+                interstitialPlayed: Bool? = nil) {
         self.verdict = verdict
         self.stallMs = stallMs
         self.firstFrameMs = firstFrameMs
@@ -50,13 +54,15 @@ public struct MeasuredColumns: Codable, Sendable, Equatable {
         self.reason = reason
         self.runId = runId
         self.cells = cells
+        self.interstitialPlayed = interstitialPlayed
     }
 
     /// One run cell's columns.
     public init(_ cell: LabRunCell, labCase: LabCase, thresholds: MeasurementThresholds) {
         let m = cell.measurement
         let reached = m.lastPosition ?? -1
-        let perPoint = TransitionPoint.of(labCase).map { point -> TransitionStall in
+        let played = TransitionPoint.interstitialFetched(labCase, requests: cell.requests)
+        let perPoint: [TransitionStall] = played == false ? [] : TransitionPoint.of(labCase).map { point -> TransitionStall in
             let here = m.stalls.filter { $0.transition == point.label }.map(\.durationMs).max()
             return TransitionStall(transition: point.label,
                                    ms: here ?? (reached >= point.position + thresholds.transitionWindowSeconds ? 0 : nil))
@@ -64,7 +70,8 @@ public struct MeasuredColumns: Codable, Sendable, Equatable {
         self.init(verdict: m.labVerdict.rawValue, stallMs: m.verdictStallMs, firstFrameMs: m.playToFirstFrameMs,
                   firstRequestMs: m.playToFirstRequestMs, firstSegmentMs: m.playToFirstSegmentMs,
                   transitionStallMs: m.transitionStallMs, transitionStalls: perPoint, elsewhereStallMs: m.elsewhereStallMs,
-                  level: Self.level(m, thresholds: thresholds)?.rawValue, reason: m.reason, runId: cell.runId)
+                  level: Self.level(m, thresholds: thresholds)?.rawValue, reason: m.reason, runId: cell.runId,
+                  interstitialPlayed: played)
     }
 
     /// A measured cell as a level to hold against the prediction: the stall (at a transition, else the
@@ -107,7 +114,9 @@ public struct MeasuredColumns: Codable, Sendable, Equatable {
                                transitionStallMs: worst(members.map(\.transitionStallMs)), transitionStalls: perPoint,
                                elsewhereStallMs: worst(members.map(\.elsewhereStallMs)), level: levels.max()?.rawValue,
                                reason: counts.map { "\($0.value) \($0.key)" }.joined(separator: ", ") + " measured",
-                               cells: members.count)
+                               cells: members.count,
+                               interstitialPlayed: members.contains { $0.interstitialPlayed == true } ? true
+                                   : members.contains { $0.interstitialPlayed == false } ? false : nil)
     }
 }
 
