@@ -35,8 +35,10 @@ enum LabTimelineSVG {
                        + "height=\"\(f(max(bottom - top, 2)))\" fill=\"\(windowFill)\" fill-opacity=\"\(notPlayed ? "0.18" : "0.35")\""
                        + (notPlayed ? " stroke=\"#9e9e9e\" stroke-dasharray=\"4 3\"" : "") + ">"
                        + "<title>\(xmlEscape("\(t.windowLabel ?? "ad") \(seconds(start))–\(seconds(end)) of media"))</title></rect>")
-            svg.append("<text x=\"\(f(width - right - 4))\" y=\"\(f(top + 12))\" text-anchor=\"end\" fill=\"\(windowText)\">"
-                       + "\(xmlEscape(t.windowLabel ?? "ad")) \(xmlEscape(seconds(start)))–\(xmlEscape(seconds(end)))</text>")
+            // Short in the plot (the full label is the band's tooltip), with a halo where the playhead crosses.
+            svg.append("<text x=\"\(f(width - right - 4))\" y=\"\(f(top + 12))\" text-anchor=\"end\" fill=\"\(windowText)\" "
+                       + "stroke=\"#fcfcfc\" stroke-width=\"3\" paint-order=\"stroke\">"
+                       + "\(xmlEscape(notPlayed ? "interstitial not played" : t.windowLabel ?? "ad")) \(xmlEscape(seconds(start)))–\(xmlEscape(seconds(end)))</text>")
         }
 
         // Axes and grid: seconds on both.

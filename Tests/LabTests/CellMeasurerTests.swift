@@ -271,6 +271,26 @@ final class CellMeasurerTests: XCTestCase {
         XCTAssertEqual(TransitionPoint.of(stitched).map(\.label), ["ad start 6 s", "ad end 8 s"])
     }
 
+    /// Kodi ignores EXT-X-DATERANGE: it plays the primary through and fetches nothing under the
+    /// interstitial's prefix, so a freeze at 6 s is a stall elsewhere, not at an ad start it never met.
+    func testAnInterstitialTheReceiverNeverFetchedHasNoTransition() throws {
+        var labCase = stitched
+        labCase.delivery = .interstitial
+        labCase.interstitialPrefix = "cases/frame-rate/ad/"
+        let sketch = PlaybackSketch(duration: 12).loads(700).plays(6).freezes(600).plays(6).ended(600)
+            .fetches("/cases/frame-rate/primary/seg_000.m4s", at: 60)
+        let m = measure(sketch, labCase: labCase)
+        XCTAssertEqual(m.stalls.count, 1)
+        XCTAssertNil(m.stalls.first?.transition, "no transition was met")
+        XCTAssertNil(m.transitionStallMs)
+        XCTAssertTrue(m.reason.hasSuffix("(away from any transition); interstitial not played (the receiver fetched none of it)"), m.reason)
+
+        let fetched = measure(sketch.fetches("/cases/frame-rate/ad/seg_000.m4s", at: 6_050), labCase: labCase)
+        XCTAssertEqual(fetched.stalls.first?.transition, "ad start 6 s")
+        XCTAssertEqual(fetched.transitionStallMs ?? -1, 600, accuracy: 1)
+        XCTAssertFalse(fetched.reason.contains("not played"), fetched.reason)
+    }
+
     func testThresholdsChangeWhatCounts() throws {
         let sketch = kodi.loads(700).plays(6).freezes(300).plays(8).ended(600)
         XCTAssertEqual(measure(sketch).outcome, .stall)

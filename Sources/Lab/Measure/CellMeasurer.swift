@@ -14,7 +14,10 @@ public struct CellMeasurer: Sendable {
     public func measure(series: PlaybackSeries, requests: [LabRequestRecord], labCase: LabCase,
                         failure: String?) -> CellMeasurement {
         let reading = SeriesReading(series: series, thresholds: thresholds)
-        let points = TransitionPoint.of(labCase)
+        // A receiver that fetched none of the interstitial (Kodi ignores EXT-X-DATERANGE) never met
+        // the case's transitions: its stalls there are stalls elsewhere.
+        let fetched = TransitionPoint.interstitialFetched(labCase, requests: requests)
+        let points = fetched == false ? [] : TransitionPoint.of(labCase)
         let window = thresholds.transitionWindowSeconds
         func near(_ position: Double) -> TransitionPoint? {
             points.filter { abs($0.position - position) <= window }.min { abs($0.position - position) < abs($1.position - position) }
@@ -44,6 +47,9 @@ public struct CellMeasurer: Sendable {
         m.shortEnd = Self.ownEndOfStream(reading: reading, duration: duration, requests: requests, labCase: labCase,
                                          playSentAt: series.playSentAt, margin: thresholds.earlyEndMarginSeconds)
         decide(&m, reading: reading, failure: failure, timed: timed)
+        if fetched == false, m.outcome == .seamless || m.outcome == .stall {
+            m.reason += "; interstitial not played (the receiver fetched none of it)"
+        }
         return m
     }
 
