@@ -120,28 +120,7 @@ kodi_write_configs() {
   </policy>
 </busconfig>
 EOF
-  cat >"$kodi_dir/avahi-daemon.conf" <<EOF
-# avahi-daemon of Kodi's network namespace (written by scripts/services.sh kodi-start): one
-# interface, IPv4 only, nothing published but what Kodi registers.
-[server]
-host-name=seamcheck-kodi
-use-ipv4=yes
-use-ipv6=no
-allow-interfaces=$kodi_if
-enable-dbus=yes
-ratelimit-interval-usec=1000000
-ratelimit-burst=1000
-[wide-area]
-enable-wide-area=no
-[publish]
-publish-hinfo=no
-publish-workstation=no
-publish-domain=no
-publish-aaaa-on-ipv4=no
-publish-a-on-ipv6=no
-[reflector]
-enable-reflector=no
-EOF
+  avahi_config seamcheck-kodi "$kodi_if" "avahi-daemon of Kodi's network namespace, kodi-start" >"$kodi_dir/avahi-daemon.conf"
   # Read once, at Kodi's first start: later starts keep what Kodi wrote back.
   [ -f "$kodi_home/.kodi/userdata/guisettings.xml" ] || cat >"$kodi_home/.kodi/userdata/guisettings.xml" <<EOF
 <settings version="2">

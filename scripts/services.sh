@@ -139,6 +139,32 @@ check_foreign_avahi() {
   rm -f "$avahi_system_pid_file"
 }
 
+# Prints an avahi-daemon.conf for host name $1 on interface $2 only, IPv4, nothing published but
+# what clients register, no wide-area, no reflector; $3 says whose it is.
+avahi_config() {
+  cat <<EOF
+# $3 (written by scripts/services.sh).
+[server]
+host-name=$1
+use-ipv4=yes
+use-ipv6=no
+allow-interfaces=$2
+enable-dbus=yes
+ratelimit-interval-usec=1000000
+ratelimit-burst=1000
+[wide-area]
+enable-wide-area=no
+[publish]
+publish-hinfo=no
+publish-workstation=no
+publish-domain=no
+publish-aaaa-on-ipv4=no
+publish-a-on-ipv6=no
+[reflector]
+enable-reflector=no
+EOF
+}
+
 write_configs() {
   cat >"$bus_conf" <<EOF
 <!DOCTYPE busconfig PUBLIC "-//freedesktop//DTD D-Bus Bus Configuration 1.0//EN"
@@ -157,27 +183,7 @@ write_configs() {
   </policy>
 </busconfig>
 EOF
-  cat >"$avahi_conf" <<'EOF'
-# Loopback-only avahi-daemon for Seamcheck's tests (written by scripts/services.sh).
-[server]
-host-name=seamcheck-ci
-use-ipv4=yes
-use-ipv6=no
-allow-interfaces=lo
-enable-dbus=yes
-ratelimit-interval-usec=1000000
-ratelimit-burst=1000
-[wide-area]
-enable-wide-area=no
-[publish]
-publish-hinfo=no
-publish-workstation=no
-publish-domain=no
-publish-aaaa-on-ipv4=no
-publish-a-on-ipv6=no
-[reflector]
-enable-reflector=no
-EOF
+  avahi_config seamcheck-ci lo "Loopback-only avahi-daemon for Seamcheck's tests" >"$avahi_conf"
 }
 
 # Runs a daemon in a new session with TERM, INT and HUP unblocked and at their defaults: a

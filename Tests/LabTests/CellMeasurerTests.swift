@@ -181,6 +181,15 @@ final class CellMeasurerTests: XCTestCase {
         // Stored and read back with the evidence.
         XCTAssertEqual(try JSONDecoder().decode(CellMeasurement.self, from: try JSONEncoder().encode(noted)), noted)
 
+        // The last frame held before its own end (never resumed) is that end, not a stall (Kodi: 0.2-0.4 s, more under load).
+        let drained = measure(kodi.buffers(ahead: 8).fetches(last, at: 4800).loads(700).plays(11.2).freezes(600).ended(1000))
+        XCTAssertNotNil(drained.shortEnd, drained.reason)
+        XCTAssertEqual(drained.stalls, [], drained.reason)
+        XCTAssertEqual(drained.outcome, .seamless, drained.reason)
+        // Without its own end (it stopped with the end unfetched), the same held frame is a stall and the end a failure.
+        let held = measure(kodi.buffers(ahead: 8).loads(700).plays(11.2).freezes(600).ended(1000))
+        XCTAssertEqual(held.failure, .endedEarly, held.reason)
+
         // A stall still counts; the note follows its reason.
         let stalled = measure(kodi.buffers(ahead: 8).fetches(last, at: 4800).loads(700).plays(6).freezes(1200).plays(5.8).ended(1000))
         XCTAssertEqual(stalled.outcome, .stall, stalled.reason)

@@ -107,26 +107,136 @@ final class LabRunnerTests: XCTestCase {
         XCTAssertEqual(recorder.cells(of: "Den").map(\.cell.caseId), ["frame-rate-25", "video-codec-hevc"])
     }
 
+    /// SIGINT lands while the 60th `/playback-info` (12 s into the second case) is in flight: the
+    /// receiver holds that answer until the test has cancelled, so the cut is at one point in
+    /// virtual time whatever the threads do.
     func testCancellationStopsTheRunWithoutStoringTheCellCutShort() async throws {
         let clock = JumpingClock()
         let recorder = MemoryRecorder()
-        let polls = Counter()
+        let polls = Counter(), opens = Counter()
+        let hold = Hold()
+        let sessions = Sessions()
         let runner = runner(clock: clock, recorder: recorder) { _ throws(AirPlayError) in
-            ScriptedReceiver(clock: clock) { t in
-                // The second case never ends on its own; the test cancels it after a few polls.
-                _ = polls.next("all")
-                return .success(.at(min(t, 12), of: 12))
-            }
+            _ = opens.next("all")
+            let inner = ScriptedReceiver(clock: clock) { t in .success(.at(min(t, 12), of: 12)) }
+            sessions.add(inner)
+            return HeldReceiver(inner, holds: .playbackInfo) { polls.next("all") == 60 ? hold : nil }
         }
         let den: [RunTarget] = [target("Den", "192.0.2.2")]
         let chosen: [LabCase] = cases
         let task = Task { [runner] in await runner.run(runId: "r1", targets: den, cases: chosen, url: LabRunnerTests.url) }
-        while polls.count("all") < 60 { await Task.yield() }
+        await hold.reached()
         task.cancel()
-        _ = await task.value
+        hold.release()
+        let results = await task.value
         let stored = recorder.cells(of: "Den").map(\.cell.caseId)
         XCTAssertEqual(stored, ["control"], "the first cell finished (about 48 polls); the second was cut short and is not stored")
+        XCTAssertEqual(results[0].cells.map(\.caseId), ["control"])
+        XCTAssertEqual(polls.count("all"), 60, "no request after the one in flight")
+        XCTAssertEqual(opens.count("all"), 2, "the third case is not opened")
+        XCTAssertEqual(sessions.all.last?.log.suffix(2), ["stop", "close"], "the cut-short session is stopped and closed")
     }
+
+    /// SIGINT while the first cell's `/stop` is in flight: that finished cell is stored, and no
+    /// further case is opened (no new session, no `/play` after the interrupt).
+    func testCancellationBetweenCellsOpensNoFurtherCase() async throws {
+        let clock = JumpingClock()
+        let recorder = MemoryRecorder()
+        let opens = Counter()
+        let hold = Hold()
+        let runner = runner(clock: clock, recorder: recorder) { _ throws(AirPlayError) in
+            let first = opens.next("all") == 1
+            return HeldReceiver(ScriptedReceiver(clock: clock, script: ScriptedReceiver.playing(12)), holds: .stop) { first ? hold : nil }
+        }
+        let den: [RunTarget] = [target("Den", "192.0.2.2")]
+        let chosen: [LabCase] = cases
+        let task = Task { [runner] in await runner.run(runId: "r1", targets: den, cases: chosen, url: LabRunnerTests.url) }
+        await hold.reached()
+        task.cancel()
+        hold.release()
+        _ = await task.value
+        XCTAssertEqual(recorder.cells(of: "Den").map(\.cell.caseId), ["control"], "a cell finished before the interrupt is kept")
+        XCTAssertEqual(opens.count("all"), 1, "no session opened after the interrupt")
+    }
+}
+
+/// Holds one request of a `HeldReceiver` until `release()`: the test cancels while it is in flight.
+final class Hold: @unchecked Sendable {
+    private let lock = NSLock()
+    private var arrived = false, released = false
+    private var arrivalWaiter: CheckedContinuation<Void, Never>?
+    private var releaseWaiter: CheckedContinuation<Void, Never>?
+
+    /// Called by the receiver: marks the request in flight and waits for `release()`.
+    func arrive() async {
+        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+            let (waiter, go) = lock.withLock { () -> (CheckedContinuation<Void, Never>?, Bool) in
+                arrived = true
+                let waiter = arrivalWaiter
+                arrivalWaiter = nil
+                if !released { releaseWaiter = continuation }
+                return (waiter, released)
+            }
+            waiter?.resume()
+            if go { continuation.resume() }
+        }
+    }
+
+    /// Returns once the held request is in flight.
+    func reached() async {
+        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+            let now = lock.withLock { () -> Bool in
+                if arrived { return true }
+                arrivalWaiter = continuation
+                return false
+            }
+            if now { continuation.resume() }
+        }
+    }
+
+    func release() {
+        let waiter = lock.withLock { () -> CheckedContinuation<Void, Never>? in
+            released = true
+            defer { releaseWaiter = nil }
+            return releaseWaiter
+        }
+        waiter?.resume()
+    }
+}
+
+/// A `ScriptedReceiver` whose chosen request waits on the `Hold` that `hold()` returns (nil: answer at once).
+struct HeldReceiver: AirPlayPlayback {
+    enum Request: Sendable { case playbackInfo, stop }
+    let inner: ScriptedReceiver
+    let holds: Request
+    let hold: @Sendable () -> Hold?
+
+    init(_ inner: ScriptedReceiver, holds: Request, hold: @escaping @Sendable () -> Hold?) {
+        self.inner = inner
+        self.holds = holds
+        self.hold = hold
+    }
+
+    func play(url: URL, startPosition: Double) async throws(AirPlayError) { try await inner.play(url: url, startPosition: startPosition) }
+    func playbackInfo() async throws(AirPlayError) -> PlaybackInfo {
+        if holds == .playbackInfo, let hold = hold() { await hold.arrive() }
+        return try await inner.playbackInfo()
+    }
+    func setRate(_ rate: Double) async throws(AirPlayError) {}
+    func scrub(to seconds: Double) async throws(AirPlayError) {}
+    func stop() async throws(AirPlayError) {
+        if holds == .stop, let hold = hold() { await hold.arrive() }
+        try await inner.stop()
+    }
+    func close() async { await inner.close() }
+}
+
+/// The sessions a test's opener made, in order.
+final class Sessions: @unchecked Sendable {
+    private let lock = NSLock()
+    private var list: [ScriptedReceiver] = []
+    func add(_ receiver: ScriptedReceiver) { lock.withLock { list.append(receiver) } }
+    var all: [ScriptedReceiver] { lock.withLock { list } }
 }
 
 /// Counts calls per key, across tasks.

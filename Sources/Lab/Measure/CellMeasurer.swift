@@ -46,6 +46,11 @@ public struct CellMeasurer: Sendable {
         }
         m.shortEnd = Self.ownEndOfStream(reading: reading, duration: duration, requests: requests, labCase: labCase,
                                          playSentAt: series.playSentAt, margin: thresholds.earlyEndMarginSeconds)
+        if m.shortEnd != nil {
+            // The freeze that never resumed before the receiver's own end of stream is that end
+            // draining (Kodi holds its last frame 0.2-0.4 s), not a stall: the note says what was lost.
+            m.stalls.removeAll { !$0.resumed && $0.kind == "position-frozen" && !$0.atTransition }
+        }
         decide(&m, reading: reading, failure: failure, timed: timed)
         if fetched == false, m.outcome == .seamless || m.outcome == .stall {
             m.reason += "; interstitial not played (the receiver fetched none of it)"

@@ -33,6 +33,7 @@ public struct CellDriver<C: Clock>: Sendable where C.Duration == Duration {
     }
 
     public func run(_ endpoint: AirPlayEndpoint, url: URL, startPosition: Double = 0) async throws(CancellationError) -> CellRecording {
+        try Self.checkCancellation()  // cancelled before it began: no session opened, no /play sent
         var machine = CellMachine(limits: limits)
         let startedAt = Date()
         let playback: any AirPlayPlayback

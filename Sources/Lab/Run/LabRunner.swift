@@ -60,7 +60,8 @@ public struct ReceiverRunResult: Sendable, Equatable {
 /// most `comebackWait`) that cell and the ones it missed are played once more (attempt 2), else
 /// recorded as not run. A refusal (pairing, password, no URL playback) skips its remaining cells
 /// with the receiver's words. Cancellation (SIGINT) ends every worker after its current request;
-/// the cell being played is not stored, and `--resume` plays it.
+/// the cell being played is not stored, and `--resume` plays it. A cell already finished (its
+/// `/stop` answered) is still stored; no further case is opened and no further cell stored.
 public struct LabRunner<C: Clock>: Sendable where C.Duration == Duration {
     public struct Options: Sendable {
         public var pollInterval: Duration = .milliseconds(250)
@@ -150,6 +151,7 @@ public struct LabRunner<C: Clock>: Sendable where C.Duration == Duration {
             var refusal: String?
             do {
                 for labCase in cases {
+                    try Task.checkCancellation()  // SIGINT between cells: no further case opened or stored
                     if let refusal {
                         try store(notPlayed(labCase, attempt: 1, measurement: Self.refused(refusal)), done: true)
                     } else if !missed.isEmpty {
@@ -183,17 +185,20 @@ public struct LabRunner<C: Clock>: Sendable where C.Duration == Duration {
                 let reason = "the receiver went away and did not answer again within \(CellMachine.seconds(wait)) s"
                 result.problem = "not run: " + reason
                 for labCase in missed where !failedOnce.contains(labCase.id) {
+                    try Task.checkCancellation()
                     try store(notPlayed(labCase, attempt: 1, measurement: .notRun(reason)), done: false)
                 }
                 return
             }
             for (index, labCase) in missed.enumerated() {
+                try Task.checkCancellation()
                 let (cell, end) = try await play(labCase, attempt: failedOnce.contains(labCase.id) ? 2 : 1)
                 try store(cell, done: true)
                 if end.kind == .receiverGone || end.kind == .refused {
                     let reason = "the receiver \(end.kind == .refused ? "refused" : "went away") again during \(labCase.id)"
                     result.problem = "not run: " + reason
                     for rest in missed[(index + 1)...] where !failedOnce.contains(rest.id) {
+                        try Task.checkCancellation()
                         try store(notPlayed(rest, attempt: 1, measurement: .notRun(reason)), done: false)
                     }
                     return
