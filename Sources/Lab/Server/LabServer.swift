@@ -102,7 +102,7 @@ public enum LabServer {
         let app = Application(
             router: router,
             server: .http1(configuration: .init(
-                additionalChannelHandlers: [SocketMeterHandler(), IdleStateHandler(writeTimeout: idle), StalledWriteCloser()],
+                additionalChannelHandlers: [SocketMeterHandler(), RejectedRequestLogger(log: log), IdleStateHandler(writeTimeout: idle), StalledWriteCloser()],
                 idleTimeout: idle)),
             configuration: .init(address: .hostname(options.bind, port: options.port), serverName: "seamcheck-lab"),
             onServerRunning: { channel in

@@ -1,6 +1,7 @@
 import Foundation
 import Hummingbird
 import NIOCore
+import ServiceLifecycle
 
 /// The request context of the lab server: Hummingbird's, plus the client's address and connection.
 public struct LabRequestContext: RequestContext, RemoteAddressRequestContext {
@@ -19,6 +20,7 @@ public struct LabRequestContext: RequestContext, RemoteAddressRequestContext {
 /// away mid-body (`completed` false): what a receiver fetched, and how far. `bytes` are the body bytes
 /// the socket took (SocketMeter), not those handed to the channel. It also applies the backpressure:
 /// each body write waits until at most `inFlightLimit` bytes are still on their way to the socket.
+/// A body still being written `shutdownGrace` after the server began to stop is cut (closed).
 struct RequestLogMiddleware: RouterMiddleware {
     typealias Context = LabRequestContext
     let log: RequestLog
@@ -71,8 +73,12 @@ struct RequestLogMiddleware: RouterMiddleware {
             let start = meter.reading
             var failure: (any Error)?
             do {
-                try await body.write(MeteredWriter(parent: writer, meter: meter, limit: Self.inFlightLimit))
-                await meter.wait(untilUnsettledAtMost: 0)
+                try await withGracefulShutdownHandler {
+                    try await body.write(MeteredWriter(parent: writer, meter: meter, limit: Self.inFlightLimit))
+                    await meter.wait(untilUnsettledAtMost: 0)
+                } onGracefulShutdown: {
+                    Self.cut(channel)
+                }
             } catch { failure = error }
             let end = meter.reading
             finish(status: status, bytes: end.taken - start.taken, expected: expected,
@@ -80,6 +86,16 @@ struct RequestLogMiddleware: RouterMiddleware {
             if let failure { throw failure }
         }
         return counted
+    }
+
+    /// How long a body still being written when the server stops (SIGTERM, SIGINT) may go on.
+    static let shutdownGrace = TimeAmount.seconds(1)
+
+    /// Closes `channel` after `shutdownGrace`: without this a client that stopped reading holds the
+    /// shutdown until the idle timeout. Its writes then fail and the request is logged cut, with the
+    /// bytes its socket took.
+    static func cut(_ channel: any Channel) {
+        channel.eventLoop.scheduleTask(in: shutdownGrace) { channel.close(promise: nil) }
     }
 
     static func milliseconds(_ duration: Duration) -> Double {
