@@ -17,6 +17,10 @@ let package = Package(
         .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.28.0"),
         .package(url: "https://github.com/apple/swift-log", from: "1.16.0"),
         .package(url: "https://github.com/apple/swift-nio", from: "2.101.0"),
+        // Already in the graph through Hummingbird; named for the lab server's own channel handlers
+        // (NIOHTTPTypes, the HTTP/1 parser's errors) and its graceful shutdown.
+        .package(url: "https://github.com/apple/swift-nio-extras", from: "1.35.0"),
+        .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.13.0"),
     ],
     targets: [
         // C libraries from Debian's packages. FFmpeg's headers (libavformat-dev, libavcodec-dev, libavutil-dev); the libraries
@@ -52,7 +56,10 @@ let package = Package(
                            .product(name: "GRDB", package: "GRDB.swift"),
                            .product(name: "Hummingbird", package: "hummingbird"),
                            .product(name: "Logging", package: "swift-log"),
-                           .product(name: "NIOCore", package: "swift-nio"), "Processes"]
+                           .product(name: "NIOCore", package: "swift-nio"),
+                           .product(name: "NIOHTTP1", package: "swift-nio"),
+                           .product(name: "NIOHTTPTypes", package: "swift-nio-extras"),
+                           .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"), "Processes"]
         ),
         .target(name: "Reporting", dependencies: ["Compatibility", "MediaProbe", "Matrix", "Lab"]),
         .executableTarget(
