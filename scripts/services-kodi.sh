@@ -104,22 +104,8 @@ kodi_make_netns() {
 
 kodi_write_configs() {
   mkdir -p "$kodi_home/.kodi/userdata" "$kodi_dir/run"
-  cat >"$kodi_dir/dbus.conf" <<EOF
-<!DOCTYPE busconfig PUBLIC "-//freedesktop//DTD D-Bus Bus Configuration 1.0//EN"
- "http://www.freedesktop.org/standards/dbus/1.0/busconfig.dtd">
-<!-- Private bus of Kodi's network namespace (written by scripts/services.sh kodi-start). -->
-<busconfig>
-  <type>system</type>
-  <listen>$kodi_bus_address</listen>
-  <auth>EXTERNAL</auth>
-  <policy context="default">
-    <allow user="*"/>
-    <allow own="*"/>
-    <allow send_destination="*"/>
-    <allow receive_sender="*"/>
-  </policy>
-</busconfig>
-EOF
+  bus_config "$kodi_bus_address" "Private bus of Kodi's network namespace (written by scripts/services.sh kodi-start)." \
+    >"$kodi_dir/dbus.conf"
   avahi_config seamcheck-kodi "$kodi_if" "avahi-daemon of Kodi's network namespace, kodi-start" >"$kodi_dir/avahi-daemon.conf"
   # Read once, at Kodi's first start: later starts keep what Kodi wrote back.
   [ -f "$kodi_home/.kodi/userdata/guisettings.xml" ] || cat >"$kodi_home/.kodi/userdata/guisettings.xml" <<EOF

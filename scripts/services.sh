@@ -139,6 +139,27 @@ check_foreign_avahi() {
   rm -f "$avahi_system_pid_file"
 }
 
+# Prints a D-Bus system-bus configuration listening on address $1, open to every local client
+# (a private bus on a socket under .build); $2 says whose it is.
+bus_config() {
+  cat <<EOF
+<!DOCTYPE busconfig PUBLIC "-//freedesktop//DTD D-Bus Bus Configuration 1.0//EN"
+ "http://www.freedesktop.org/standards/dbus/1.0/busconfig.dtd">
+<!-- $2 -->
+<busconfig>
+  <type>system</type>
+  <listen>$1</listen>
+  <auth>EXTERNAL</auth>
+  <policy context="default">
+    <allow user="*"/>
+    <allow own="*"/>
+    <allow send_destination="*"/>
+    <allow receive_sender="*"/>
+  </policy>
+</busconfig>
+EOF
+}
+
 # Prints an avahi-daemon.conf for host name $1 on interface $2 only, IPv4, nothing published but
 # what clients register, no wide-area, no reflector; $3 says whose it is.
 avahi_config() {
@@ -166,23 +187,8 @@ EOF
 }
 
 write_configs() {
-  cat >"$bus_conf" <<EOF
-<!DOCTYPE busconfig PUBLIC "-//freedesktop//DTD D-Bus Bus Configuration 1.0//EN"
- "http://www.freedesktop.org/standards/dbus/1.0/busconfig.dtd">
-<!-- Private bus for Seamcheck's tests (written by scripts/services.sh): anyone may connect,
-     own any name and talk to anyone. It listens on a socket under .build only. -->
-<busconfig>
-  <type>system</type>
-  <listen>$bus_address</listen>
-  <auth>EXTERNAL</auth>
-  <policy context="default">
-    <allow user="*"/>
-    <allow own="*"/>
-    <allow send_destination="*"/>
-    <allow receive_sender="*"/>
-  </policy>
-</busconfig>
-EOF
+  bus_config "$bus_address" "Private bus for Seamcheck's tests (written by scripts/services.sh): anyone may connect,
+     own any name and talk to anyone. It listens on a socket under .build only." >"$bus_conf"
   avahi_config seamcheck-ci lo "Loopback-only avahi-daemon for Seamcheck's tests" >"$avahi_conf"
 }
 
