@@ -203,7 +203,7 @@ struct LabRunCommand: AsyncParsableCommand {
         }
         let task = Task {
             await runner.run(runId: runId, targets: targets, cases: chosenCases, skipping: done,
-                             url: { labCase, target in URL(string: base(target) + "/" + labCase.playlist)! },
+                             url: { labCase, target in Self.caseURL(base(target), labCase) },
                              progress: { progress.update(lines.update($0)) })
         }
         let trap = InterruptTrap(stopping: "the run (finished cells are kept)") { _ in task.cancel() }
@@ -227,6 +227,13 @@ struct LabRunCommand: AsyncParsableCommand {
             throw CLIFailure(message: "no receiver could be run: " + results.map { "\($0.target.name): \($0.problem ?? "nothing played")" }.joined(separator: "; "),
                              exitCode: Self.noReceiverRan)
         }
+    }
+
+    /// The case's multivariant playlist on the server: the manifest's path percent-encoded, so that
+    /// an edited or foreign manifest cannot make an invalid URL.
+    static func caseURL(_ base: String, _ labCase: LabCase) -> URL {
+        let path = labCase.playlist.addingPercentEncoding(withAllowedCharacters: .urlPathAllowed) ?? labCase.playlist
+        return URL(string: base + "/" + path) ?? URL(string: base)!
     }
 
     static func newRunId() -> String {
