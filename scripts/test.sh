@@ -57,6 +57,12 @@ started_services=0
 # One plain closing line for CI, from XCTest's own totals
 # ("Executed 138 tests, with 1 test skipped and 0 failures (0 unexpected) in ...").
 summary=$(grep -E "^[[:space:]]*Executed [0-9]+ tests?, with " "$log" | tail -n 1 || true)
+# The failures again, last, so that a CI log cut to its tail still says which test failed and why.
+failures=$(grep -E "(: error: |^Test Case '.*' failed)" "$log" | head -n 40 || true)
+if [ -n "$failures" ]; then
+  echo "test: failures (repeated from above):"
+  echo "$failures"
+fi
 rm -f "$log"
 if [ -n "$summary" ]; then
   total=$(echo "$summary" | sed -E 's/.*Executed ([0-9]+) tests?.*/\1/')

@@ -31,6 +31,18 @@ final class CellMeasurerTests: XCTestCase {
         XCTAssertTrue(m.reason.contains("position frozen 1200 ms at 6 s (ad start 6 s)"), m.reason)
     }
 
+    func testThePreviousItemsAnswersAreNotThisCellsPlayback() throws {
+        // Two answers still about the item before (its end, playing), then this one: they say nothing.
+        var series = kodi.loads(740).plays(14).ended(600).series()
+        let stale = PlaybackInfo.at(13.9, of: 14, rate: 1)
+        series.samples.insert(contentsOf: [PlaybackSample(atMs: 120, info: stale, previousItem: true),
+                                           PlaybackSample(atMs: 200, info: stale, previousItem: true)], at: 0)
+        let m = CellMeasurer(thresholds: .defaults).measure(series: series, requests: kodi.requestRecords(), labCase: stitched, failure: nil)
+        XCTAssertEqual(m.playToFirstFrameMs ?? -1, 740, accuracy: 1)
+        XCTAssertEqual(m.jumps.count, 0, "\(m.jumps)")
+        XCTAssertEqual(m.stalls.count, 0, "\(m.stalls)")
+    }
+
     func testTheFreezeReadsTheSameWhateverThePollInterval() {
         for poll in [100.0, 250, 500, 1000] {
             for firstPoll in [30.0, 110, 240] {

@@ -35,6 +35,37 @@ final class LabRunMachineTests: XCTestCase {
         XCTAssert(machine.polled(at: .milliseconds(250), .success(.at(10, rate: 0))) == .poll(at: .milliseconds(500)))
     }
 
+    func testThePreviousItemStillPlayingAtItsEndIsNotThisCellsEnd() {
+        // Kodi after /stop and the next /play: the old item's end, rate 1, for a poll or two.
+        var machine = CellMachine(limits: limits)
+        _ = machine.playAnswered(at: .zero, startPosition: 0, error: nil)
+        XCTAssert(machine.polled(at: .milliseconds(250), .success(.at(9.8, rate: 1))) == .poll(at: .milliseconds(500)))
+        XCTAssert(machine.polled(at: .milliseconds(500), .success(.at(9.8, rate: 1))) == .poll(at: .milliseconds(750)))
+        XCTAssertFalse(machine.hasPlayed)
+        XCTAssert(machine.polled(at: .milliseconds(750), .success(.at(0.1))) == .poll(at: .milliseconds(1000)))
+        XCTAssert(machine.polled(at: .seconds(1), .success(.at(0.35))) == .poll(at: .milliseconds(1250)))
+        XCTAssertTrue(machine.hasPlayed)
+        XCTAssert(machine.samples.map(\.previousItem) == [true, true, nil, nil])
+        XCTAssert(machine.polled(at: .seconds(10), .success(.at(9.7))) == .stop(CellEnd(kind: .reachedEnd, failure: nil)))
+    }
+
+    func testAFirstAnswerPastTheStartThatMovesIsThisItem() {
+        // The first answers failed; the first one that came is 3 s in, and the next moved on: playing.
+        var machine = CellMachine(limits: limits)
+        _ = machine.playAnswered(at: .zero, startPosition: 0, error: nil)
+        _ = machine.polled(at: .seconds(3), .success(.at(2.6)))
+        _ = machine.polled(at: .milliseconds(3250), .success(.at(2.85)))
+        XCTAssertTrue(machine.hasPlayed)
+        XCTAssert(machine.samples.map(\.previousItem) == [true, nil])
+    }
+
+    func testAStartPositionMovesTheWindow() {
+        var machine = CellMachine(limits: limits)
+        _ = machine.playAnswered(at: .zero, startPosition: 6, error: nil)
+        _ = machine.polled(at: .milliseconds(250), .success(.at(6.0, rate: 0)))
+        XCTAssert(machine.samples.map(\.previousItem) == [nil])
+    }
+
     func testAReceiverThatNeverStartsTimesOutWithAClearReason() {
         var machine = CellMachine(limits: CellLimits(pollInterval: .seconds(1), caseTimeout: .seconds(5)))
         var action = machine.playAnswered(at: .zero, startPosition: 0, error: nil)

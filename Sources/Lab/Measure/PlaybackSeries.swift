@@ -11,11 +11,16 @@ public struct PlaybackSample: Codable, Sendable, Equatable {
     /// nil when the poll failed (timeout, connection lost): `failure` says why.
     public var info: PlaybackInfo?
     public var failure: String?
+    /// True when the answer was still about the item the receiver played before this cell (Kodi goes
+    /// on reporting the stopped item's position for a moment after the next `/play`): kept for the
+    /// record, never read as this cell's playback. Absent otherwise.
+    public var previousItem: Bool?
 
-    public init(atMs: Double, info: PlaybackInfo?, failure: String? = nil) {
+    public init(atMs: Double, info: PlaybackInfo?, failure: String? = nil, previousItem: Bool? = nil) {
         self.atMs = atMs
         self.info = info
         self.failure = failure
+        self.previousItem = previousItem
     }
 }
 

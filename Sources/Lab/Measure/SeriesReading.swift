@@ -29,7 +29,7 @@ struct SeriesReading {
     init(series: PlaybackSeries, thresholds: MeasurementThresholds) {
         let stopAt = series.commands.first { $0.kind == .stop && $0.failure == nil }?.atMs ?? .infinity
         // A receiver's NaN or infinity (seen in plists) is no value at all; polls out of time order are sorted.
-        let samples = series.samples.filter { $0.atMs.isFinite && $0.atMs <= stopAt }.sorted { $0.atMs < $1.atMs }.map(Self.finite)
+        let samples = series.samples.filter { $0.atMs.isFinite && $0.atMs <= stopAt && $0.previousItem != true }.sorted { $0.atMs < $1.atMs }.map(Self.finite)
         let eps = thresholds.positionEpsilonSeconds
         let paused = PauseWindows(series.commands)
 

@@ -13,15 +13,19 @@ public struct CellLimits: Sendable, Equatable {
     public var idlePollsToFinish: Int
     /// Polls failing this long in a row: the receiver went away.
     public var goneAfter: Duration
+    /// Seconds past the start position within which a first answer is this cell's item; one further
+    /// on that stands still is the previous item still reported (see `PlaybackSample.previousItem`).
+    public var startWindow: Double
 
     public init(pollInterval: Duration = .milliseconds(250), caseTimeout: Duration, endTolerance: Double = 0.5,
-                idlePollsToFinish: Int? = nil, goneAfter: Duration = .seconds(3)) {
+                idlePollsToFinish: Int? = nil, goneAfter: Duration = .seconds(3), startWindow: Double = 2) {
         self.pollInterval = pollInterval
         self.caseTimeout = caseTimeout
         self.endTolerance = endTolerance
         // About a second of polls by default, and never fewer than 2.
         self.idlePollsToFinish = idlePollsToFinish ?? max(2, Int((Duration.seconds(1) / pollInterval).rounded(.up)))
         self.goneAfter = goneAfter
+        self.startWindow = startWindow
     }
 }
 
@@ -78,7 +82,12 @@ public struct CellMachine: Sendable {
     public private(set) var commands: [SentCommand] = []
     public private(set) var ended: CellEnd?
 
-    private var started = false
+    /// Where `/play` asked the item to start, and whether an answer has shown this item yet (a
+    /// position near that start, or one that moves): until then a position far from the start is
+    /// the previous item's.
+    private var startPosition = 0.0
+    private var seenThisItem = false
+    private var previousItemPosition: Double?
     private var lastPosition: Double?
     private var lastDuration: Double?
     private var failingSince: Duration?
@@ -100,6 +109,7 @@ public struct CellMachine: Sendable {
     /// `/play` was answered (or failed) `at` after it was sent.
     public mutating func playAnswered(at: Duration, startPosition: Double, error: AirPlayError?) -> CellAction {
         commands.append(SentCommand(kind: .play, atMs: 0, value: startPosition, failure: error?.description))
+        self.startPosition = startPosition
         if let error { return finishWithoutStop(Self.end(forSessionError: error, during: "/play")) }
         nextPoll = limits.pollInterval
         return schedule(after: at)
@@ -110,8 +120,12 @@ public struct CellMachine: Sendable {
         guard ended == nil else { return .done(ended!) }
         switch result {
         case .success(let info):
-            samples.append(PlaybackSample(atMs: Self.ms(at), info: info))
             failingSince = nil
+            if isPreviousItem(info) {
+                samples.append(PlaybackSample(atMs: Self.ms(at), info: info, previousItem: true))
+                return schedule(after: at)
+            }
+            samples.append(PlaybackSample(atMs: Self.ms(at), info: info))
             if let error = info.error {
                 return stop(CellEnd(kind: .receiverError, failure: "the receiver reported an error: \(error)"))
             }
@@ -148,6 +162,17 @@ public struct CellMachine: Sendable {
             }
         }
         return schedule(after: at)
+    }
+
+    /// Whether this answer is still the item played before this cell. Until this item shows itself,
+    /// a position more than `limits.startWindow` past the start position is the previous item's,
+    /// unless it moves from one answer to the next (a stopped item's position stands still).
+    private mutating func isPreviousItem(_ info: PlaybackInfo) -> Bool {
+        guard !seenThisItem, let position = info.position, (info.duration ?? 0) > 0 else { return false }
+        defer { previousItemPosition = position }
+        if position <= startPosition + limits.startWindow { seenThisItem = true; return false }
+        if let before = previousItemPosition, position > before + 0.001 { seenThisItem = true; return false }
+        return true
     }
 
     /// `/stop` was answered (or failed).
