@@ -1,3 +1,4 @@
+import Foundation
 @testable import Compatibility
 import MediaProbe
 import XCTest
@@ -19,6 +20,35 @@ final class RuleExampleTests: XCTestCase {
         XCTAssertTrue(LadderRule.examples.contains { $0.triggers } && LadderRule.examples.contains { !$0.triggers })
         for example in LadderRule.examples {
             XCTAssertEqual(LadderRule.evaluate(primary: example.primary, interstitial: example.interstitial) != nil, example.triggers, example.name)
+        }
+    }
+
+    func testEveryBoundaryExampleFiresExactlyWhenItSaysItDoes() {
+        XCTAssertTrue(BoundaryRule.examples.contains { $0.triggers } && BoundaryRule.examples.contains { !$0.triggers })
+        for example in BoundaryRule.examples {
+            XCTAssertEqual(BoundaryRule.evaluate(offset: example.offset, boundaries: example.boundaries, snap: example.snap) != nil,
+                           example.triggers, example.name)
+        }
+        let mismatch = BoundaryRule.evaluate(offset: 7.5, boundaries: [0, 6, 12], snap: [], live: true)
+        XCTAssertEqual(mismatch?.actual, "7.5 s, 1.5 s into the segment 6-12 s")
+        XCTAssertTrue(mismatch?.message.contains("nearest boundary is 6 s (1.5 s earlier): add X-SNAP=\"OUT,IN\" (live)") ?? false,
+                      mismatch?.message ?? "")
+        XCTAssertNil(BoundaryRule.evaluate(offset: 6.0005, boundaries: [0, 6, 12], snap: []), "within 1 ms is on the boundary")
+    }
+
+    /// Every rule of catalog v3 is graded, with a reason, in every bundled profile.
+    func testEveryBundledProfileGradesEveryCatalogV3Rule() throws {
+        let folder = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .deletingLastPathComponent().appendingPathComponent("DeviceProfiles")
+        let profiles = try ProfileLoader.loadDirectory(folder.path)
+        XCTAssertEqual(profiles.count, 7)
+        let v3 = ["resolution-change", "container-change", "encryption-change", "segment-duration-change",
+                  "playlist-version-change", "break-off-segment-boundary"]
+        for profile in profiles {
+            for id in v3 { XCTAssertNotNil(profile.rules[id], "\(profile.id) grades \(id)") }
+            let text = try String(contentsOf: folder.appendingPathComponent(profile.id + ".yaml"), encoding: .utf8)
+            XCTAssertTrue(text.contains("# Catalog v3 (issue 24)"), "\(profile.id) says why")
+            XCTAssertTrue((profile.sources ?? []).contains { $0.hasPrefix("Catalog v3 grades") }, profile.id)
         }
     }
 

@@ -4,15 +4,17 @@ import XCTest
 
 /// Primaries cut the other ways catalogs cut them: MPEG-TS segments, and a single file addressed
 /// with EXT-X-BYTERANGE (fMP4 with an EXT-X-MAP BYTERANGE, and TS). The same two ads (one
-/// matching, one at 25 fps) must give the same findings whatever the primary's packaging, and
-/// byte ranges must be read as ranges.
+/// matching, one at 25 fps), packaged as the primary is (as ad-insertion services transcode ads
+/// into the content's container), must give the same findings whatever that packaging, and byte
+/// ranges must be read as ranges. fMP4 ads after an MPEG-TS primary are a container change.
 final class RealWorldPrimaryTests: ServedStreamTestCase {
     static let ads: [InterstitialStream.Ad] = [.init(id: "ad-match", source: Fixtures.matching, boundary: 1),
                                                .init(id: "ad-25fps", source: Fixtures.fps25, boundary: 3)]
 
-    func audit(_ segmentType: HLSFixture.SegmentType, singleFile: Bool, _ extra: [String] = []) throws -> JSONRun {
+    func audit(_ segmentType: HLSFixture.SegmentType, singleFile: Bool, _ extra: [String] = [],
+               ads adSegmentType: HLSFixture.SegmentType? = nil) throws -> JSONRun {
         let stream = InterstitialStream(primary: Fixtures.primaryWithSegments, primaryCodecs: "avc1.64000d,mp4a.40.2", ads: Self.ads,
-                                        primarySegmentType: segmentType, primarySingleFile: singleFile)
+                                        segmentType: adSegmentType ?? segmentType, primarySegmentType: segmentType, primarySingleFile: singleFile)
         let path = try stream.write(into: root, port: server.port)
         return try run("audit", [server.url(path)] + extra)
     }
@@ -34,6 +36,24 @@ final class RealWorldPrimaryTests: ServedStreamTestCase {
         XCTAssertTrue(try read("primary/index.m3u8").contains("seg0.ts"))
         assertOnlyTheFrameRateChangeIsFound(audit)
         XCTAssertEqual((audit.assets.first?["media"] as? [String: Any])?["container"] as? String, "mpegts")
+    }
+
+    /// The packaging the ads do not share: MPEG-TS (EXT-X-VERSION:3) against fMP4 (7, for EXT-X-MAP).
+    func testFMP4AdsAfterATransportStreamPrimaryAreAContainerAndVersionChange() throws {
+        let audit = try audit(.mpegts, singleFile: false, ["--no-loudness"], ads: .fmp4)
+        for rule in ["container-change", "playlist-version-change"] {
+            let found = audit.findings(rule)
+            XCTAssertEqual(Set(found.map { "\($0["subject"] as? String ?? "")".components(separatedBy: " (")[0] + " " + ($0["deviceClass"] as? String ?? "") }),
+                           Set(["interstitial 1", "interstitial 2"].flatMap { role in Classes.all.map { "\(role) \($0)" } }), rule)
+        }
+        let container = try XCTUnwrap(audit.findings("container-change").first { $0["deviceClass"] as? String == "smart-tv-low-end" })
+        XCTAssertEqual(container["severity"] as? String, "error")
+        XCTAssertEqual(container["expected"] as? String, "MPEG-TS")
+        XCTAssertEqual(container["remediation"] as? String, "-f mpegts -c:v copy -c:a copy")
+        let version = try XCTUnwrap(audit.findings("playlist-version-change").first)
+        XCTAssertEqual(version["actual"] as? String, "EXT-X-VERSION:7")
+        XCTAssertEqual(audit.findings.count, audit.findings("container-change").count + audit.findings("playlist-version-change").count
+                       + audit.findings("frame-rate-mismatch").count, "nothing else: \(audit.findings.map { $0["message"] ?? "" })")
     }
 
     func testAByteRangeFMP4PrimaryIsReadByRanges() throws {
