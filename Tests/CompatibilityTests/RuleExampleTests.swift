@@ -36,6 +36,23 @@ final class RuleExampleTests: XCTestCase {
         XCTAssertNil(BoundaryRule.evaluate(offset: 6.0005, boundaries: [0, 6, 12], snap: []), "within 1 ms is on the boundary")
     }
 
+    /// The case: one 1.0 Mb/s ad for 1.2 and 0.9 Mb/s tiers was a warning (111 % of 0.9);
+    /// neither end of the ladder is harmed, so it is nothing now. Each harm names its end.
+    func testLadderMismatchFlagsOnlyTheEndsThatHarmAViewer() throws {
+        XCTAssertNil(LadderRule.evaluate(primary: [LadderTier(bandwidth: 1_200_000), LadderTier(bandwidth: 900_000)],
+                                         interstitial: [LadderTier(bandwidth: 1_000_000)]))
+        let bottom = try XCTUnwrap(LadderRule.evaluate(primary: [LadderTier(bandwidth: 400_000), LadderTier(bandwidth: 6_000_000)],
+                                                       interstitial: [LadderTier(bandwidth: 900_000), LadderTier(bandwidth: 6_000_000)]))
+        XCTAssertTrue(bottom.message.contains("lowest variant, 900 kb/s, is 2.2 times the primary's lowest tier 400 kb/s"), bottom.message)
+        XCTAssertEqual(bottom.expected, "a variant at or under 800 kb/s")
+        let top = try XCTUnwrap(LadderRule.evaluate(primary: [LadderTier(bandwidth: 400_000), LadderTier(bandwidth: 6_000_000)],
+                                                    interstitial: [LadderTier(bandwidth: 400_000), LadderTier(bandwidth: 1_400_000)]))
+        XCTAssertTrue(top.message.contains("top variant, 1400 kb/s, is 4.3 times below the primary's top tier 6000 kb/s"), top.message)
+        XCTAssertNil(LadderRule.evaluate(primary: [LadderTier(bandwidth: 400_000), LadderTier(bandwidth: 6_000_000)],
+                                         interstitial: [LadderTier(bandwidth: 800_000), LadderTier(bandwidth: 1_500_000)]),
+                     "2x at the bottom and 4x at the top are still within one and two steps")
+    }
+
     /// Every rule of catalog v3 is graded, with a reason, in every bundled profile.
     func testEveryBundledProfileGradesEveryCatalogV3Rule() throws {
         let folder = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
