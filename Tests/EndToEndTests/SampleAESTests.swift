@@ -124,6 +124,11 @@ final class SampleAESTests: ServedStreamTestCase {
         XCTAssertEqual(subjects("media-not-probed"), ["interstitial 3"], "the fMP4 ads are probed: \(audit.findings)")
         let notProbed = try XCTUnwrap(audit.findings("media-not-probed").first)
         XCTAssertTrue(audit.string(notProbed, "actual").contains("SAMPLE-AES"), "\(notProbed)")
+        // Its keys are in its playlist: the encryption change is seen though its media is not.
+        XCTAssertEqual(subjects("encryption-change"), ["interstitial 1", "interstitial 2", "interstitial 3"], "\(audit.findings)")
+        let unprobed = try XCTUnwrap(audit.findings("encryption-change").last)
+        XCTAssertEqual(unprobed["actual"] as? String, "SAMPLE-AES (FairPlay)")
+        XCTAssertTrue(audit.string(unprobed, "message").contains("read from its playlist"), "\(unprobed)")
         // The encrypted ad that matches the primary in its media raises only what catalog v3 reads
         // from its playlist: the encryption change, and its one segment of 2 s against the
         // primary's 1 s target duration. No unknown was compared.
