@@ -124,6 +124,7 @@ private func muxerExtension(_ remediation: Remediation) -> String? {
     switch remediation.arguments[index + 1] {
     case "mpegts": return "ts"
     case "adts": return "aac"
+    case "hls": return "m3u8"
     case let format: return format
     }
 }

@@ -66,5 +66,24 @@ final class CatalogV3AuditTests: ServedStreamTestCase {
         let probe = ((audit.assets.last?["media"] as? [String: Any])?["playlist"] as? [String: Any])
         XCTAssertEqual(probe?["targetDuration"] as? Int, 2, "the probe JSON's playlist facts: \(String(describing: probe))")
         XCTAssertEqual(probe?["version"] as? Int, 7)
+
+        // The printed fix, run as printed in a served folder: keyframes every second, cut into 1 s
+        // segments. With the break pointed at its output, the audit finds nothing.
+        let fixes = (audit.assets.last?["fixes"] as? [[String: Any]]) ?? []
+        XCTAssertEqual(fixes.count, 1, "one encode serves every class: \(fixes)")
+        let command = try XCTUnwrap(fixes.first?["command"] as? String)
+        XCTAssertTrue(command.contains("-force_key_frames 'expr:gte(t,n_forced*1)' -f hls -hls_segment_type fmp4 -hls_time 1"), command)
+        let argv = try ShellWords.split(command)
+        XCTAssertEqual(argv.last, "./ad-2s-matched.m3u8")
+        let fixed = root.appendingPathComponent("fixed")
+        try FileManager.default.createDirectory(at: fixed, withIntermediateDirectories: true)
+        let result = try Command.run("ffmpeg", ["-nostdin", "-v", "error", "-y"] + argv.dropFirst(), currentDirectory: fixed)
+        XCTAssertEqual(result.status, 0, "\(command)\n\(result.stderr)")
+        let playlist = try read("primary/index.m3u8")
+        try write(playlist.replacingOccurrences(of: server.url("/files/ad-2s/index.m3u8"), with: server.url("/files/fixed/ad-2s-matched.m3u8")),
+                  to: "primary/index.m3u8")
+        let after = try run("audit", [server.url(path), "--no-loudness"])
+        XCTAssertEqual(after.fired, [], "\(after.findings.map { $0["message"] ?? "" })")
+        XCTAssertTrue(after.assets.last?["input"] as? String == server.url("/files/fixed/ad-2s-matched.m3u8"), "\(after.assets)")
     }
 }

@@ -107,7 +107,8 @@ final class FixRoundTripTests: XCTestCase {
         let rulesWithFixes = RuleCatalog.transitionRules.filter { rule in
             rule.examples.contains { rule.evaluate(TransitionContext(primary: $0.primary, interstitial: $0.interstitial))?.remediation != nil }
         }.map(\.id)
-        XCTAssertEqual(Set(rulesWithFixes).subtracting(fixedRules), [], "rules whose fixes no pair runs")
+        // segment-duration-change reads playlists: CatalogV3AuditTests runs its fix on a served stream.
+        XCTAssertEqual(Set(rulesWithFixes).subtracting(fixedRules), ["segment-duration-change"], "rules whose fixes no pair runs")
         print("fix round trip: \(run) fixes run for \(Self.pairs.count) pairs")
     }
 }

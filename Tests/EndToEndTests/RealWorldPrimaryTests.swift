@@ -49,11 +49,29 @@ final class RealWorldPrimaryTests: ServedStreamTestCase {
         let container = try XCTUnwrap(audit.findings("container-change").first { $0["deviceClass"] as? String == "smart-tv-low-end" })
         XCTAssertEqual(container["severity"] as? String, "error")
         XCTAssertEqual(container["expected"] as? String, "MPEG-TS")
-        XCTAssertEqual(container["remediation"] as? String, "-f mpegts -c:v copy -c:a copy")
+        XCTAssertEqual(container["remediation"] as? String, "-f hls -hls_segment_type mpegts -hls_time 1 -hls_playlist_type vod -c:v copy -c:a copy",
+                       "an HLS ad is packaged again as the primary is")
         let version = try XCTUnwrap(audit.findings("playlist-version-change").first)
         XCTAssertEqual(version["actual"] as? String, "EXT-X-VERSION:7")
         XCTAssertEqual(audit.findings.count, audit.findings("container-change").count + audit.findings("playlist-version-change").count
                        + audit.findings("frame-rate-mismatch").count, "nothing else: \(audit.findings.map { $0["message"] ?? "" })")
+
+        // The matching ad's printed fix, run as printed in a served folder and scheduled instead:
+        // MPEG-TS at version 3 like the primary, so neither change is left.
+        let fixes = (audit.assets.first { $0["role"] as? String == "interstitial 1" }?["fixes"] as? [[String: Any]]) ?? []
+        XCTAssertEqual(fixes.count, 1, "\(fixes)")
+        let argv = try ShellWords.split(try XCTUnwrap(fixes.first?["command"] as? String))
+        let fixed = root.appendingPathComponent("fixed")
+        try FileManager.default.createDirectory(at: fixed, withIntermediateDirectories: true)
+        let result = try Command.run("ffmpeg", ["-nostdin", "-v", "error", "-y"] + argv.dropFirst(), currentDirectory: fixed)
+        XCTAssertEqual(result.status, 0, "\(argv)\n\(result.stderr)")
+        let output = try XCTUnwrap(argv.last?.replacingOccurrences(of: "./", with: ""))
+        try write(try read("primary/index.m3u8").replacingOccurrences(of: server.url("/files/ad-match/index.m3u8"),
+                                                                       with: server.url("/files/fixed/" + output)), to: "primary/index.m3u8")
+        let after = try run("audit", [server.url("/files/primary/main.m3u8"), "--no-loudness"])
+        let first = after.findings.filter { ($0["subject"] as? String ?? "").hasPrefix("interstitial 1 ") }
+        XCTAssertEqual(first.count, 0, "\(first.map { $0["message"] ?? "" })")
+        XCTAssertEqual(after.findings("container-change").count, Classes.all.count, "the 25 fps ad, not fixed, still changes container")
     }
 
     func testAByteRangeFMP4PrimaryIsReadByRanges() throws {

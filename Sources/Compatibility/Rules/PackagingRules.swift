@@ -24,11 +24,34 @@ enum PackagingRules {
         let adTarget = ad.targetDuration ?? 0
         let longest = ad.longestSegment ?? 0
         guard adTarget > target || longest.rounded() > Double(target) else { return nil }
+        // Keyframes every `target` seconds (video re-encoded with the primary's encoder), then cut there.
+        let keyframes = context.primary.primaryVideo.map {
+            VideoTransitionRules.videoEncoderArguments(for: $0) + ["-force_key_frames", "expr:gte(t,n_forced*\(target))"]
+        } ?? []
+        let remediation = hlsPackaging(like: context.primary, targetDuration: target).map {
+            Remediation(arguments: keyframes + $0.arguments)
+        }
         return Mismatch(
             expected: "segments of at most \(target) s (EXT-X-TARGETDURATION:\(target))",
             actual: "segments up to \(HLSNumber.format(longest)) s (EXT-X-TARGETDURATION:\(adTarget))",
             message: "the ad's segments run to \(HLSNumber.format(longest)) s (EXT-X-TARGETDURATION:\(adTarget)) against the primary's target duration of \(target) s: receivers sized for the primary wait on longer segments at the switch. Cut the ad's segments at \(target) s or less (a keyframe every \(target) s; ffmpeg -f hls -hls_time \(target))",
-            remediation: nil)
+            remediation: remediation)
+    }
+
+    /// Settings that write the ad as an HLS VOD rendition packaged as `primary` is (its segment
+    /// type, segments of at most `targetDuration` s), named after the output playlist so that no
+    /// two fixes share a file: MPEG-TS segments `NAME-matched0.ts`...; fMP4 in one file addressed
+    /// by byte ranges, `NAME-matched.m4s` (ffmpeg would name every init section `init.mp4`). TS
+    /// stays at EXT-X-VERSION 3 (byte ranges would need 4). Nil when the primary is packed audio
+    /// (FFmpeg's HLS muxer writes TS or fMP4 only).
+    static func hlsPackaging(like primary: MediaDescription, targetDuration: Int) -> Remediation? {
+        let hls = ["-f", "hls", "-hls_segment_type"]
+        let cut = ["-hls_time", String(targetDuration), "-hls_playlist_type", "vod"]
+        switch SwitchRules.containerFamily(primary.container) {
+        case "MPEG-TS": return Remediation(arguments: hls + ["mpegts"] + cut)
+        case "MP4 (fMP4)": return Remediation(arguments: hls + ["fmp4"] + cut + ["-hls_flags", "single_file"])
+        default: return nil
+        }
     }
 
     static let version = TransitionRule(

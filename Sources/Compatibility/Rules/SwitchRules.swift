@@ -50,9 +50,12 @@ enum SwitchRules {
     ) { context in
         let (primary, interstitial) = (context.primary, context.interstitial)
         guard let p = containerFamily(primary.container), let i = containerFamily(interstitial.container), p != i else { return nil }
-        let remediation = muxer(for: primary.container).map { format in
-            Remediation(arguments: ["-f", format] + (format != "mpegts" && format != "mp4" && !interstitial.video.isEmpty ? ["-vn"] : []))
-        }
+        // An HLS ad is packaged again as the primary's renditions are; a file is remuxed.
+        let remediation = interstitial.playlist != nil
+            ? PackagingRules.hlsPackaging(like: primary, targetDuration: primary.playlist?.targetDuration ?? 6)
+            : muxer(for: primary.container).map { format in
+                Remediation(arguments: ["-f", format] + (format != "mpegts" && format != "mp4" && !interstitial.video.isEmpty ? ["-vn"] : []))
+            }
         return Mismatch(
             expected: p, actual: i,
             message: "the container changes from \(p) to \(i): the receiver switches demuxers, and many TVs reset their pipeline for it"
