@@ -6,6 +6,9 @@ public enum LabScale: String, Sendable, CaseIterable, Codable {
 
     /// Picture height; widths follow the aspect ratio.
     var height: Int { self == .full ? 720 : 180 }
+
+    /// The height of `video`'s picture: the scale's, times its fraction, rounded to even.
+    func height(_ video: MediaSpec.Video) -> Int { Int((Double(height) * video.heightFraction / 2).rounded()) * 2 }
     var primaryDuration: Double { self == .full ? 60 : 12 }
     var segmentDuration: Double { self == .full ? 6 : 2 }
     var adDuration: Double { self == .full ? 12 : 4 }
@@ -13,7 +16,7 @@ public enum LabScale: String, Sendable, CaseIterable, Codable {
     var videoBitrate: Int { self == .full ? 2_500_000 : 300_000 }
 
     func width(_ video: MediaSpec.Video) -> Int {
-        let exact = Double(height * video.aspectWidth) / Double(video.aspectHeight)
+        let exact = Double(height(video) * video.aspectWidth) / Double(video.aspectHeight)
         return Int((exact / 2).rounded()) * 2
     }
 }
@@ -58,7 +61,7 @@ enum LabRecipes {
         var args = ["-fflags", "+bitexact"]
         var maps: [String] = []
         if let video = spec.video {
-            let filter = "\(marking.pattern)=size=\(scale.width(video))x\(scale.height):rate=\(video.rate),"
+            let filter = "\(marking.pattern)=size=\(scale.width(video))x\(scale.height(video)):rate=\(video.rate),"
                 + drawtext("\(marking.title)  \(marking.role)  %{pts\\:hms}", role: marking.role, height: scale.height)
             args += ["-f", "lavfi", "-i", filter]
             maps += ["-map", "0:v"]
@@ -73,9 +76,14 @@ enum LabRecipes {
         if let audio = spec.audio { args += audioArguments(audio) }
         // A keyframe starts every segment: video cuts at each keyframe, audio-only at the segment length.
         let hlsTime = spec.video == nil ? scale.segmentDuration : scale.segmentDuration * 0.9
-        args += ["-f", "hls", "-hls_time", String(hlsTime), "-hls_playlist_type", "vod", "-hls_segment_type", "fmp4",
-                 "-hls_fmp4_init_filename", "init.mp4", "-hls_segment_filename", "seg_%03d.m4s", EncodeJob.playlist]
-        return args
+        args += ["-f", "hls", "-hls_time", String(hlsTime), "-hls_playlist_type", "vod"]
+        switch spec.container {
+        case .fmp4:
+            args += ["-hls_segment_type", "fmp4", "-hls_fmp4_init_filename", "init.mp4", "-hls_segment_filename", "seg_%03d.m4s"]
+        case .mpegts:
+            args += ["-hls_segment_type", "mpegts", "-hls_segment_filename", "seg_%03d.ts"]
+        }
+        return args + [EncodeJob.playlist]
     }
 
     static func drawtext(_ text: String, role: String, height: Int) -> String {
@@ -165,11 +173,13 @@ enum LabRecipes {
     /// The manifest's summary of a side.
     static func summary(_ spec: MediaSpec, duration: Double, scale: LabScale) -> LabMedia {
         var media = LabMedia(duration: duration)
+        media.container = spec.container == .fmp4 ? "fMP4" : "MPEG-TS"
+        media.encryption = spec.encrypted ? "AES-128" : nil
         if let v = spec.video {
             media.videoCodec = v.codec.rawValue
             media.videoProfile = v.codec == .h264 ? "High" : v.range == .sdr ? "Main" : "Main 10"
             media.width = scale.width(v)
-            media.height = scale.height
+            media.height = scale.height(v)
             media.frameRate = v.rate.contains("/") ? v.rate : v.rate + "/1"
             media.displayAspectRatio = "\(v.aspectWidth):\(v.aspectHeight)"
             media.dynamicRange = v.range.rawValue
