@@ -134,6 +134,7 @@ public actor AirPlaySession: AirPlayPlayback {
         case .closed: return .connectionClosed(endpoint: name, path: path)
         case .malformed(let error): return .badResponse(endpoint: name, path: path, reason: error.description)
         case .io: return .connectionClosed(endpoint: name, path: path)  // reset or broken pipe: it went away
+        case .encryption(let reason): return .pairing(endpoint: name, step: "encrypted channel (\(path))", reason: reason)
         }
     }
 
