@@ -14,7 +14,8 @@ struct AirPlayCommand: AsyncParsableCommand {
         port 7000 by default). A receiver that wants pairing or a password, or has no URL playback, is exit 2 with \
         what it wants. Exit 3 when avahi-daemon is needed (a name or device id) and not running.
         """,
-        subcommands: [AirPlayPlayCommand.self, AirPlayStatusCommand.self, AirPlayStopCommand.self])
+        subcommands: [AirPlayPlayCommand.self, AirPlayStatusCommand.self, AirPlayStopCommand.self, AirPlayPairCommand.self,
+                      AirPlayVerifyCommand.self, AirPlayPairingsCommand.self, AirPlayUnpairCommand.self])
 
     /// The sender as `lab run` and these commands open it.
     static let opener: AirPlayOpener = { endpoint throws(AirPlayError) in

@@ -1,5 +1,6 @@
 @testable import AirPlay
 import Foundation
+import SeamcheckTestSupport
 import XCTest
 
 /// Pairing with a real HAP accessory: HAP-python (PyPI) on 127.0.0.1, mDNS advertising off.

@@ -1,6 +1,7 @@
 @testable import AirPlay
 import BigInt
 import Foundation
+import SeamcheckTestSupport
 import XCTest
 
 /// TLV8, SRP-6a and the channel framing: the RFC 5054 vectors, and HAP-python's own SRP server

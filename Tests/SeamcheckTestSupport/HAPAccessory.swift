@@ -1,14 +1,11 @@
-@testable import AirPlay
 import Foundation
 import Processes
-import SeamcheckTestSupport
 import XCTest
 
-/// HAP-python (PyPI, scripts/hap-venv.sh) as the independent implementation the pairing code is
-/// checked against: its SRP server and framing (Tests/Server/hap_vectors.py) and a real accessory
-/// (Tests/Server/hap_accessory.py, mDNS advertising off, 127.0.0.1 only).
-enum HAPPython {
-    static func python() throws -> String {
+/// The Python of .build/hap-venv (scripts/hap-venv.sh): HAP-python from PyPI, the independent
+/// implementation of HAP pairing the AirPlay tests check against.
+public enum HAPPython {
+    public static func python() throws -> String {
         let python = MediaFixture.packageRoot + "/.build/hap-venv/bin/python"
         guard FileManager.default.isExecutableFile(atPath: python),
               (try? Command.run(python, ["-c", "import pyhap"], timeout: 30))?.status == 0 else {
@@ -17,25 +14,26 @@ enum HAPPython {
         return python
     }
 
-    /// stdout of hap_vectors.py with `arguments`, trimmed.
-    static func vectors(_ arguments: [String]) throws -> String {
+    /// stdout of Tests/Server/hap_vectors.py with `arguments`, trimmed.
+    public static func vectors(_ arguments: [String]) throws -> String {
         let result = try Command.run(try python(), [MediaFixture.packageRoot + "/Tests/Server/hap_vectors.py"] + arguments, timeout: 60)
         guard result.status == 0 else { throw HAPPythonFailure(message: "hap_vectors.py failed: \(result.stderr)") }
         return result.stdout.trimmingCharacters(in: .whitespacesAndNewlines)
     }
 }
 
-struct HAPPythonFailure: Error, CustomStringConvertible {
-    let message: String
-    var description: String { message }
+public struct HAPPythonFailure: Error, CustomStringConvertible {
+    public let message: String
+    public var description: String { message }
 }
 
-/// A HAP-python accessory in a child process, stopped by `with`'s end.
-final class HAPAccessory: @unchecked Sendable {
-    let port: Int
-    let pin: String
+/// A HAP-python accessory (Tests/Server/hap_accessory.py) in a child process on 127.0.0.1, mDNS
+/// advertising off; stopped at the end of `with`.
+public final class HAPAccessory: @unchecked Sendable {
+    public let port: Int
+    public let pin: String
     private let process: RunningProcess
-    let state: String
+    public let state: String
 
     private init(pin: String) throws {
         self.pin = pin
@@ -55,22 +53,20 @@ final class HAPAccessory: @unchecked Sendable {
         self.port = port
     }
 
-    static func with<T>(pin: String = "031-45-154", _ body: (HAPAccessory) async throws -> T) async throws -> T {
+    public static func with<T>(pin: String = "031-45-154", _ body: (HAPAccessory) async throws -> T) async throws -> T {
         let accessory = try HAPAccessory(pin: pin)
         defer { accessory.stop() }
         return try await body(accessory)
     }
 
-    var endpoint: AirPlayEndpoint { AirPlayEndpoint(host: "127.0.0.1", port: port, name: "hap-python") }
-
     /// Controller identifiers the accessory reported paired.
-    var paired: [String] {
+    public var paired: [String] {
         process.output.split(separator: "\n").filter { $0.hasPrefix("PAIRED ") }.map { String($0.dropFirst(7)) }
     }
 
-    var output: String { process.output }
+    public var output: String { process.output }
 
-    func stop() {
+    public func stop() {
         process.terminate()
         try? FileManager.default.removeItem(atPath: state)
     }
