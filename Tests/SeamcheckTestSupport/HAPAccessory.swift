@@ -24,6 +24,7 @@ public enum HAPPython {
 
 public struct HAPPythonFailure: Error, CustomStringConvertible {
     public let message: String
+    public init(message: String) { self.message = message }
     public var description: String { message }
 }
 
