@@ -4,7 +4,7 @@ import Foundation
 // kept-alive connection, plists) lives beside this file; nothing here knows of cases or rules.
 
 /// Where a receiver's AirPlay service listens, and what discovery or the inventory calls it.
-public struct AirPlayEndpoint: Sendable, Equatable, Codable, CustomStringConvertible {
+public struct AirPlayEndpoint: Sendable, Hashable, Codable, CustomStringConvertible {
     public var host: String
     public var port: Int
     public var name: String?
@@ -172,7 +172,8 @@ public enum AirPlayError: Error, Sendable, Equatable, CustomStringConvertible {
                 : "wait, or allow pairing in the receiver's AirPlay settings, then pair again"
             return "\(endpoint): \(step): the receiver refused: \(code); \(hint)"
         case .needsPairing(let endpoint, let receiver):
-            return "\(endpoint): needs pairing: run seamcheck airplay pair \(receiver)"
+            let name = receiver.contains(where: { $0 == " " || $0 == "'" }) ? "'\(receiver.replacingOccurrences(of: "'", with: "'\\''"))'" : receiver
+            return "\(endpoint): needs pairing: run seamcheck airplay pair \(name)"
         }
     }
 }

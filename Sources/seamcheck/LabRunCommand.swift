@@ -116,6 +116,7 @@ struct LabRunCommand: AsyncParsableCommand {
     var logLevel: String = "warning"
 
     @OptionGroup var lookup: ReceiverLookupOptions
+    @OptionGroup var credentials: CredentialsOption
     @OptionGroup var database: LabDatabaseOption
     @OptionGroup var thresholds: ThresholdsOption
 
@@ -135,9 +136,15 @@ struct LabRunCommand: AsyncParsableCommand {
         let suite: LabSuite? = server == nil || streams != nil ? try LabSuite.load(streams ?? "Reports/lab") : nil
         guard let manifest = try suite?.manifest ?? store.latestManifest() else { throw LabInputError.noSuite(db: database.path) }
         let chosenCases = try CaseSelection.select(cases.isEmpty ? (previous?.cases ?? []) : cases, from: manifest)
+        let pairings = try credentials.load()
         let (targets, skipped) = try await lookup.resolve(receivers.isEmpty ? (previous?.receivers ?? []) : receivers)
         for receiver in skipped {
             Terminal.writeStderr("seamcheck: not runnable: \(VisibleText.escape(receiver.name)) (\(receiver.address ?? "no address")): \(receiver.reason)\n")
+        }
+        for target in targets where target.pairing != nil || (try? pairings.pairing(name: target.name, deviceId: target.deviceId,
+                                                                                     address: "\(target.endpoint.host):\(target.endpoint.port)")) != nil {
+            Terminal.writeStderr("seamcheck: lab run: \(VisibleText.escape(target.name)): "
+                + PairingAccess.describe(AirPlayCommand.access(for: target, store: pairings)) + "\n")
         }
         guard !targets.isEmpty else {
             throw CLIFailure(message: "no receiver to run on: " + (skipped.isEmpty
@@ -191,7 +198,7 @@ struct LabRunCommand: AsyncParsableCommand {
         options.caseTimeout = caseTimeout.map { .milliseconds(Int64($0 * 1000)) }
         options.comebackWait = .milliseconds(Int64(comebackWait * 1000))
         options.thresholds = try thresholds.load(profilesDir: lookup.profilesDir.path)
-        let runner = LabRunner(clock: ContinuousClock(), options: options, opener: AirPlayCommand.opener, probe: AirPlayCommand.answers,
+        let runner = LabRunner(clock: ContinuousClock(), options: options, opener: AirPlayCommand.opener(for: targets, store: pairings), probe: AirPlayCommand.answers,
                                recorder: store)
         let progress = ProgressPrinter<[String: ReceiverProgress]>(enabled: isatty(STDERR_FILENO) != 0) { state, _ in
             targets.map { state[$0.name].map(LabRunTable.progressLine) ?? "\($0.name): waiting" }
