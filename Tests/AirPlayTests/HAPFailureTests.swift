@@ -9,7 +9,7 @@ import XCTest
 /// that message, built on HAP-python's SRP and framing): each is refused at its step, the
 /// connection dropped, and nothing after it sent.
 final class HAPFailureTests: XCTestCase {
-    static let modes = ["malformed-m2", "bad-proof", "bad-signature-m6", "verify-bad-signature", "garbage-after-verify"]
+    static let modes = ["malformed-m2", "bad-proof", "bad-signature-m6", "verify-bad-signature", "garbage-after-verify", "silent"]
     private var process: RunningProcess!
     private var ports: [String: Int] = [:]
 
@@ -89,6 +89,31 @@ final class HAPFailureTests: XCTestCase {
                                            reason: PairingFailure.badSignature(step: "").reason))
         }
         XCTAssertEqual(requests("verify-bad-signature", count: 1), ["/pair-verify"], "no M3 (our signature) to a receiver that failed its own")
+    }
+
+    func testASilentReceiverIsATimeoutNamingTheStepInBoundedTime() async throws {
+        let started = Date()
+        do throws(AirPlayError) {
+            _ = try await AirPlayPairing.pair(endpoint("silent"), pin: "1234", pinStart: false,
+                                              configuration: AirPlayConfiguration(requestTimeout: 1))
+            XCTFail("paired with a receiver that never answered")
+        } catch {
+            XCTAssertEqual(error, .timeout(endpoint: endpoint("silent").description, path: "pair-setup M1", seconds: 1))
+        }
+        XCTAssertLessThan(Date().timeIntervalSince(started), 5)
+    }
+
+    func testKeyMaterialIsNotInDescriptions() throws {
+        let client = SRPClient(privateKey: [UInt8](repeating: 9, count: 32))
+        let session = try client.session(salt: [1, 2, 3], serverPublicKey: [UInt8](repeating: 0x35, count: 384), password: Array("1234".utf8))
+        let hex = { (bytes: [UInt8]) in bytes.map { String(format: "%02x", $0) }.joined() }
+        for text in ["\(client)", "\(session)", String(reflecting: session), "\(credentials)", String(reflecting: credentials)] {
+            XCTAssertFalse(text.contains(hex(session.key)), text)
+            XCTAssertFalse(text.contains("\(session.key)"), text)  // a default description would print the bytes this way
+            XCTAssertFalse(text.contains("\(session.clientProof)"), text)
+            XCTAssertFalse(text.contains(hex(Array(credentials.controllerPrivateKey))), text)
+            XCTAssertFalse(text.contains(credentials.controllerPrivateKey.base64EncodedString()), text)
+        }
     }
 
     func testPlainBytesAfterVerifyDropTheChannel() async throws {

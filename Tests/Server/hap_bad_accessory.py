@@ -8,6 +8,7 @@ mode is a correct accessory up to the one message it spoils:
   bad-signature-m6      pair-setup M6's signature is made with another key than the one it sends
   verify-bad-signature  pair-verify M2 is signed with another key than the stored one
   garbage-after-verify  pair-verify succeeds; the answer to the first encrypted request is plain HTTP
+  silent                reads pair-setup M1 and never answers
 The SRP code is --pin (default 1234); the long-term key is Ed25519 from a seed of 32 bytes 0x42,
 its pairing identifier "BAD-ACCESSORY".
 """
@@ -122,6 +123,9 @@ def serve(mode, pin):
                     peer.crypto = None
                     continue
                 method, path, body = await read_request(reader)
+                if mode == "silent":
+                    print("REQUEST %s %s %s" % (mode, method, path), flush=True)
+                    await asyncio.sleep(3600)
                 if path == "/pair-setup":
                     writer.write(response(peer.pair_setup(body)))
                 elif path == "/pair-verify":

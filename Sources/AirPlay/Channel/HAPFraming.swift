@@ -5,7 +5,7 @@ import Foundation
 /// shared secret: HKDF-SHA-512 with salt `Control-Salt`; the controller writes with
 /// `Control-Write-Encryption-Key` and reads with `Control-Read-Encryption-Key`. Key material:
 /// never printed or logged (the description says so and nothing more).
-public struct HAPChannelKeys: Sendable, CustomStringConvertible {
+public struct HAPChannelKeys: Sendable, CustomStringConvertible, CustomDebugStringConvertible {
     let write: SymmetricKey
     let read: SymmetricKey
 
@@ -23,6 +23,7 @@ public struct HAPChannelKeys: Sendable, CustomStringConvertible {
     }
 
     public var description: String { "HAPChannelKeys(redacted)" }
+    public var debugDescription: String { description }
 }
 
 /// Why encrypted bytes from the receiver are unusable; the connection is dropped.

@@ -82,7 +82,7 @@ struct PairingExchange: Sendable {
         self.configuration = configuration
         self.hkp = hkp
         connection = Connection(host: endpoint.host, port: endpoint.port, connectTimeout: configuration.connectTimeout,
-                                maxBodyBytes: min(configuration.maxBodyBytes, 64 * 1024))
+                                maxBodyBytes: configuration.maxBodyBytes)  // TLV8 bodies are capped at 64 KiB when decoded
         do { try await connection.connectIfNeeded() } catch {
             throw Self.map(error, endpoint: endpoint, step: "connect", timeout: configuration.connectTimeout)
         }

@@ -4,7 +4,7 @@ import Foundation
 /// What pair-setup leaves for later pair-verifies: this controller's identity and long-term
 /// Ed25519 key, and the accessory's identifier and long-term public key. Key material: the
 /// description never shows it; only the credentials store writes it (to a 0600 file).
-public struct HAPCredentials: Sendable, Equatable, Codable, CustomStringConvertible {
+public struct HAPCredentials: Sendable, Equatable, Codable, CustomStringConvertible, CustomDebugStringConvertible {
     /// This controller's pairing identifier (an uppercase UUID, as iOS sends).
     public var controllerId: String
     /// The controller's Ed25519 private key (32-byte seed).
@@ -36,6 +36,7 @@ public struct HAPCredentials: Sendable, Equatable, Codable, CustomStringConverti
     }
 
     public var description: String { "HAPCredentials(controller \(controllerId), receiver \(accessoryId), keys redacted)" }
+    public var debugDescription: String { description }
 }
 
 /// A new controller identity for one pair-setup.

@@ -87,8 +87,8 @@ public enum SRPError: Error, Sendable, Equatable, CustomStringConvertible {
     }
 }
 
-/// The client side of one SRP-6a exchange.
-public struct SRPClient: Sendable {
+/// The client side of one SRP-6a exchange. Its description shows no secret.
+public struct SRPClient: Sendable, CustomStringConvertible, CustomDebugStringConvertible {
     public let parameters: SRPParameters
     public let username: [UInt8]
     private let secret: BigUInt
@@ -102,6 +102,9 @@ public struct SRPClient: Sendable {
         secret = BigUInt(Data(privateKey))
         publicValue = parameters.generator.power(secret, modulus: parameters.prime)
     }
+
+    public var description: String { "SRPClient(user \(String(decoding: username, as: UTF8.self)), secret redacted)" }
+    public var debugDescription: String { description }
 
     /// A as sent in M3 (big-endian, no leading zero bytes, as pyatv and hap-python write it).
     public var publicKey: [UInt8] { SRP.bytes(publicValue) }
@@ -139,13 +142,16 @@ public struct SRPClient: Sendable {
     }
 }
 
-/// K and the proofs of one exchange. Key material: never printed or logged.
-public struct SRPSession: Sendable {
+/// K and the proofs of one exchange. Key material: its description shows none.
+public struct SRPSession: Sendable, CustomStringConvertible, CustomDebugStringConvertible {
     public let key: [UInt8]
     /// M, sent in M3.
     public let clientProof: [UInt8]
     /// H(A | M | K): what M4's proof must be.
     let expectedServerProof: [UInt8]
+
+    public var description: String { "SRPSession(keys redacted)" }
+    public var debugDescription: String { description }
 
     /// The accessory's M4 proof, compared in constant time.
     public func acceptsServerProof(_ proof: [UInt8]) -> Bool {
