@@ -58,6 +58,15 @@ struct AirPlayCommand: AsyncParsableCommand {
         }
     }
 
+    /// One stderr line per receiver that pairs or is refused for pairing: how the run reaches it.
+    static func reportAccess(_ targets: [RunTarget], store: CredentialStore) {
+        for target in targets {
+            let access = access(for: target, store: store)
+            if case .plain = access { continue }
+            Terminal.writeStderr("seamcheck: lab run: \(VisibleText.escape(target.name)): \(PairingAccess.describe(access))\n")
+        }
+    }
+
     /// The opener `lab run` uses: each target reached as `access(for:store:)` says.
     static func opener(for targets: [RunTarget], store: CredentialStore) -> AirPlayOpener {
         var accessByEndpoint: [AirPlayEndpoint: AirPlayAccess] = [:]
