@@ -2,14 +2,14 @@ import Foundation
 import Processes
 import XCTest
 
-/// The Python of .build/hap-venv (scripts/hap-venv.sh): HAP-python from PyPI, the independent
+/// The Python of .build/hap-venv (`scripts/python-venv.sh hap`): HAP-python from PyPI, the independent
 /// implementation of HAP pairing the AirPlay tests check against.
 public enum HAPPython {
     public static func python() throws -> String {
         let python = MediaFixture.packageRoot + "/.build/hap-venv/bin/python"
         guard FileManager.default.isExecutableFile(atPath: python),
               (try? Command.run(python, ["-c", "import pyhap"], timeout: 30))?.status == 0 else {
-            throw TestEnvironment.missing("\(python) has no HAP-python (run scripts/hap-venv.sh)")
+            throw TestEnvironment.missing("\(python) has no HAP-python (run scripts/python-venv.sh hap)")
         }
         return python
     }
