@@ -61,6 +61,27 @@ final class HAPPrimitiveTests: XCTestCase {
         XCTAssertEqual(try TLV8Message(decoding: [0x07, 0x01, 0x99]).error, .unknown, "an unnamed code is still an error")
     }
 
+    /// Random bodies: each decodes or is a typed error (never a crash), and what decodes encodes
+    /// back to a body that decodes to the same items.
+    func testTLV8RandomBodiesNeverCrash() {
+        var generator = SystemRandomNumberGenerator()
+        var decoded = 0
+        for _ in 0..<5000 {
+            let bytes = (0..<Int.random(in: 0...600, using: &generator)).map { _ in UInt8.random(in: 0...255, using: &generator) }
+            guard let items = try? TLV8.decode(bytes) else { continue }
+            decoded += 1
+            XCTAssertEqual(try TLV8.decode(TLV8.encode(items)).map(\.value), items.map(\.value))
+        }
+        XCTAssertGreaterThan(decoded, 0)
+        var framing = HAPFraming(keys: HAPChannelKeys(sharedSecret: [1, 2, 3]))
+        for _ in 0..<200 {
+            let bytes = (0..<Int.random(in: 0...2000, using: &generator)).map { _ in UInt8.random(in: 0...255, using: &generator) }
+            XCTAssertThrowsError(try { var copy = framing; _ = try copy.open(bytes + [UInt8](repeating: 0, count: 1100)) }(),
+                                 "random bytes never authenticate")
+        }
+        _ = try? framing.open([])
+    }
+
     // MARK: SRP-6a
 
     /// RFC 5054 Appendix B: I = "alice", P = "password123", the 1024-bit group, SHA-1.

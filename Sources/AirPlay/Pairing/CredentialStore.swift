@@ -29,6 +29,12 @@ public struct StoredPairing: Sendable, Equatable, Codable {
     }
 }
 
+/// A stored entry that cannot be used, and why.
+public struct UnusableEntry: Sendable, Equatable {
+    public var receiver: String
+    public var reason: String
+}
+
 /// Why the credentials file cannot be used; each says what to do.
 public enum CredentialStoreError: Error, Sendable, Equatable, CustomStringConvertible {
     /// Readable by others than this user, or owned by someone else.
@@ -68,7 +74,7 @@ public struct CredentialStore: @unchecked Sendable {  // unusableJSON holds JSON
     public private(set) var pairings: [StoredPairing]
     /// Entries that do not decode: their receiver name (when readable), why, and their JSON, kept
     /// as they are on the next write so that only `unpair` removes them.
-    public private(set) var unusable: [(receiver: String, reason: String)] = []
+    public private(set) var unusable: [UnusableEntry] = []
     private var unusableJSON: [[String: Any]] = []
 
     static let maxBytes = 4 << 20
@@ -85,18 +91,33 @@ public struct CredentialStore: @unchecked Sendable {  // unusableJSON holds JSON
     /// Reads `path`; a missing file is an empty store.
     public init(path: String) throws(CredentialStoreError) {
         self.path = path
-        var info = stat()
-        guard lstat(path, &info) == 0 else {
-            guard errno == ENOENT else { throw .io(path: path, reason: String(cString: strerror(errno))) }
-            pairings = []
-            return
+        // Opened once without following a link (no swap between the check and the read), then
+        // checked on the descriptor: a regular file of this user that nobody else can read.
+        let fd = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK)
+        guard fd >= 0 else {
+            switch errno {
+            case ENOENT: pairings = []; return
+            case ELOOP: throw .notRegularFile(path: path)
+            default: throw .io(path: path, reason: String(cString: strerror(errno)))
+            }
         }
+        defer { close(fd) }
+        var info = stat()
+        guard fstat(fd, &info) == 0 else { throw .io(path: path, reason: String(cString: strerror(errno))) }
         guard info.st_mode & S_IFMT == S_IFREG else { throw .notRegularFile(path: path) }
         guard info.st_uid == geteuid(), info.st_mode & 0o077 == 0 else {
             throw .permissions(path: path, mode: String(format: "mode %04o, owner uid %d", info.st_mode & 0o7777, info.st_uid))
         }
         guard info.st_size <= Self.maxBytes else { throw .corrupt(path: path, reason: "larger than \(Self.maxBytes) bytes") }
-        guard let data = FileManager.default.contents(atPath: path) else { throw .io(path: path, reason: "cannot be read") }
+        var data = Data()
+        var buffer = [UInt8](repeating: 0, count: 64 * 1024)
+        while true {
+            let count = read(fd, &buffer, buffer.count)
+            guard count >= 0 else { throw .io(path: path, reason: String(cString: strerror(errno))) }
+            if count == 0 { break }
+            data.append(contentsOf: buffer[0..<count])
+            guard data.count <= Self.maxBytes else { throw .corrupt(path: path, reason: "larger than \(Self.maxBytes) bytes") }
+        }
         guard let file = try? JSONSerialization.jsonObject(with: data) as? [String: Any] else {
             throw .corrupt(path: path, reason: "not a JSON object")
         }
@@ -109,13 +130,13 @@ public struct CredentialStore: @unchecked Sendable {  // unusableJSON holds JSON
                 let json = try JSONSerialization.data(withJSONObject: entry)
                 let pairing = try decoder.decode(StoredPairing.self, from: json)
                 if let problem = pairing.credentials.problem {
-                    unusable.append((pairing.receiver, problem))
+                    unusable.append(UnusableEntry(receiver: pairing.receiver, reason: problem))
                     unusableJSON.append(entry)
                 } else {
                     pairings.append(pairing)
                 }
             } catch {
-                unusable.append(((entry["receiver"] as? String) ?? "(no name)", Self.reason(error)))
+                unusable.append(UnusableEntry(receiver: (entry["receiver"] as? String) ?? "(no name)", reason: Self.reason(error)))
                 unusableJSON.append(entry)
             }
         }
