@@ -103,17 +103,20 @@ enum LabPlaylists {
     /// The primary with `ad` spliced in before segment `boundary`: primary segments, EXT-X-DISCONTINUITY,
     /// the ad's segments (with its own EXT-X-MAP), EXT-X-DISCONTINUITY, the primary's EXT-X-MAP
     /// again and the rest of the primary. PROGRAM-DATE-TIME follows the playback timeline; no date range.
-    /// `adKey`: the ad's EXT-X-KEY (then METHOD=NONE before the primary resumes).
+    /// `adKey`: the ad's EXT-X-KEY, after the ad's EXT-X-MAP (its init section is clear); then
+    /// METHOD=NONE before the primary's EXT-X-MAP, since a key applies to the EXT-X-MAP after it.
     static func stitched(_ primary: EncodedRendition, ad: EncodedRendition, at boundary: Int,
                          primaryPrefix: String, adPrefix: String, adKey: String? = nil) -> String {
         let all = primary.segments + ad.segments
         let target = Int((all.map(\.duration).max() ?? 1).rounded())
         var lines = ["#EXTM3U", "#EXT-X-VERSION:7", "#EXT-X-TARGETDURATION:\(max(1, target))", "#EXT-X-MEDIA-SEQUENCE:0",
                      "#EXT-X-DISCONTINUITY-SEQUENCE:0", "#EXT-X-PLAYLIST-TYPE:VOD", "#EXT-X-INDEPENDENT-SEGMENTS"]
-        func section(_ rendition: EncodedRendition, _ range: Range<Int>, prefix: String, at start: Double, key: String? = nil) {
+        func section(_ rendition: EncodedRendition, _ range: Range<Int>, prefix: String, at start: Double,
+                     keyBefore: String? = nil, keyAfter: String? = nil) {
+            if let keyBefore { lines.append(keyBefore) }
             if let initFile = rendition.initFile { lines.append("#EXT-X-MAP:URI=\"\(prefix)\(initFile)\"") }
             lines.append("#EXT-X-PROGRAM-DATE-TIME:\(date(start))")
-            if let key { lines.append(key) }
+            if let keyAfter { lines.append(keyAfter) }
             for segment in rendition.segments[range] {
                 lines += ["#EXTINF:\(String(format: "%.6f", segment.duration)),", prefix + segment.file]
             }
@@ -121,10 +124,10 @@ enum LabPlaylists {
         let breakAt = primary.start(of: boundary)
         section(primary, 0..<boundary, prefix: primaryPrefix, at: 0)
         lines.append("#EXT-X-DISCONTINUITY")
-        section(ad, 0..<ad.segments.count, prefix: adPrefix, at: breakAt, key: adKey)
+        section(ad, 0..<ad.segments.count, prefix: adPrefix, at: breakAt, keyAfter: adKey)
         lines.append("#EXT-X-DISCONTINUITY")
         section(primary, boundary..<primary.segments.count, prefix: primaryPrefix, at: milliseconds(breakAt + ad.duration),
-                key: adKey == nil ? nil : "#EXT-X-KEY:METHOD=NONE")
+                keyBefore: adKey == nil ? nil : "#EXT-X-KEY:METHOD=NONE")
         lines.append("#EXT-X-ENDLIST")
         return lines.joined(separator: "\n") + "\n"
     }
