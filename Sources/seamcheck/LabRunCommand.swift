@@ -116,6 +116,7 @@ struct LabRunCommand: AsyncParsableCommand {
     var logLevel: String = "warning"
 
     @OptionGroup var lookup: ReceiverLookupOptions
+    @OptionGroup var credentials: CredentialsOption
     @OptionGroup var database: LabDatabaseOption
     @OptionGroup var thresholds: ThresholdsOption
 
@@ -135,10 +136,12 @@ struct LabRunCommand: AsyncParsableCommand {
         let suite: LabSuite? = server == nil || streams != nil ? try LabSuite.load(streams ?? "Reports/lab") : nil
         guard let manifest = try suite?.manifest ?? store.latestManifest() else { throw LabInputError.noSuite(db: database.path) }
         let chosenCases = try CaseSelection.select(cases.isEmpty ? (previous?.cases ?? []) : cases, from: manifest)
+        let pairings = try credentials.load()
         let (targets, skipped) = try await lookup.resolve(receivers.isEmpty ? (previous?.receivers ?? []) : receivers)
         for receiver in skipped {
             Terminal.writeStderr("seamcheck: not runnable: \(VisibleText.escape(receiver.name)) (\(receiver.address ?? "no address")): \(receiver.reason)\n")
         }
+        AirPlayCommand.reportAccess(targets, store: pairings)
         guard !targets.isEmpty else {
             throw CLIFailure(message: "no receiver to run on: " + (skipped.isEmpty
                 ? "none found (check that receivers are on this network and avahi-daemon sees them: `seamcheck discover`), or name one with --receiver ADDR[:PORT]"
@@ -153,7 +156,7 @@ struct LabRunCommand: AsyncParsableCommand {
         let origin: LabRunSession.Origin = if let server { .server(server) } else { .own(suite: suite!, bind: bind, port: port) }
         let plan = LabRunSession.Plan(targets: targets, cases: chosenCases, resuming: previous, origin: origin, options: options)
         let session = try await LabRunSession.open(plan, store: store, logger: LabLogging.logger(level: logLevel),
-                                                   opener: AirPlayCommand.opener, probe: AirPlayCommand.answers)
+                                                   opener: AirPlayCommand.opener(for: targets, store: pairings), probe: AirPlayCommand.answers)
         if let serving = session.serving { Terminal.writeStderr("seamcheck: lab run: serving \(serving.root) on port \(serving.port)\n") }
         Terminal.writeStderr("seamcheck: lab run \(session.summary.id): \(chosenCases.count) case(s) on \(targets.count) receiver(s)"
             + (session.done.isEmpty ? "" : ", \(session.done.count) cell(s) already done") + "\n")
