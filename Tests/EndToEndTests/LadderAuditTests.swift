@@ -45,4 +45,19 @@ final class LadderAuditTests: XCTestCase {
     func testAMatchingLadderRaisesNothing() throws {
         XCTAssertEqual(try audit(adTiers: [5_800_000, 620_000]).count, 0)
     }
+
+    /// Another tier structure that harms no viewer: its lowest variant, 1.2 Mb/s, is within one
+    /// ladder step (2x) of the 650 kb/s tier. (Before catalog v3 every class had a warning: no ad
+    /// variant lay between a quarter of 650 kb/s and 110 % of it.)
+    func testAnAdWhoseEndsAreWithinALadderStepRaisesNothing() throws {
+        XCTAssertEqual(try audit(adTiers: [5_800_000, 1_200_000]).count, 0)
+    }
+
+    func testAnAdWhoseLowestVariantIsMoreThanAStepAboveTheLowestTierStrandsTheBottomViewer() throws {
+        let findings = try audit(adTiers: [5_800_000, 1_500_000])
+        XCTAssertEqual(findings.count, 6, "each video class")
+        let message = try XCTUnwrap(findings.first?["message"] as? String)
+        XCTAssertTrue(message.contains("lowest variant, 1500 kb/s (320x180), is 2.3 times the primary's lowest tier 650 kb/s (320x180)"), message)
+        XCTAssertEqual(findings.first?["expected"] as? String, "a variant at or under 1300 kb/s")
+    }
 }
