@@ -202,6 +202,12 @@ final class CellMeasurerTests: XCTestCase {
         let held = measure(kodi.buffers(ahead: 8).loads(700).plays(11.2).freezes(600).ended(1000))
         XCTAssertEqual(held.failure, .endedEarly, held.reason)
 
+        // Stopped inside the ad (a decoder that gave up there): it drained what it had, and had fetched the
+        // end, but never played the switch back: an early end, not its own end of stream.
+        let insideTheAd = measure(kodi.buffers(ahead: 8).fetches(last, at: 4800).loads(700).plays(7).ended(1000))
+        XCTAssertEqual(insideTheAd.failure, .endedEarly, insideTheAd.reason)
+        XCTAssertNil(insideTheAd.shortEnd, insideTheAd.reason)
+
         // A stall still counts; the note follows its reason.
         let stalled = measure(kodi.buffers(ahead: 8).fetches(last, at: 4800).loads(700).plays(6).freezes(1200).plays(5.8).ended(1000))
         XCTAssertEqual(stalled.outcome, .stall, stalled.reason)

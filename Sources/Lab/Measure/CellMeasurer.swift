@@ -45,7 +45,8 @@ public struct CellMeasurer: Sendable {
             m.transitionStallMs = transitionStalls.max()
         }
         m.shortEnd = Self.ownEndOfStream(reading: reading, duration: duration, requests: requests, labCase: labCase,
-                                         playSentAt: series.playSentAt, margin: thresholds.earlyEndMarginSeconds)
+                                         playSentAt: series.playSentAt, margin: thresholds.earlyEndMarginSeconds,
+                                         pastTransitions: points.map(\.position).max())
         if m.shortEnd != nil {
             // The freeze that never resumed before the receiver's own end of stream is that end
             // draining (Kodi holds its last frame 0.2-0.4 s), not a stall: the note says what was lost.
@@ -65,11 +66,14 @@ public struct CellMeasurer: Sendable {
     /// An end short of `duration` that is the receiver's own end of stream: before it dropped the
     /// item it had fetched, in full, the last segment of one of the case's primary playlists, and its
     /// loaded time ranges ended where its position did (it played all it had). A receiver that
-    /// reports no loaded ranges, or stopped with media still buffered or unfetched, ended early.
+    /// reports no loaded ranges, or stopped with media still buffered or unfetched, ended early. So
+    /// did one that stopped before `pastTransitions` (the case's last transition point, when the
+    /// receiver met them): whatever its buffers say, it never played the switch back, the part
+    /// under test (a decoder that gave up inside the ad drains its buffers too).
     static func ownEndOfStream(reading: SeriesReading, duration: Double?, requests: [LabRequestRecord], labCase: LabCase,
-                               playSentAt: Date, margin: Double) -> MeasuredShortEnd? {
+                               playSentAt: Date, margin: Double, pastTransitions: Double? = nil) -> MeasuredShortEnd? {
         guard let ended = reading.endedAtMs, let position = reading.lastPlayingPosition, let duration,
-              position < duration - margin, let loaded = reading.lastPlayingLoadedEnd,
+              position < duration - margin, position > (pastTransitions ?? -.infinity), let loaded = reading.lastPlayingLoadedEnd,
               loaded <= position + drainedToleranceSeconds else { return nil }
         let last = Set(labCase.variants.filter { $0.role == .primary }.compactMap(\.lastSegment).map { "/" + $0 })
         var fetched: (request: LabRequestRecord, atMs: Double)?
