@@ -52,7 +52,7 @@ let package = Package(
         ),
         .target(
             name: "Lab",
-            dependencies: ["Compatibility", "HLS", "Discovery", "Matrix", "AirPlay", "Yams",
+            dependencies: ["Compatibility", "HLS", "MediaProbe", "Discovery", "Matrix", "AirPlay", "Yams",
                            .product(name: "GRDB", package: "GRDB.swift"),
                            .product(name: "Hummingbird", package: "hummingbird"),
                            .product(name: "Logging", package: "swift-log"),

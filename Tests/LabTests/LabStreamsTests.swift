@@ -114,7 +114,9 @@ final class LabStreamsTests: XCTestCase {
                     XCTAssertTrue(arguments.contains("%{pts\\:hms}"), job.step)
                 }
                 if definition.kind == .transition, arguments.contains("sine=") {
-                    XCTAssertTrue(arguments.contains("sine=frequency=880:"), job.step)
+                    let tone = generator.plans.first { $0.stream.folder == job.folder }?.stream.tone
+                    XCTAssertNotEqual(tone, 440, job.step)
+                    XCTAssertTrue(arguments.contains("sine=frequency=\(tone ?? 0):"), job.step)
                 }
             }
         }

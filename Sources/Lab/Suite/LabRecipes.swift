@@ -38,18 +38,22 @@ struct EncodeJob: Sendable, Hashable {
 }
 
 /// What the picture says and what the tone sounds like.
-struct Marking: Sendable, Hashable {
+struct Marking: Sendable {
     /// "PRIMARY", "AD" or a capability tier name.
     var role: String
     /// The case id, or "seamcheck lab" on the shared primary.
     var title: String
-    /// Sine frequency in Hz: 440 primary, 880 ad.
-    var tone: Int
-    /// A test pattern that moves (testsrc2) on the primary, colour bars (smptehdbars) on ads.
+    /// A test pattern that moves (testsrc2) on the primary and the tiers, colour bars (smptehdbars) on ads.
     var pattern: String
+    /// The stream id its frame code carries.
+    var stream: Int
+    var code: LabFrameCode = .current
 
-    static func primary() -> Marking { Marking(role: "PRIMARY", title: "seamcheck lab", tone: 440, pattern: "testsrc2") }
-    static func ad(_ caseId: String) -> Marking { Marking(role: "AD", title: caseId, tone: 880, pattern: "smptehdbars") }
+    /// Sine frequency in Hz: the code's tone for the stream (440 on the primary).
+    var tone: Int { code.tone(stream: stream) }
+
+    static func primary() -> Marking { Marking(role: "PRIMARY", title: "seamcheck lab", pattern: "testsrc2", stream: 0) }
+    static func ad(_ caseId: String, stream: Int) -> Marking { Marking(role: "AD", title: caseId, pattern: "smptehdbars", stream: stream) }
 }
 
 /// The ffmpeg arguments of each encode. They are the recipe: a change here re-encodes what it touches.
@@ -58,8 +62,9 @@ enum LabRecipes {
         var args = ["-fflags", "+bitexact"]
         var maps: [String] = []
         if let video = spec.video {
-            let filter = "\(marking.pattern)=size=\(scale.width(video))x\(scale.height):rate=\(video.rate),"
-                + drawtext("\(marking.title)  \(marking.role)  %{pts\\:hms}", role: marking.role, height: scale.height)
+            let label = drawtext("\(marking.title)  \(marking.role)  %{pts\\:hms}", role: marking.role, height: scale.height)
+            let filter = marking.code.lavfiGraph(pattern: marking.pattern, width: scale.width(video), height: scale.height,
+                                                 rate: video.rate, stream: marking.stream, after: label)
             args += ["-f", "lavfi", "-i", filter]
             maps += ["-map", "0:v"]
         }
