@@ -102,6 +102,11 @@ public struct Freeze: Codable, Sendable, Equatable {
     public var at: Double
     /// How long it stayed beyond its own frame duration.
     public var ms: Double
+    /// How much later every frame came after it than before it: the shift of the playback
+    /// timeline (time shown minus frame index over rate, the median of up to 15 frames either
+    /// side), which capture jitter and the frozen frame's own phase do not blur. nil when the
+    /// freeze is too near the segment's ends to say.
+    public var delayMs: Double?
 }
 
 /// A switch from one stream to another (primary to ad, ad to primary).

@@ -118,7 +118,8 @@ public struct CaptureTimeline: Sendable {
             let held = show.end - show.start
             repeated += max(0, Int((held / period).rounded()) - 1)
             if held - period >= 2 * interval - 0.001 {
-                freezes.append(Freeze(frame: current.frame, at: show.start, ms: ((held - period) * 1000).rounded()))
+                freezes.append(Freeze(frame: current.frame, at: show.start, ms: ((held - period) * 1000).rounded(),
+                                      delayMs: delay(around: position, group, shows: shows, rate: rate)))
             }
             guard position + 1 < group.count else { continue }
             let next = shows[group[position + 1]]
@@ -134,6 +135,19 @@ public struct CaptureTimeline: Sendable {
                             start: start, end: end, frameRate: (rate * 1000).rounded() / 1000, framesShown: seen.count,
                             repeatedFrames: repeated, skippedFrames: skipped, backwardJumps: backward, freezes: freezes,
                             blackFrames: black)
+    }
+
+    /// The shift of (time shown - frame / rate) from the frames before `position` (itself
+    /// included) to the frames after it, in ms.
+    private func delay(around position: Int, _ group: [Int], shows: [Show], rate: Double) -> Double? {
+        guard rate > 0, position + 1 < group.count else { return nil }
+        func offsets(_ range: ArraySlice<Int>) -> [Double] {
+            range.map { shows[$0].start - Double(frameOf(shows[$0])!.frame) / rate }.sorted()
+        }
+        let before = offsets(group[max(0, position - 14)...position])
+        let after = offsets(group[(position + 1)...].prefix(15))
+        guard before.count >= 3, after.count >= 3 else { return nil }
+        return ((after[after.count / 2] - before[before.count / 2]) * 1000).rounded()
     }
 
     /// Frames a second from the codes: frame steps over time, leaving out pictures held over three intervals.
