@@ -73,6 +73,44 @@ final class LabRunKodiTests: XCTestCase {
         }
     }
 
+    /// The picture's side: Kodi's display captured with x11grab (in process, `--capture`) while the
+    /// run plays stitched cases; each cell holds the stalls read from the frame codes beside the protocol's.
+    func testKodiStitchedCasesMeasuredFromThePictureBesideTheProtocol() async throws {
+        let cases = ["control-stitched", "frame-rate-25-stitched"]
+        try await KodiReceiver.with { kodi in
+            let display = try XCTUnwrap(kodi.display, "kodi-start names Kodi's display")
+            let result = try kodi.run(try labRun(kodi, cases.flatMap { ["--case", $0] }
+                                                 + ["--capture", display, "--capture-option", "framerate=30"]), timeout: 240)
+            XCTAssertEqual(result.status, 0, result.stderr)
+            let store = try store()
+            let run = try XCTUnwrap(try store.runs().first)
+            let cells = try store.cells(runId: run.id)
+            XCTAssertEqual(cells.map(\.caseId), cases)
+            for cell in cells {
+                let picture = try XCTUnwrap(cell.measurement.picture, cell.caseId)
+                XCTAssertEqual(picture.result, "measured", "\(cell.caseId): \(picture.notes)")
+                XCTAssertEqual(picture.input, "x11grab:" + display)
+                let first = try XCTUnwrap(picture.playToFirstFrameMs, cell.caseId)
+                XCTAssertGreaterThan(first, 0, "the first coded frame comes after /play")
+                XCTAssertLessThan(first, 15_000)
+                let source = cell.caseId.replacingOccurrences(of: "-stitched", with: "")
+                XCTAssertEqual(picture.transitions.map { "\($0.from.label) -> \($0.to.label)" },
+                               ["primary -> ad of \(source)", "ad of \(source) -> primary"], "\(cell.caseId): both switches seen")
+                for transition in picture.transitions {
+                    XCTAssertGreaterThanOrEqual(transition.stallMs, 0)
+                    print("kodi picture: \(cell.caseId) \(transition.from.label) #\(transition.from.frame) -> \(transition.to.label) "
+                          + "#\(transition.to.frame): stall \(Int(transition.stallMs)) ms, frozen \(Int(transition.frozenMs)) ms, "
+                          + "black \(transition.blackFrames), other \(transition.unreadableFrames), skipped \(transition.skippedFrames ?? -1); "
+                          + "protocol transition stall \(cell.measurement.transitionStallMs.map { "\(Int($0)) ms" } ?? "none"); "
+                          + "first frame \(Int(first)) ms (protocol \(cell.measurement.playToFirstFrameMs.map { "\(Int($0))" } ?? "-") ms); "
+                          + "capture \(picture.capture.map { "\($0.measuredRate) fps, \($0.droppedFrames) dropped" } ?? "-")")
+                }
+            }
+            let table = try kodi.run([SeamcheckBinary.path, "lab", "runs", run.id, "--db", database, "--format", "table"], timeout: 30)
+            print(table.stdout)
+        }
+    }
+
     func testKodiKilledMidCaseHasThatCellFailedAndRetriedWhenItIsBack() async throws {
         try await KodiReceiver.with { kodi in
             let process = try kodi.spawn(try labRun(kodi, ["--case", "control", "--case", "frame-rate-25"]))
