@@ -4,6 +4,7 @@ import Compatibility
 import Discovery
 import Foundation
 import Lab
+import MediaProbe
 import Logging
 import Reporting
 
@@ -202,6 +203,8 @@ struct LabRunCommand: AsyncParsableCommand {
         options.thresholds = try thresholds.load(profilesDir: lookup.profilesDir.path)
         let inputs = try CaptureAssignment.assign(captures, options: captureOptions, to: targets)
         if !inputs.isEmpty {
+            // Each device opened once before any case: one that cannot be is exit 2 now, not a failed picture per cell.
+            for input in inputs.values { _ = try CaptureReader(input: input) }
             let streams = CaptureStreams(manifest: manifest)
             options.capture = { target in
                 inputs[target.name].map { CellCapture(input: $0, analyzer: CaptureAnalyzer(streams: streams)) }

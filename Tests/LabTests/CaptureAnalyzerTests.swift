@@ -32,10 +32,22 @@ final class CaptureAnalyzerTests: XCTestCase {
             "-map", "[out]", "-c:a", "aac"])
         let capture = MediaFixture(name: "capture-spliced-control", fileExtension: "mkv",
                                    arguments: ["-i", try picture.path(), "-i", try sound.path(), "-map", "0:v", "-map", "1:a", "-c", "copy"])
-        let analysis = try CaptureAnalyzer(streams: CaptureStreams(manifest: result.manifest))
-            .analyze(CaptureInput(target: try capture.path()))
+        var analyzer = CaptureAnalyzer(streams: CaptureStreams(manifest: result.manifest))
+        analyzer.keepFilmstrips = true
+        let analysis = try analyzer.analyze(CaptureInput(target: try capture.path()))
         XCTAssertEqual(analysis.result, .measured)
         XCTAssertEqual(analysis.startup ?? -1, 0, accuracy: 0.001)
+        // The filmstrips: the pictures before each switch and the first ones after it, as small BMPs.
+        let strips = try XCTUnwrap(analysis.filmstrips)
+        XCTAssertEqual(strips.count, 2)
+        XCTAssertEqual(strips[0].frames.map(\.label), ["primary #178", "primary #179", "black", "ad of control #0", "ad of control #1",
+                                                       "ad of control #2"])
+        XCTAssertEqual(strips[1].frames.map(\.label), ["ad of control #117", "ad of control #118", "ad of control #119", "primary #180",
+                                                       "primary #181", "primary #182"])
+        let bmp = try XCTUnwrap(Data(base64Encoded: strips[0].frames[2].bmp))
+        XCTAssertEqual(Array(bmp.prefix(2)), Array("BM".utf8))
+        XCTAssertEqual(bmp.count, 14 + 40 + 1024 + 128 * 72)
+        XCTAssertTrue(bmp.suffix(128 * 72).allSatisfy { $0 < 40 }, "the black picture is black")
         XCTAssertEqual(analysis.segments.map(\.label), ["primary", "ad of control", "primary"])
         XCTAssertEqual(analysis.transitions.count, 2)
         let toAd = analysis.transitions[0], back = analysis.transitions[1]

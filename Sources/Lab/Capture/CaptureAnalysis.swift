@@ -30,6 +30,8 @@ public struct CaptureAnalysis: Codable, Sendable, Equatable {
     public var audio: Bool
     /// Things to know before trusting the numbers (dropped capture frames, an old suite).
     public var notes: [String]
+    /// With `keepFilmstrips`: pictures around each transition, in the order of `transitions`.
+    public var filmstrips: [Filmstrip]?
 
     public init(input: String, result: Result, capture: CaptureQuality, startup: Double? = nil, firstFrame: ShownFrame? = nil,
                 segments: [ShownSegment] = [], transitions: [CaptureTransition] = [], blackFrames: Int = 0,
@@ -71,6 +73,12 @@ public struct ShownFrame: Codable, Sendable, Equatable {
     public var label: String
     public var frame: Int
     public var at: Double
+    public init(stream: Int, label: String, frame: Int, at: Double) {
+        self.stream = stream
+        self.label = label
+        self.frame = frame
+        self.at = at
+    }
 }
 
 /// One stream on screen without another in between.
@@ -107,6 +115,12 @@ public struct Freeze: Codable, Sendable, Equatable {
     /// side), which capture jitter and the frozen frame's own phase do not blur. nil when the
     /// freeze is too near the segment's ends to say.
     public var delayMs: Double?
+    public init(frame: Int, at: Double, ms: Double, delayMs: Double? = nil) {
+        self.frame = frame
+        self.at = at
+        self.ms = ms
+        self.delayMs = delayMs
+    }
 }
 
 /// A switch from one stream to another (primary to ad, ad to primary).
@@ -129,4 +143,17 @@ public struct CaptureTransition: Codable, Sendable, Equatable {
     public var stallMs: Double
     /// From the end of `from`'s tone to the start of `to`'s, when the capture has audio and both have tones.
     public var audioGapMs: Double?
+    public init(from: ShownFrame, to: ShownFrame, expectedLastFrame: Int?, expectedFirstFrame: Int?, frozenMs: Double, blackFrames: Int, blackMs: Double, unreadableFrames: Int, skippedFrames: Int?, stallMs: Double, audioGapMs: Double?) {
+        self.from = from
+        self.to = to
+        self.expectedLastFrame = expectedLastFrame
+        self.expectedFirstFrame = expectedFirstFrame
+        self.frozenMs = frozenMs
+        self.blackFrames = blackFrames
+        self.blackMs = blackMs
+        self.unreadableFrames = unreadableFrames
+        self.skippedFrames = skippedFrames
+        self.stallMs = stallMs
+        self.audioGapMs = audioGapMs
+    }
 }

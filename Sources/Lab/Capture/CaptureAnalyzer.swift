@@ -14,6 +14,8 @@ public struct CaptureAnalyzer: Sendable {
     public var duration: Double?
     /// Seconds a device may stay silent before the capture counts as stopped.
     public var readTimeout: Double = 5
+    /// Keep a few small pictures around each transition (`CaptureAnalysis.filmstrips`).
+    public var keepFilmstrips = false
 
     public init(streams: CaptureStreams, duration: Double? = nil) {
         self.streams = streams
@@ -30,6 +32,14 @@ public struct CaptureAnalyzer: Sendable {
         var firstCode: Double?
         var size = (0, 0)
         var stoppedForNoCodes = false
+        let names = streams
+        var film = FilmstripCollector { reading in
+            switch reading {
+            case .code(let stream, let frame): return "\(names.label(stream)) #\(frame)"
+            case .black: return "black"
+            case .unreadable: return "other"
+            }
+        }
         frames: while let event = try reader.next() {
             if isCancelled() { break }
             switch event {
@@ -46,6 +56,7 @@ public struct CaptureAnalyzer: Sendable {
                 case .unreadable: unreadable += 1
                 }
                 readings.append((time, reading))
+                if keepFilmstrips { film.add(time: time, reading: reading, image: image) }
                 if firstCode == nil, time >= noCodeLimit { stoppedForNoCodes = true }
             }
             if stoppedForNoCodes { break }
@@ -72,9 +83,11 @@ public struct CaptureAnalyzer: Sendable {
         let interval = quality.measuredRate > 0 ? 1 / quality.measuredRate : 1 / 30
         let built = CaptureTimeline(streams: streams, interval: interval).build(readings, tones: tones.runs)
         let first = built.segments.first.map { ShownFrame(stream: $0.stream, label: $0.label, frame: $0.firstFrame, at: $0.start) }
-        return CaptureAnalysis(input: input.description, result: .measured, capture: quality, startup: firstCode, firstFrame: first,
-                               segments: built.segments, transitions: built.transitions, blackFrames: black,
-                               unreadableFrames: unreadable, audio: reader.hasAudio, notes: notes)
+        var analysis = CaptureAnalysis(input: input.description, result: .measured, capture: quality, startup: firstCode,
+                                       firstFrame: first, segments: built.segments, transitions: built.transitions, blackFrames: black,
+                                       unreadableFrames: unreadable, audio: reader.hasAudio, notes: notes)
+        if keepFilmstrips { analysis.filmstrips = film.finished() }
+        return analysis
     }
 
     private func toneTable() -> [(stream: Int, frequency: Double)] {

@@ -17,6 +17,8 @@ public struct PictureMeasurement: Codable, Sendable, Equatable {
     public var freezes: [Freeze]
     public var capture: CaptureQuality?
     public var notes: [String]
+    /// A few small pictures around each transition (in the order of `transitions`).
+    public var filmstrips: [Filmstrip]?
 
     public init(result: String, input: String, playToFirstFrameMs: Double? = nil, transitionStallMs: Double? = nil,
                 transitions: [CaptureTransition] = [], freezes: [Freeze] = [], capture: CaptureQuality? = nil, notes: [String] = []) {
@@ -39,6 +41,7 @@ public struct PictureMeasurement: Codable, Sendable, Equatable {
                   transitions: analysis.transitions,
                   freezes: Array(analysis.segments.flatMap(\.freezes).sorted { $0.ms > $1.ms }.prefix(5)),
                   capture: analysis.capture, notes: analysis.notes)
+        filmstrips = analysis.filmstrips
     }
 }
 
@@ -58,6 +61,7 @@ public final class CellCapture: @unchecked Sendable {
         var settings = analyzer
         // A cell ends the capture; the analyzer never gives up on its own before that.
         settings.noCodeLimit = .infinity
+        settings.keepFilmstrips = true
         let bounded = settings
         Thread { [self] in
             let result = Result { () throws(CaptureError) -> CaptureAnalysis in

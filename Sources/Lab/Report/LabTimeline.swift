@@ -42,6 +42,9 @@ public struct LabTimeline: Codable, Sendable, Equatable {
     public var mediaDuration: Double?
     /// The verdict as the report shows it ("stall 1200 ms (measured)").
     public var verdict: String
+    /// From a capture of the picture (`lab run --capture`): each transition in words, and its filmstrip.
+    public var pictureTransitions: [String]?
+    public var filmstrips: [Filmstrip]?
 
     /// A short end: the last poll that played, at what position, and in words.
     public struct End: Codable, Sendable, Equatable {
@@ -84,6 +87,14 @@ public struct LabTimeline: Codable, Sendable, Equatable {
         end = Self.end(cell, points: points)
         mediaDuration = cell.measurement.mediaDuration
         self.verdict = verdict
+        if let picture = cell.measurement.picture, !picture.transitions.isEmpty {
+            pictureTransitions = picture.transitions.map { t in
+                "\(t.from.label) #\(t.from.frame) -> \(t.to.label) #\(t.to.frame): stall \(Int(t.stallMs)) ms, frozen \(Int(t.frozenMs)) ms, "
+                    + "\(t.blackFrames) black, \(t.unreadableFrames) other" + (t.skippedFrames.map { ", \($0) skipped" } ?? "")
+                    + (t.audioGapMs.map { ", audio gap \(Int($0)) ms" } ?? "")
+            }
+            filmstrips = picture.filmstrips
+        }
     }
 
     static func end(_ cell: LabRunCell, points: [Point]) -> End? {
