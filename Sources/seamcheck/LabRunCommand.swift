@@ -155,6 +155,10 @@ struct LabRunCommand: AsyncParsableCommand {
                 : "none of the \(skipped.count) found has AirPlay video"), exitCode: Self.noReceiverRan)
         }
 
+        let inputs = try CaptureAssignment.assign(captures, options: captureOptions, to: targets)
+        // Each capture opened once before anything starts: one that cannot be is exit 2 now, not a failed picture per cell.
+        for input in inputs.values { _ = try CaptureReader(input: input) }
+
         let logger = LabLogging.logger(level: logLevel)
         var ownServer: LabRunServer?
         var serverText = server ?? ""
@@ -201,10 +205,7 @@ struct LabRunCommand: AsyncParsableCommand {
         options.caseTimeout = caseTimeout.map { .milliseconds(Int64($0 * 1000)) }
         options.comebackWait = .milliseconds(Int64(comebackWait * 1000))
         options.thresholds = try thresholds.load(profilesDir: lookup.profilesDir.path)
-        let inputs = try CaptureAssignment.assign(captures, options: captureOptions, to: targets)
         if !inputs.isEmpty {
-            // Each device opened once before any case: one that cannot be is exit 2 now, not a failed picture per cell.
-            for input in inputs.values { _ = try CaptureReader(input: input) }
             let streams = CaptureStreams(manifest: manifest)
             options.capture = { target in
                 inputs[target.name].map { CellCapture(input: $0, analyzer: CaptureAnalyzer(streams: streams)) }
