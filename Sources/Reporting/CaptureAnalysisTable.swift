@@ -32,7 +32,8 @@ public enum CaptureAnalysisTable {
                              "#\(t.from.frame)" + (t.expectedLastFrame.map { " of #\($0)" } ?? "") + " at \(seconds(t.from.at))",
                              "#\(t.to.frame)" + (t.expectedFirstFrame.map { " of #\($0)" } ?? "") + " at \(seconds(t.to.at))",
                              "\(Int(t.stallMs)) ms", "\(Int(t.frozenMs)) ms", "\(t.blackFrames) (\(Int(t.blackMs)) ms)",
-                             String(t.unreadableFrames), t.skippedFrames.map(String.init) ?? "-",
+                             String(t.unreadableFrames),
+                             (t.skippedFrames.map(String.init) ?? "-") + (t.captureGapMs.map { " (capture gap \(Int($0)) ms)" } ?? ""),
                              t.audioGapMs.map { "\(Int($0)) ms" } ?? "-"])
             }
             text += table(rows)

@@ -108,6 +108,16 @@ final class LabRunKodiTests: XCTestCase {
             }
             let table = try kodi.run([SeamcheckBinary.path, "lab", "runs", run.id, "--db", database, "--format", "table"], timeout: 30)
             print(table.stdout)
+            // The HTML report shows the pictures around each switch (SEAMCHECK_KEEP_REPORT=PATH keeps a copy to look at).
+            let report = try SeamcheckBinary.run(["lab", "report", "--db", database, "--format", "html", "--output", folder + "/report.html"])
+            XCTAssertEqual(report.status, 0, report.stderr)
+            let html = try String(contentsOfFile: folder + "/report.html", encoding: .utf8)
+            XCTAssertGreaterThanOrEqual(html.components(separatedBy: "data:image/bmp;base64,").count - 1, 4 * cases.count, "filmstrips")
+            XCTAssertTrue(html.contains("From the picture: primary #"), "the switches in words")
+            if let keep = ProcessInfo.processInfo.environment["SEAMCHECK_KEEP_REPORT"] {
+                try? FileManager.default.removeItem(atPath: keep)
+                try FileManager.default.copyItem(atPath: folder + "/report.html", toPath: keep)
+            }
         }
     }
 

@@ -143,6 +143,9 @@ public struct CaptureTransition: Codable, Sendable, Equatable {
     public var stallMs: Double
     /// From the end of `from`'s tone to the start of `to`'s, when the capture has audio and both have tones.
     public var audioGapMs: Double?
+    /// The longest interval without a captured frame from `from`'s last frame to `to`'s first, when
+    /// the capture itself dropped frames there: frames missing then may be the capture's, not the player's.
+    public var captureGapMs: Double?
     public init(from: ShownFrame, to: ShownFrame, expectedLastFrame: Int?, expectedFirstFrame: Int?, frozenMs: Double, blackFrames: Int, blackMs: Double, unreadableFrames: Int, skippedFrames: Int?, stallMs: Double, audioGapMs: Double?) {
         self.from = from
         self.to = to

@@ -176,6 +176,8 @@ public struct CaptureTimeline: Sendable {
             case .code: break
             }
         }
+        let gaps = (a..<b).map { shows[$0 + 1].start - shows[$0].last }
+        let widest = gaps.max() ?? 0
         let frozen = max(0, shows[a].end - shows[a].start - period)
         let stall = max(0, shows[b].start - shows[a].start - period)
         let expected = streams.expectedFrames(from: last.stream, to: first.stream)
@@ -183,9 +185,11 @@ public struct CaptureTimeline: Sendable {
         if let lastExpected = expected.last, let firstExpected = expected.first {
             skipped = abs(lastExpected - last.frame) + abs(first.frame - firstExpected)
         }
-        return CaptureTransition(from: from, to: to, expectedLastFrame: expected.last, expectedFirstFrame: expected.first,
-                                 frozenMs: (frozen * 1000).rounded(), blackFrames: black, blackMs: (blackSeconds * 1000).rounded(),
-                                 unreadableFrames: unreadable, skippedFrames: skipped, stallMs: (stall * 1000).rounded(),
-                                 audioGapMs: ToneRun.gap(tones, from: last.stream, to: first.stream, near: shows[b].start))
+        var transition = CaptureTransition(from: from, to: to, expectedLastFrame: expected.last, expectedFirstFrame: expected.first,
+                                           frozenMs: (frozen * 1000).rounded(), blackFrames: black, blackMs: (blackSeconds * 1000).rounded(),
+                                           unreadableFrames: unreadable, skippedFrames: skipped, stallMs: (stall * 1000).rounded(),
+                                           audioGapMs: ToneRun.gap(tones, from: last.stream, to: first.stream, near: shows[b].start))
+        if widest > 1.5 * interval { transition.captureGapMs = (widest * 1000).rounded() }
+        return transition
     }
 }

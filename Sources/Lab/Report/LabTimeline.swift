@@ -88,13 +88,19 @@ public struct LabTimeline: Codable, Sendable, Equatable {
         mediaDuration = cell.measurement.mediaDuration
         self.verdict = verdict
         if let picture = cell.measurement.picture, !picture.transitions.isEmpty {
-            pictureTransitions = picture.transitions.map { t in
-                "\(t.from.label) #\(t.from.frame) -> \(t.to.label) #\(t.to.frame): stall \(Int(t.stallMs)) ms, frozen \(Int(t.frozenMs)) ms, "
-                    + "\(t.blackFrames) black, \(t.unreadableFrames) other" + (t.skippedFrames.map { ", \($0) skipped" } ?? "")
-                    + (t.audioGapMs.map { ", audio gap \(Int($0)) ms" } ?? "")
-            }
+            pictureTransitions = picture.transitions.map(Self.words)
             filmstrips = picture.filmstrips
         }
+    }
+
+    /// "primary #179 -> ad of control #0: stall 0 ms, frozen 0 ms, 0 black, 0 other, 0 skipped".
+    static func words(_ t: CaptureTransition) -> String {
+        var text = "\(t.from.label) #\(t.from.frame) -> \(t.to.label) #\(t.to.frame): stall \(Int(t.stallMs)) ms, "
+            + "frozen \(Int(t.frozenMs)) ms, \(t.blackFrames) black, \(t.unreadableFrames) other"
+        if let skipped = t.skippedFrames { text += ", \(skipped) skipped" }
+        if let gap = t.captureGapMs { text += " (the capture missed \(Int(gap)) ms there)" }
+        if let audio = t.audioGapMs { text += ", audio gap \(Int(audio)) ms" }
+        return text
     }
 
     static func end(_ cell: LabRunCell, points: [Point]) -> End? {
