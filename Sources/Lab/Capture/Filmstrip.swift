@@ -32,6 +32,9 @@ public struct Filmstrip: Codable, Sendable, Equatable {
     /// Pictures kept before the switch and taken after it.
     static let before = 3
     static let after = 2
+    /// At most this many filmstrips a capture (about 1.5 MB): a capture that flips between streams
+    /// every frame must not grow without bound.
+    static let limit = 20
 }
 
 /// Collects filmstrips while a capture is read: a ring of the last pictures that differed from the
@@ -58,7 +61,7 @@ struct FilmstripCollector {
             if open == nil { strips.append(Filmstrip(frames: current.strip)) }
         }
         if case .code(let stream, _) = reading {
-            if let lastStream, lastStream != stream {
+            if let lastStream, lastStream != stream, strips.count + (open == nil ? 0 : 1) < Filmstrip.limit {
                 if let unfinished = open { strips.append(Filmstrip(frames: unfinished.strip)) }
                 let before = ring.suffix(Filmstrip.before).map { frame($0.time, $0.reading, $0.image) }
                 open = (before + [frame(time, reading, image)], Filmstrip.after)
