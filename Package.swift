@@ -21,6 +21,11 @@ let package = Package(
         // (NIOHTTPTypes, the HTTP/1 parser's errors) and its graceful shutdown.
         .package(url: "https://github.com/apple/swift-nio-extras", from: "1.35.0"),
         .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.13.0"),
+        // AirPlay 2 pairing (HAP): Curve25519, ChaCha20-Poly1305, HKDF, SHA-512. Already in the graph through
+        // Hummingbird's dependencies, resolved at 4.x there (so not `from: "3.12.3"`, which would force 3.x).
+        .package(url: "https://github.com/apple/swift-crypto.git", from: "4.0.0"),
+        // SRP-6a's 3072-bit modular arithmetic for pair-setup.
+        .package(url: "https://github.com/attaswift/BigInt.git", from: "6.0.1"),
     ],
     targets: [
         // C libraries from Debian's packages. FFmpeg's headers (libavformat-dev, libavcodec-dev, libavutil-dev); the libraries
@@ -43,7 +48,9 @@ let package = Package(
         .target(name: "Discovery", dependencies: ["CAvahi"]),
         // The AirPlay sender: knows receivers' HTTP and plists, nothing of cases or rules.
         .target(name: "AirPlay", dependencies: [.product(name: "NIOCore", package: "swift-nio"),
-                                                .product(name: "NIOPosix", package: "swift-nio")]),
+                                                .product(name: "NIOPosix", package: "swift-nio"),
+                                                .product(name: "Crypto", package: "swift-crypto"),
+                                                .product(name: "BigInt", package: "BigInt")]),
         .target(name: "Compatibility", dependencies: ["MediaProbe", "HLS", "Discovery", "Yams"]),
         .target(
             name: "Matrix",
@@ -76,7 +83,8 @@ let package = Package(
         .testTarget(name: "HLSTests", dependencies: ["HLS"]),
         .testTarget(name: "ProcessesTests", dependencies: ["Processes"]),
         .testTarget(name: "MediaProbeTests", dependencies: ["MediaProbe", "SeamcheckTestSupport"]),
-        .testTarget(name: "AirPlayTests", dependencies: ["AirPlay", "SeamcheckTestSupport", "Processes"]),
+        .testTarget(name: "AirPlayTests", dependencies: ["AirPlay", "SeamcheckTestSupport", "Processes",
+                                                         .product(name: "BigInt", package: "BigInt")]),
         .testTarget(name: "DiscoveryTests", dependencies: ["Discovery", "SeamcheckTestSupport", "Processes"]),
         .testTarget(name: "CompatibilityTests", dependencies: ["Compatibility", "MediaProbe", "SeamcheckTestSupport"]),
         .testTarget(name: "MatrixTests", dependencies: ["Matrix", "Compatibility", "MediaProbe", "HLS", "SeamcheckTestSupport",

@@ -2,7 +2,7 @@
 sarif-schema-2.1.0.json), plus what generated models drop: URI syntax (RFC 3986) of every
 artifactLocation.uri and informationUri, unique rule ids, and a result's ruleIndex naming its ruleId.
 
-    python scripts/sarif-validate.py FILE...   (run with scripts/sarif-venv.sh's python)
+    python scripts/sarif-validate.py FILE...   (run with `scripts/python-venv.sh sarif`'s python)
 
 Prints "FILE: valid" or each problem, and exits 1 when any file is invalid.
 """

@@ -6,7 +6,8 @@ set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 
 scripts/setup-deps.sh
-scripts/lab-venv.sh  # Selenium for the lab page test
+# The Python packages the tests use (Selenium, the SARIF models, HAP-python), from PyPI into .build.
+for venv in lab sarif hap; do scripts/python-venv.sh "$venv" >/dev/null; done
 
 started_services=0
 # Kodi (the real AirPlay receiver of the lab tests) is started and stopped by the tests themselves
@@ -31,8 +32,8 @@ export SEAMCHECK_REQUIRE_AVAHI=1
 
 swift build --build-tests 2>&1 | grep -v -- '-D_REENTRANT' || { echo "test: build failed" >&2; exit 1; }
 
-# The SARIF validator (pydantic-sarif from PyPI, in .build/sarif-venv) the reporting tests use.
-SEAMCHECK_SARIF_PYTHON=$(scripts/sarif-venv.sh)
+# The SARIF validator (pydantic-sarif, in .build/sarif-venv) the reporting tests use.
+SEAMCHECK_SARIF_PYTHON=$(scripts/python-venv.sh sarif)
 export SEAMCHECK_SARIF_PYTHON
 
 log=$(mktemp)

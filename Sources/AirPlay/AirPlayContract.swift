@@ -4,7 +4,7 @@ import Foundation
 // kept-alive connection, plists) lives beside this file; nothing here knows of cases or rules.
 
 /// Where a receiver's AirPlay service listens, and what discovery or the inventory calls it.
-public struct AirPlayEndpoint: Sendable, Equatable, Codable, CustomStringConvertible {
+public struct AirPlayEndpoint: Sendable, Hashable, Codable, CustomStringConvertible {
     public var host: String
     public var port: Int
     public var name: String?
@@ -136,6 +136,16 @@ public enum AirPlayError: Error, Sendable, Equatable, CustomStringConvertible {
     case http(endpoint: String, path: String, status: Int, reason: String)
     /// A body that is not what the step expects (garbage plist, too large, wrong type).
     case badResponse(endpoint: String, path: String, reason: String)
+    /// Pair-setup, pair-verify or the encrypted channel failed at `step` ("pair-setup M4",
+    /// "encrypted channel"): malformed TLV8, a wrong proof or signature, bytes that do not decrypt.
+    /// The connection was dropped. No key material is in `reason`.
+    case pairing(endpoint: String, step: String, reason: String)
+    /// The receiver's own refusal (its TLV8 `error` item) at `step`: a wrong code is
+    /// `authentication`.
+    case pairingRefused(endpoint: String, step: String, code: TLV8.ErrorCode)
+    /// The receiver wants pairing, and no credentials for it are stored (and it offers no
+    /// transient pairing). `receiver` is the name to give `seamcheck airplay pair`.
+    case needsPairing(endpoint: String, receiver: String)
 
     public var description: String {
         switch self {
@@ -155,6 +165,15 @@ public enum AirPlayError: Error, Sendable, Equatable, CustomStringConvertible {
             return "\(endpoint): \(path) answered \(status) \(reason)"
         case .badResponse(let endpoint, let path, let reason):
             return "\(endpoint): \(path) answered something unusable: \(reason)"
+        case .pairing(let endpoint, let step, let reason):
+            return "\(endpoint): \(step): \(reason); connection dropped"
+        case .pairingRefused(let endpoint, let step, let code):
+            let hint = code == .authentication ? "check the code the receiver shows and pair again"
+                : "wait, or allow pairing in the receiver's AirPlay settings, then pair again"
+            return "\(endpoint): \(step): the receiver refused: \(code); \(hint)"
+        case .needsPairing(let endpoint, let receiver):
+            let name = receiver.contains(where: { $0 == " " || $0 == "'" }) ? "'\(receiver.replacingOccurrences(of: "'", with: "'\\''"))'" : receiver
+            return "\(endpoint): needs pairing: run seamcheck airplay pair \(name)"
         }
     }
 }

@@ -33,8 +33,43 @@ public struct AirPlayConfiguration: Sendable, Equatable {
     }
 }
 
+/// How a session reaches a receiver: in plain HTTP, after transient pairing, after pair-verify
+/// with stored credentials, or not at all (it needs a pairing this machine does not have).
+public enum AirPlayAccess: Sendable, Equatable {
+    /// Plain HTTP (AirPlay 1); `pairingName` turns a pairing answer into "needs pairing: run
+    /// seamcheck airplay pair NAME".
+    case plain(pairingName: String?)
+    /// Transient pair-setup (PIN 3939) on every connection, then the encrypted channel.
+    case transient
+    /// Pair-verify with these credentials, then the encrypted channel.
+    case verify(HAPCredentials)
+    /// Refused before connecting: this error (a code nobody entered, a password, access control).
+    case refuse(AirPlayError)
+}
+
 /// The sender's entry point: one kept-alive connection to one receiver.
 public enum AirPlaySender {
+    /// Opens a session the way `access` says. After pair-verify or transient pairing the same
+    /// requests (`/play`, `/playback-info`...) go over the encrypted channel; the AirPlay 2 steps
+    /// some receivers want before `/play` (RTSP SETUP, RECORD) are not sent (see docs/airplay-pairing.md).
+    public static func open(_ endpoint: AirPlayEndpoint, access: AirPlayAccess,
+                            configuration: AirPlayConfiguration = .init()) async throws(AirPlayError) -> any AirPlayPlayback {
+        switch access {
+        case .plain(let pairingName):
+            let session = AirPlaySession(endpoint: endpoint, configuration: configuration, pairingName: pairingName)
+            try await session.connect()
+            return session
+        case .transient:
+            return AirPlaySession(channel: try await AirPlayPairing.transient(endpoint, configuration: configuration),
+                                  configuration: configuration)
+        case .verify(let credentials):
+            return AirPlaySession(channel: try await AirPlayPairing.verify(endpoint, credentials: credentials, configuration: configuration),
+                                  configuration: configuration)
+        case .refuse(let error):
+            throw error
+        }
+    }
+
     /// Opens a session with `endpoint` (AirPlay 1 HTTP on its `_airplay._tcp` port): connects at
     /// once, so `.connect` comes from here and not from the first request.
     public static func open(_ endpoint: AirPlayEndpoint,

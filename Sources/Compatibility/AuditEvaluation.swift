@@ -124,8 +124,14 @@ struct AuditEvaluation {
                                             expected: "a readable rendition", actual: tried,
                                             message: "\(label): no rendition this class selects can be read, so its receivers skip it: \(tried)",
                                             remediation: nil))
-                } else if let finding = AuditFindings.notProbed(error, skipped: skipped, label: label, subject: subject, profile: profile) {
-                    findings.append(finding)
+                } else {
+                    if let finding = AuditFindings.notProbed(error, skipped: skipped, label: label, subject: subject, profile: profile) {
+                        findings.append(finding)
+                    }
+                    if let finding = unprobedEncryptionFinding(error, skipped: skipped, root: root, at: resource.location, label: label,
+                                                                subject: subject, profile: profile) {
+                        findings.append(finding)
+                    }
                 }
             }
         }

@@ -64,6 +64,7 @@ public struct PlaylistAuditor: Sendable {
             if case .loaded(let summary)? = presentation.asset(uri, from: timeline.location) { return summary.duration }
             return nil
         })
+        findings += BoundaryRule.findings(schedule, primary: timeline.playlist, uri: timeline.location.description)
         let plan = AuditPlan(schedule: schedule, presentation: presentation, timeline: timeline)
         var assetPlaylists = AssetPlaylists(loader: loader, presentation: presentation)
         let probes = RenditionProbes(session: session, presentation: presentation)

@@ -32,9 +32,11 @@ public struct Remediation: Sendable, Equatable, Codable {
         ["ffmpeg", "-i", input] + inputs + commandArguments + [output]
     }
 
-    /// The settings as they go on an ffmpeg command line, quoted for a POSIX shell.
+    /// The settings as they go on an ffmpeg command line after the interstitial's `-i AD`, quoted
+    /// for a POSIX shell: generated inputs first (`-f lavfi -i anullsrc=...`), so that
+    /// `ffmpeg -i AD <rendered> OUT` runs as written (a finding's and an asset's `remediation`).
     public var rendered: String {
-        commandArguments.map(shellQuoted).joined(separator: " ")
+        (inputs + commandArguments).map(shellQuoted).joined(separator: " ")
     }
 
     /// The settings as separate arguments. A stream nothing touches is copied, not re-encoded.

@@ -8,6 +8,8 @@ public enum RuleIdentifiers {
         "audio-codec-mismatch", "sample-rate-mismatch", "audio-bit-depth-mismatch", "channel-layout-mismatch",
         "track-set-mismatch", "av-start-misaligned", "rendition-language-mismatch",
         "frame-rate-multiple", "scan-type-mismatch", "ladder-mismatch", "loudness-mismatch",
+        // Catalog v3 (issue 24): what else changes at the switch.
+        "resolution-change", "container-change", "encryption-change", "segment-duration-change", "playlist-version-change",
     ]
     public static let capability = [
         "unsupported-video-codec", "unsupported-dynamic-range", "unsupported-audio-codec", "unsupported-channel-count",
@@ -33,5 +35,7 @@ public enum RuleIdentifiers {
     ]
     /// Playlist audits: media that no rule could look at (unreachable, encrypted, refused), never counted as seamless.
     public static let audit = ["media-not-probed"]
-    public static let all = Set(transition + capability + declared + spec + audit)
+    /// Where a break sits on the primary's timeline (no device class; profiles grade it).
+    public static let schedule = ["break-off-segment-boundary"]
+    public static let all = Set(transition + capability + declared + spec + audit + schedule)
 }

@@ -65,6 +65,8 @@ public struct ReceiverDescription: Codable, Sendable, Equatable {
     public var sourceVersion: String?
     public var osVersion: String?
     public var capabilities: ReceiverCapabilities
+    /// What it wants before a sender may play (pairing, a password, nothing).
+    public var pairing: PairingRequirement
     public var warnings: [String]
 
     /// Decodes a receiver from its `_airplay._tcp` TXT record and, when known, its `_raop._tcp`
@@ -102,12 +104,34 @@ public struct ReceiverDescription: Codable, Sendable, Equatable {
         let password = decoder.value(airplay: "pw", raop: "pw").map { ["true", "1", "yes"].contains($0.lowercased()) }
         capabilities = ReceiverCapabilities(features: features, flags: flags,
                                             passwordKey: password ?? false, hasRAOP: raop != nil)
+        pairing = PairingRequirement(features: features, flags: flags, password: password ?? false,
+                                     acl: decoder.nonEmpty(airplay: "acl", raop: nil), act: decoder.nonEmpty(airplay: "act", raop: nil))
         warnings = decoder.warnings
     }
 
     private enum CodingKeys: String, CodingKey {
         case name, deviceId, model, manufacturer, product, features, featureNames, flags, flagNames, sourceVersion,
-             osVersion, capabilities, warnings
+             osVersion, capabilities, pairing, warnings
+    }
+
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        name = try container.decode(String.self, forKey: .name)
+        deviceId = try container.decodeIfPresent(String.self, forKey: .deviceId)
+        model = try container.decodeIfPresent(String.self, forKey: .model)
+        manufacturer = try container.decodeIfPresent(String.self, forKey: .manufacturer)
+        product = try container.decodeIfPresent(String.self, forKey: .product)
+        features = try container.decodeIfPresent(AirPlayFeatures.self, forKey: .features)
+        featureNames = try container.decode([String].self, forKey: .featureNames)
+        flags = try container.decodeIfPresent(StatusFlags.self, forKey: .flags)
+        flagNames = try container.decode([String].self, forKey: .flagNames)
+        sourceVersion = try container.decodeIfPresent(String.self, forKey: .sourceVersion)
+        osVersion = try container.decodeIfPresent(String.self, forKey: .osVersion)
+        capabilities = try container.decode(ReceiverCapabilities.self, forKey: .capabilities)
+        // Stored before pairing was read: derived again from the features and flags.
+        pairing = try container.decodeIfPresent(PairingRequirement.self, forKey: .pairing)
+            ?? PairingRequirement(features: features, flags: flags, password: capabilities.passwordRequired, acl: nil, act: nil)
+        warnings = try container.decode([String].self, forKey: .warnings)
     }
 
     /// Every key is written, an unknown value as `null`: scripts can rely on the fields of
@@ -126,6 +150,7 @@ public struct ReceiverDescription: Codable, Sendable, Equatable {
         try container.encode(sourceVersion, forKey: .sourceVersion)
         try container.encode(osVersion, forKey: .osVersion)
         try container.encode(capabilities, forKey: .capabilities)
+        try container.encode(pairing, forKey: .pairing)
         try container.encode(warnings, forKey: .warnings)
     }
 

@@ -93,7 +93,7 @@ public struct EncoderCompatibility: Codable, Sendable, Equatable {
         "audio-bit-depth-mismatch": "audio bit depth", "channel-layout-mismatch": "audio channel layout",
         "track-set-mismatch": "tracks", "av-start-misaligned": "audio/video start",
         "rendition-language-mismatch": "audio language", "frame-rate-multiple": "frame rate",
-        "scan-type-mismatch": "scan type",
+        "scan-type-mismatch": "scan type", "resolution-change": "resolution", "container-change": "container",
     ]
 
     private struct Derived {
@@ -171,7 +171,14 @@ enum Foils {
             }
             vary { $0.video[0].displayAspectRatio = video.displayAspectRatio == Ratio(1, 1) ? Ratio(16, 9) : Ratio(1, 1) }
             vary { $0.video[0].dynamicRange = video.dynamicRange == .sdr ? .hdr10 : .sdr }
+            // 2/3 of the coded size, the display aspect ratio kept (resolution-change).
+            vary {
+                $0.video[0].width = max(2, video.width * 2 / 3 / 2 * 2)
+                $0.video[0].height = max(2, video.height * 2 / 3 / 2 * 2)
+            }
         }
+        // The other container family (container-change).
+        vary { $0.container = $0.container == "mpegts" ? "mov,mp4,m4a,3gp,3g2,mj2" : "mpegts" }
         if let audio = primary.primaryAudio {
             vary { $0.audio[0].codec = audio.codec == "aac" ? "ac3" : "aac" }
             vary { $0.audio[0].sampleRate = audio.sampleRate == 48000 ? 44100 : 48000 }

@@ -21,6 +21,9 @@ public struct MediaDescription: Codable, Sendable, Equatable {
     /// was read; fields that need decoded samples (pixel format, bit depth, field order other
     /// than progressive) are null. Null for clear and AES-128 media.
     public var encryption: String?
+    /// For an HLS rendition: its media playlist's packaging (version, target duration, keys);
+    /// null for other inputs.
+    public var playlist: RenditionPlaylist?
 
     public init(input: String, container: String, duration: Double?, video: [VideoTrack] = [],
                 audio: [AudioTrack] = [], subtitles: [SubtitleTrack] = []) {
@@ -236,7 +239,7 @@ extension SubtitleTrack {
 }
 
 extension MediaDescription {
-    enum CodingKeys: String, CodingKey { case input, container, duration, video, audio, subtitles, liveWindow, encryption }
+    enum CodingKeys: String, CodingKey { case input, container, duration, video, audio, subtitles, liveWindow, encryption, playlist }
 
     public func encode(to encoder: Encoder) throws {
         var c = encoder.container(keyedBy: CodingKeys.self)
@@ -248,5 +251,6 @@ extension MediaDescription {
         try c.encode(subtitles, forKey: .subtitles)
         try c.encode(liveWindow, forKey: .liveWindow)
         try c.encode(encryption, forKey: .encryption)
+        try c.encode(playlist, forKey: .playlist)
     }
 }

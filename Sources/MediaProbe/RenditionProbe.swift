@@ -53,6 +53,7 @@ extension MediaProber {
         media.duration = playlist.totalDuration
         // An EVENT playlist only grows: its first segment is the stream's start, as in VOD.
         media.liveWindow = !playlist.isVOD && playlist.playlistType != .event
+        media.playlist = RenditionPlaylist(playlist)
         return (media, ProbeStatistics(bytesRead: Int64(bytes.count), seconds: Date().timeIntervalSince(started)))
     }
 

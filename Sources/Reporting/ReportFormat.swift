@@ -86,7 +86,7 @@ public func remediationCommands(for asset: AuditedAsset, in result: AuditResult?
     let concerned = Set(result.map { $0.findings(for: asset).compactMap(\.deviceClass) } ?? [])
     return groups.map { group in
         let suffix = groups.count > 1 ? group.deviceClasses.first.map { "-" + safeFileStem($0) } ?? "" : ""
-        let output = "./" + uniqueStem + suffix + "-matched." + ext
+        let output = "./" + uniqueStem + suffix + "-matched." + (muxerExtension(group.remediation) ?? ext)
         let text = group.remediation.command(input: fixInput(for: asset, classes: group.deviceClasses), output: output)
             .map(shellQuoted).joined(separator: " ")
         return RemediationCommand(deviceClasses: group.deviceClasses, isVariant: groups.count > 1,
@@ -115,6 +115,18 @@ private func outputName(for asset: AuditedAsset) -> (stem: String, ext: String) 
     let ext = PathText.fileExtension(fileName).lowercased()
     let keepsContainer = ["mp4", "m4v", "mov", "mkv", "ts"].contains(ext)
     return (safeFileStem(asset.placement?.id ?? PathText.deletingExtension(fileName)), keepsContainer ? ext : "mp4")
+}
+
+/// The file extension of the container a fix's `-f` writes (container-change), so that the
+/// output's name says what it holds; nil without `-f`.
+private func muxerExtension(_ remediation: Remediation) -> String? {
+    guard let index = remediation.arguments.firstIndex(of: "-f"), index + 1 < remediation.arguments.count else { return nil }
+    switch remediation.arguments[index + 1] {
+    case "mpegts": return "ts"
+    case "adts": return "aac"
+    case "hls": return "m3u8"
+    case let format: return format
+    }
 }
 
 /// A file name stem made of [A-Za-z0-9._-] only, without leading dots.

@@ -14,12 +14,8 @@ struct AirPlayCommand: AsyncParsableCommand {
         port 7000 by default). A receiver that wants pairing or a password, or has no URL playback, is exit 2 with \
         what it wants. Exit 3 when avahi-daemon is needed (a name or device id) and not running.
         """,
-        subcommands: [AirPlayPlayCommand.self, AirPlayStatusCommand.self, AirPlayStopCommand.self])
-
-    /// The sender as `lab run` and these commands open it.
-    static let opener: AirPlayOpener = { endpoint throws(AirPlayError) in
-        try await AirPlaySender.open(endpoint, configuration: AirPlayConfiguration())
-    }
+        subcommands: [AirPlayPlayCommand.self, AirPlayStatusCommand.self, AirPlayStopCommand.self, AirPlayPairCommand.self,
+                      AirPlayVerifyCommand.self, AirPlayPairingsCommand.self, AirPlayUnpairCommand.self])
 
     /// True when the receiver answers again: a session opens and `/playback-info` gets any HTTP answer.
     static let answers: @Sendable (AirPlayEndpoint) async -> Bool = { endpoint in
@@ -39,13 +35,47 @@ struct AirPlayCommand: AsyncParsableCommand {
         return answered
     }
 
-    /// The one receiver `text` names, opened.
-    static func session(_ text: String, lookup: ReceiverLookupOptions) async throws -> (RunTarget, any AirPlayPlayback) {
+    /// The one receiver `text` names, opened as its pairing says (stored credentials, transient,
+    /// plain, or refused with what to run).
+    static func session(_ text: String, lookup: ReceiverLookupOptions, credentials: CredentialsOption) async throws -> (RunTarget, any AirPlayPlayback) {
+        let store = try credentials.load()
         let (targets, skipped) = try await lookup.resolve([text])
         guard let target = targets.first else {
             throw CLIFailure.input("\(text): " + (skipped.first?.reason ?? "not a receiver with AirPlay video"))
         }
-        return (target, try await opener(target.endpoint))
+        return (target, try await AirPlaySender.open(target.endpoint, access: access(for: target, store: store)))
+    }
+
+    /// How to reach `target`: its stored pairing, else what its TXT record says. An unusable
+    /// stored entry refuses this receiver only, with what to do.
+    static func access(for target: RunTarget, store: CredentialStore) -> AirPlayAccess {
+        do {
+            let stored = try store.pairing(name: target.name, deviceId: target.deviceId,
+                                           address: "\(target.endpoint.host):\(target.endpoint.port)")
+            return PairingAccess.decide(for: target, stored: stored?.credentials)
+        } catch {
+            return .refuse(.pairing(endpoint: target.endpoint.description, step: "stored credentials", reason: error.description))
+        }
+    }
+
+    /// One stderr line per receiver that pairs or is refused for pairing: how the run reaches it.
+    static func reportAccess(_ targets: [RunTarget], store: CredentialStore) {
+        for target in targets {
+            let access = access(for: target, store: store)
+            if case .plain = access { continue }
+            Terminal.writeStderr("seamcheck: lab run: \(VisibleText.escape(target.name)): \(PairingAccess.describe(access))\n")
+        }
+    }
+
+    /// The opener `lab run` uses: each target reached as `access(for:store:)` says.
+    static func opener(for targets: [RunTarget], store: CredentialStore) -> AirPlayOpener {
+        var accessByEndpoint: [AirPlayEndpoint: AirPlayAccess] = [:]
+        for target in targets { accessByEndpoint[target.endpoint] = access(for: target, store: store) }
+        let table = accessByEndpoint
+        return { endpoint throws(AirPlayError) in
+            try await AirPlaySender.open(endpoint, access: table[endpoint] ?? .plain(pairingName: endpoint.name),
+                                         configuration: AirPlayConfiguration())
+        }
     }
 }
 
@@ -62,6 +92,7 @@ struct AirPlayPlayCommand: AsyncParsableCommand {
     var start: Double = 0
 
     @OptionGroup var lookup: ReceiverLookupOptions
+    @OptionGroup var credentials: CredentialsOption
 
     func validate() throws {
         _ = try Self.playURL(url)
@@ -79,7 +110,7 @@ struct AirPlayPlayCommand: AsyncParsableCommand {
 
     func run() async throws {
         let playURL = try Self.playURL(url)
-        let (target, session) = try await AirPlayCommand.session(receiver, lookup: lookup)
+        let (target, session) = try await AirPlayCommand.session(receiver, lookup: lookup, credentials: credentials)
         do { try await session.play(url: playURL, startPosition: start) } catch {
             await session.close()
             throw error
@@ -99,6 +130,7 @@ struct AirPlayStatusCommand: AsyncParsableCommand {
     var format: ListFormat?
 
     @OptionGroup var lookup: ReceiverLookupOptions
+    @OptionGroup var credentials: CredentialsOption
 
     struct Document: Encodable {
         var schemaVersion = jsonSchemaVersion
@@ -108,7 +140,7 @@ struct AirPlayStatusCommand: AsyncParsableCommand {
     }
 
     func run() async throws {
-        let (target, session) = try await AirPlayCommand.session(receiver, lookup: lookup)
+        let (target, session) = try await AirPlayCommand.session(receiver, lookup: lookup, credentials: credentials)
         let info: PlaybackInfo
         do { info = try await session.playbackInfo() } catch {
             await session.close()
@@ -136,9 +168,10 @@ struct AirPlayStopCommand: AsyncParsableCommand {
     var receiver: String
 
     @OptionGroup var lookup: ReceiverLookupOptions
+    @OptionGroup var credentials: CredentialsOption
 
     func run() async throws {
-        let (target, session) = try await AirPlayCommand.session(receiver, lookup: lookup)
+        let (target, session) = try await AirPlayCommand.session(receiver, lookup: lookup, credentials: credentials)
         do { try await session.stop() } catch {
             await session.close()
             throw error

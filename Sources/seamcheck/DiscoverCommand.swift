@@ -276,7 +276,8 @@ enum DiscoverTable {
         guard receiver.features != nil else { return receiver.services == ["_raop._tcp"] ? "audio only (RAOP)" : "unknown" }
         let c = receiver.capabilities
         return [c.video ? "video" : c.screenMirroring ? "no URL video" : "audio only", c.airPlay2 ? "AirPlay 2" : nil, c.screenMirroring ? "mirroring" : nil,
-                c.passwordRequired ? "password" : nil, c.pinRequired ? "PIN" : nil].compactMap { $0 }.joined(separator: ", ")
+                c.passwordRequired ? "password" : nil, c.pinRequired ? "PIN" : nil,
+                [.none, .password].contains(receiver.pairing.kind) ? nil : receiver.pairing.summary].compactMap { $0 }.joined(separator: ", ")
     }
 
     static func infoSummary(_ entry: ClassifiedReceiver) -> String {

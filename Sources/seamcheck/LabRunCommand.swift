@@ -123,6 +123,7 @@ struct LabRunCommand: AsyncParsableCommand {
     var captureOptions: [String] = []
 
     @OptionGroup var lookup: ReceiverLookupOptions
+    @OptionGroup var credentials: CredentialsOption
     @OptionGroup var database: LabDatabaseOption
     @OptionGroup var thresholds: ThresholdsOption
 
@@ -145,10 +146,12 @@ struct LabRunCommand: AsyncParsableCommand {
         let suite: LabSuite? = server == nil || streams != nil ? try LabSuite.load(streams ?? "Reports/lab") : nil
         guard let manifest = try suite?.manifest ?? store.latestManifest() else { throw LabInputError.noSuite(db: database.path) }
         let chosenCases = try CaseSelection.select(cases.isEmpty ? (previous?.cases ?? []) : cases, from: manifest)
+        let pairings = try credentials.load()
         let (targets, skipped) = try await lookup.resolve(receivers.isEmpty ? (previous?.receivers ?? []) : receivers)
         for receiver in skipped {
             Terminal.writeStderr("seamcheck: not runnable: \(VisibleText.escape(receiver.name)) (\(receiver.address ?? "no address")): \(receiver.reason)\n")
         }
+        AirPlayCommand.reportAccess(targets, store: pairings)
         guard !targets.isEmpty else {
             throw CLIFailure(message: "no receiver to run on: " + (skipped.isEmpty
                 ? "none found (check that receivers are on this network and avahi-daemon sees them: `seamcheck discover`), or name one with --receiver ADDR[:PORT]"
@@ -158,47 +161,6 @@ struct LabRunCommand: AsyncParsableCommand {
         let inputs = try CaptureAssignment.assign(captures, options: captureOptions, to: targets)
         // Each capture opened once before anything starts: one that cannot be is exit 2 now, not a failed picture per cell.
         for input in inputs.values { _ = try CaptureReader(input: input) }
-
-        let logger = LabLogging.logger(level: logLevel)
-        var ownServer: LabRunServer?
-        var serverText = server ?? ""
-        let base: @Sendable (RunTarget) -> String
-        if let server {
-            let trimmed = server.hasSuffix("/") ? String(server.dropLast()) : server
-            base = { _ in trimmed }
-        } else {
-            // By default the one local address every receiver is reached from, else all of them.
-            let routes = Set(targets.map { LocalRoute.source(toward: $0.address) ?? "0.0.0.0" })
-            let bind = self.bind ?? (routes.count == 1 ? routes.first! : "0.0.0.0")
-            let options = LabServerOptions(bind: bind, port: port, suite: suite!, profiles: [], inventory: nil, browse: false)
-            ownServer = try await LabRunServer.start(options, store: store, logger: logger)
-            let port = ownServer!.port
-            serverText = "http://\(bind.contains(":") ? "[\(bind)]" : bind):\(port)"
-            let wildcard = ["0.0.0.0", "::", "[::]"].contains(bind)
-            base = { target in
-                let host = wildcard ? (LocalRoute.source(toward: target.address) ?? "127.0.0.1") : bind
-                return "http://\(host.contains(":") ? "[\(host)]" : host):\(port)"
-            }
-            Terminal.writeStderr("seamcheck: lab run: serving \(suite!.root) on port \(port)\n")
-        }
-        let lease = 30.0
-        let summary: LabRunSummary
-        do {
-            if let previous {
-                summary = try store.resumeRun(previous.id, server: serverText, leaseSeconds: lease)
-            } else {
-                summary = LabRunSummary(id: Self.newRunId(), startedAt: Date(), state: .running, server: serverText,
-                                        receivers: targets.map(\.name), cases: chosenCases.map(\.id), pollIntervalMs: pollInterval,
-                                        cellsTotal: targets.count * chosenCases.count)
-                try store.beginRun(summary, leaseSeconds: lease)
-            }
-        } catch {
-            await ownServer?.stop()
-            throw error
-        }
-        let done = try previous.map { _ in try store.doneCells(runId: summary.id) } ?? []
-        Terminal.writeStderr("seamcheck: lab run \(summary.id): \(chosenCases.count) case(s) on \(targets.count) receiver(s)"
-            + (done.isEmpty ? "" : ", \(done.count) cell(s) already done") + "\n")
 
         var options = LabRunner<ContinuousClock>.Options()
         options.pollInterval = .milliseconds(Int64(pollInterval))
@@ -211,57 +173,40 @@ struct LabRunCommand: AsyncParsableCommand {
                 inputs[target.name].map { CellCapture(input: $0, analyzer: CaptureAnalyzer(streams: streams)) }
             }
         }
-        let runner = LabRunner(clock: ContinuousClock(), options: options, opener: AirPlayCommand.opener, probe: AirPlayCommand.answers,
-                               recorder: store)
+        let origin: LabRunSession.Origin = if let server { .server(server) } else { .own(suite: suite!, bind: bind, port: port) }
+        let plan = LabRunSession.Plan(targets: targets, cases: chosenCases, resuming: previous, origin: origin, options: options)
+        let session = try await LabRunSession.open(plan, store: store, logger: LabLogging.logger(level: logLevel),
+                                                   opener: AirPlayCommand.opener(for: targets, store: pairings), probe: AirPlayCommand.answers)
+        if let serving = session.serving { Terminal.writeStderr("seamcheck: lab run: serving \(serving.root) on port \(serving.port)\n") }
+        Terminal.writeStderr("seamcheck: lab run \(session.summary.id): \(chosenCases.count) case(s) on \(targets.count) receiver(s)"
+            + (session.done.isEmpty ? "" : ", \(session.done.count) cell(s) already done") + "\n")
+
         let progress = ProgressPrinter<[String: ReceiverProgress]>(enabled: isatty(STDERR_FILENO) != 0) { state, _ in
             targets.map { state[$0.name].map(LabRunTable.progressLine) ?? "\($0.name): waiting" }
         }
         let lines = ProgressState()
-        let runId = summary.id
-        let heartbeat = Task {
-            while (try? await Task.sleep(for: .seconds(lease / 3))) != nil { try? store.heartbeat(runId) }
-        }
-        let task = Task {
-            await runner.run(runId: runId, targets: targets, cases: chosenCases, skipping: done,
-                             url: { labCase, target in Self.caseURL(base(target), labCase) },
-                             progress: { progress.update(lines.update($0)) })
-        }
+        let task = Task { await session.play(progress: { progress.update(lines.update($0)) }) }
         let trap = InterruptTrap(stopping: "the run (finished cells are kept)") { _ in task.cancel() }
-        let results = await task.value
+        let outcome = await task.value
         progress.finish()
-        heartbeat.cancel()
-        await ownServer?.stop()
         let signal = trap.received
-        try store.finishRun(runId, state: signal == nil ? .finished : .interrupted)
-        let cells = try store.cells(runId: runId)
-        let document = LabRunDocument(run: (try? store.run(runId)) ?? summary, cells: cells, skipped: skipped,
-                                      problems: results.compactMap { result in result.problem.map { LabRunDocument.Problem(receiver: result.target.name, problem: $0) } })
+        try await session.finish(interrupted: signal != nil)
+        let runId = session.summary.id
+        let document = LabRunDocument(run: (try? store.run(runId)) ?? session.summary, cells: try store.cells(runId: runId), skipped: skipped,
+                                      problems: outcome.results.compactMap { result in
+                                          result.problem.map { LabRunDocument.Problem(receiver: result.target.name, problem: $0) }
+                                      })
         switch ListFormat.resolve(format) {
         case .json: try Output.write(LabJSON.encode(document), to: nil)
         case .table: try Output.write(LabRunTable.render(document), to: nil)
         }
         withExtendedLifetime(trap) {}
         if let signal { throw ExitCode(signal == SIGTERM ? MatrixRunCommand.interruptedBySIGTERM : MatrixRunCommand.interruptedBySIGINT) }
-        let anyPlayed = results.contains { $0.played } || (!done.isEmpty && results.allSatisfy { $0.cells.isEmpty })
-        if !anyPlayed {
-            throw CLIFailure(message: "no receiver could be run: " + results.map { "\($0.target.name): \($0.problem ?? "nothing played")" }.joined(separator: "; "),
+        if !outcome.anyPlayed {
+            throw CLIFailure(message: "no receiver could be run: "
+                + outcome.results.map { "\($0.target.name): \($0.problem ?? "nothing played")" }.joined(separator: "; "),
                              exitCode: Self.noReceiverRan)
         }
-    }
-
-    /// The case's multivariant playlist on the server: the manifest's path percent-encoded, so that
-    /// an edited or foreign manifest cannot make an invalid URL.
-    static func caseURL(_ base: String, _ labCase: LabCase) -> URL {
-        let path = labCase.playlist.addingPercentEncoding(withAllowedCharacters: .urlPathAllowed) ?? labCase.playlist
-        return URL(string: base + "/" + path) ?? URL(string: base)!
-    }
-
-    static func newRunId() -> String {
-        let formatter = DateFormatter()
-        formatter.locale = Locale(identifier: "en_US_POSIX")
-        formatter.timeZone = TimeZone(identifier: "UTC")
-        formatter.dateFormat = "yyyyMMdd-HHmmss"
-        return formatter.string(from: Date()) + "-" + String(UInt32.random(in: 0...0xFFFF), radix: 16)
     }
 
     static func interruptedRun(_ id: String?, store: LabStore) throws -> LabRunSummary {

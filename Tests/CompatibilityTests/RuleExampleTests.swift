@@ -1,3 +1,4 @@
+import Foundation
 @testable import Compatibility
 import MediaProbe
 import XCTest
@@ -19,6 +20,52 @@ final class RuleExampleTests: XCTestCase {
         XCTAssertTrue(LadderRule.examples.contains { $0.triggers } && LadderRule.examples.contains { !$0.triggers })
         for example in LadderRule.examples {
             XCTAssertEqual(LadderRule.evaluate(primary: example.primary, interstitial: example.interstitial) != nil, example.triggers, example.name)
+        }
+    }
+
+    func testEveryBoundaryExampleFiresExactlyWhenItSaysItDoes() {
+        XCTAssertTrue(BoundaryRule.examples.contains { $0.triggers } && BoundaryRule.examples.contains { !$0.triggers })
+        for example in BoundaryRule.examples {
+            XCTAssertEqual(BoundaryRule.evaluate(offset: example.offset, boundaries: example.boundaries, snap: example.snap) != nil,
+                           example.triggers, example.name)
+        }
+        let mismatch = BoundaryRule.evaluate(offset: 7.5, boundaries: [0, 6, 12], snap: [], live: true)
+        XCTAssertEqual(mismatch?.actual, "7.5 s, 1.5 s into the segment 6-12 s")
+        XCTAssertTrue(mismatch?.message.contains("nearest boundary is 6 s (1.5 s earlier): add X-SNAP=\"OUT,IN\" (live)") ?? false,
+                      mismatch?.message ?? "")
+        XCTAssertNil(BoundaryRule.evaluate(offset: 6.0005, boundaries: [0, 6, 12], snap: []), "within 1 ms is on the boundary")
+    }
+
+    /// The issue's case: one 1.0 Mb/s ad for 1.2 and 0.9 Mb/s tiers was a warning (111 % of 0.9);
+    /// neither end of the ladder is harmed, so it is nothing now. Each harm names its end.
+    func testLadderMismatchFlagsOnlyTheEndsThatHarmAViewer() throws {
+        XCTAssertNil(LadderRule.evaluate(primary: [LadderTier(bandwidth: 1_200_000), LadderTier(bandwidth: 900_000)],
+                                         interstitial: [LadderTier(bandwidth: 1_000_000)]))
+        let bottom = try XCTUnwrap(LadderRule.evaluate(primary: [LadderTier(bandwidth: 400_000), LadderTier(bandwidth: 6_000_000)],
+                                                       interstitial: [LadderTier(bandwidth: 900_000), LadderTier(bandwidth: 6_000_000)]))
+        XCTAssertTrue(bottom.message.contains("lowest variant, 900 kb/s, is 2.2 times the primary's lowest tier 400 kb/s"), bottom.message)
+        XCTAssertEqual(bottom.expected, "a variant at or under 800 kb/s")
+        let top = try XCTUnwrap(LadderRule.evaluate(primary: [LadderTier(bandwidth: 400_000), LadderTier(bandwidth: 6_000_000)],
+                                                    interstitial: [LadderTier(bandwidth: 400_000), LadderTier(bandwidth: 1_400_000)]))
+        XCTAssertTrue(top.message.contains("top variant, 1400 kb/s, is 4.3 times below the primary's top tier 6000 kb/s"), top.message)
+        XCTAssertNil(LadderRule.evaluate(primary: [LadderTier(bandwidth: 400_000), LadderTier(bandwidth: 6_000_000)],
+                                         interstitial: [LadderTier(bandwidth: 800_000), LadderTier(bandwidth: 1_500_000)]),
+                     "2x at the bottom and 4x at the top are still within one and two steps")
+    }
+
+    /// Every rule of catalog v3 is graded, with a reason, in every bundled profile.
+    func testEveryBundledProfileGradesEveryCatalogV3Rule() throws {
+        let folder = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .deletingLastPathComponent().appendingPathComponent("DeviceProfiles")
+        let profiles = try ProfileLoader.loadDirectory(folder.path)
+        XCTAssertEqual(profiles.count, 7)
+        let v3 = ["resolution-change", "container-change", "encryption-change", "segment-duration-change",
+                  "playlist-version-change", "break-off-segment-boundary"]
+        for profile in profiles {
+            for id in v3 { XCTAssertNotNil(profile.rules[id], "\(profile.id) grades \(id)") }
+            let text = try String(contentsOf: folder.appendingPathComponent(profile.id + ".yaml"), encoding: .utf8)
+            XCTAssertTrue(text.contains("# Catalog v3 (issue 24)"), "\(profile.id) says why")
+            XCTAssertTrue((profile.sources ?? []).contains { $0.hasPrefix("Catalog v3 grades") }, profile.id)
         }
     }
 

@@ -71,8 +71,33 @@ final class TransitionAuditTests: XCTestCase {
         XCTAssertEqual(try firedRules(Fixtures.fourByThree), ["aspect-ratio-mismatch"])
     }
 
-    func testAnamorphicInterstitialMatchesWidescreenPrimary() throws {
-        XCTAssertEqual(try firedRules(Fixtures.anamorphic), [])
+    /// Its display aspect ratio matches (no aspect-ratio-mismatch), but its decoder is configured
+    /// for 240x180 against the primary's 320x180: a coded-size change (catalog v3).
+    func testAnamorphicInterstitialMatchesWidescreenPrimaryInShapeButNotInCodedSize() throws {
+        XCTAssertEqual(try firedRules(Fixtures.anamorphic), ["resolution-change"])
+        XCTAssertEqual(try firedRules(Fixtures.anamorphic, profile: "apple-tv-4k"), ["resolution-change"])
+        let result = try audit(Fixtures.anamorphic, profiles: ["smart-tv-low-end", "apple-tv-4k", "speaker-audio-only"])
+        XCTAssertEqual(Set(result.findings.map { "\($0.rule) \($0.deviceClass ?? "") \($0.severity)" }),
+                       ["resolution-change smart-tv-low-end warning", "resolution-change apple-tv-4k info"])
+    }
+
+    func testASmallerSixteenByNineAdFiresResolutionChangeOnly() throws {
+        XCTAssertEqual(try firedRules(Fixtures.smaller), ["resolution-change"])
+        let finding = try XCTUnwrap(try audit(Fixtures.smaller, profiles: ["smart-tv-low-end"]).findings.first)
+        XCTAssertEqual(finding.expected, "320x180")
+        XCTAssertEqual(finding.actual, "256x144")
+        XCTAssertEqual(finding.remediation, "-c:v libx264 -profile:v high -pix_fmt yuv420p -vf scale=320:180,setsar=1/1 -c:a copy")
+    }
+
+    func testATransportStreamAdAfterAnMP4PrimaryFiresContainerChangeOnly() throws {
+        XCTAssertEqual(try firedRules(Fixtures.transportStream), ["container-change"])
+        let result = try audit(Fixtures.transportStream, profiles: ["smart-tv-low-end", "smart-tv-dolby-vision", "apple-tv-4k"])
+        XCTAssertEqual(Set(result.findings.map { "\($0.deviceClass ?? "") \($0.severity)" }),
+                       ["smart-tv-low-end error", "smart-tv-dolby-vision warning", "apple-tv-4k info"])
+        XCTAssertEqual(result.findings.first?.expected, "MP4 (fMP4)")
+        XCTAssertEqual(result.findings.first?.actual, "MPEG-TS")
+        XCTAssertEqual(result.findings.first?.remediation, "-f mp4 -c:v copy -c:a copy")
+        XCTAssertEqual(try firedRules(Fixtures.transportStream, against: Fixtures.transportStream), [])
     }
 
     func testAACToAC3FiresAudioCodecOnly() throws {

@@ -136,6 +136,9 @@ final class DiscoverCommandTests: XCTestCase {
         XCTAssertEqual(appleTV["classificationReason"] as? String, "apple-tv-4k: _airplay._tcp model=AppleTV6,2 (score 100)")
         XCTAssertNil(try receiver("Shairport", in: json)["manufacturer"] as? String)
         XCTAssertNil(try receiver("Samsung", in: json)["flags"] as? String)
+        // What each wants before playing: Apple TV 4K a code (flags 0x200), Samsung transient pairing (bit 48).
+        XCTAssertEqual(appleTV["pairing"] as? [String: String], ["kind": "pin", "reason": "flags 0x200"])
+        XCTAssertEqual(try receiver("Samsung", in: json)["pairing"] as? [String: String], ["kind": "transient", "reason": "features bit 48"])
     }
 
     func testMalformedTXTReceiverIsListedUnclassifiedWithWarnings() throws {
@@ -166,6 +169,8 @@ final class DiscoverCommandTests: XCTestCase {
         }
         XCTAssertTrue(result.stdout.contains("initial browse complete in"), result.stdout)
         XCTAssertTrue(result.stdout.contains("warning: flags '0xQ' is not a hex number"), result.stdout)
+        let samsung = result.stdout.split(separator: "\n").first { $0.hasPrefix("Seamcheck Samsung \(Self.suffix) ") }
+        XCTAssertTrue(samsung?.contains("transient pairing (features bit 48)") ?? false, String(samsung ?? ""))
     }
 
     func testInventoryPinsReceiversByDeviceIdAndName() throws {

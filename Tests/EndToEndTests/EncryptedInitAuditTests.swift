@@ -64,9 +64,13 @@ final class EncryptedInitAuditTests: XCTestCase {
     func testTheEncryptedPrimaryIsProbedFromThePlaylistTheLoaderRead() throws {
         // Without loudness: the probes alone (loudness reads more segments, below).
         let (status, json) = try run(["audit", server.url("/files/primary/main.m3u8"), "--no-loudness"])
-        XCTAssertEqual(status, 0, "the ad matches the primary: \(json["findings"] ?? "")")
+        // The clear ad matches the AES-128 primary in every media parameter; what changes is the
+        // encryption (catalog v3): an error on the low-end TV, so exit 1.
+        XCTAssertEqual(status, 1, "\(json["findings"] ?? "")")
         let findings = (json["findings"] as? [[String: Any]]) ?? []
-        XCTAssertEqual(findings.map { $0["rule"] as? String ?? "" }, [], "nothing unprobed, nothing mismatched")
+        XCTAssertEqual(Set(findings.map { $0["rule"] as? String ?? "" }), ["encryption-change"], "nothing unprobed, nothing else mismatched")
+        XCTAssertEqual(findings.count, 7, "one per class")
+        XCTAssertTrue(findings.allSatisfy { $0["expected"] as? String == "AES-128" && $0["actual"] as? String == "clear" }, "\(findings)")
         let primary = try XCTUnwrap((json["assets"] as? [[String: Any]])?.first { $0["role"] as? String == "primary" })
         let selection = try XCTUnwrap((primary["selections"] as? [[String: Any]])?.first)
         let media = try XCTUnwrap(selection["media"] as? [String: Any])
@@ -101,6 +105,6 @@ final class EncryptedInitAuditTests: XCTestCase {
         // Encrypted with a zero IV, as hls.js would read it: probed, and the finding stands.
         let (_, audit) = try run(["audit", url])
         let rules = Set(((audit["findings"] as? [[String: Any]]) ?? []).map { $0["rule"] as? String ?? "" })
-        XCTAssertEqual(rules, ["playlist-syntax"], "\(audit)")
+        XCTAssertEqual(rules, ["playlist-syntax", "encryption-change"], "the AES-128 primary's clear ad is an encryption change: \(audit)")
     }
 }

@@ -29,6 +29,8 @@ final class ExitCodeTests: XCTestCase {
             LabAccessError.cannotWriteToken(path: "/nope/lab.token", reason: "read-only"),
             MeasurementThresholdsError.unreadable(file: "measurement.yaml", reason: "no such file"),
             AirPlayError.passwordRequired(endpoint: "127.0.0.1:7000"),
+            AirPlayError.pairingRefused(endpoint: "127.0.0.1:7000", step: "pair-setup M4", code: .authentication),
+            CredentialStoreError.permissions(path: "credentials.json", mode: "mode 0644"),
             DiscoveryError.unknownInterface("eth9"),
             DiscoveryFailure("lab.yaml: not an inventory", serviceMissing: false),
             CLIFailure.input("--output x: not a folder"),

@@ -96,7 +96,8 @@ final class FaultInjectionTests: ServedStreamTestCase {
         }
         let audit = try run("audit", [server.url(path), "--profile", "smart-tv-low-end"])
         XCTAssertEqual(audit.status, 0, "\(audit.findings)")
-        XCTAssertEqual(audit.findings.count, 0, "\(audit.findings)")
+        // Only the 320x180 ad against the 640x360 tier read through the redirect (catalog v3).
+        XCTAssertEqual(audit.fired, ["resolution-change@smart-tv-low-end"], "\(audit.findings)")
         let primary = audit.assets.first { $0["role"] as? String == "primary" }
         let video = ((primary?["media"] as? [String: Any])?["video"] as? [[String: Any]])?.first
         XCTAssertEqual(video?["width"] as? Int, 640, "the 360p tier was probed through the redirect")

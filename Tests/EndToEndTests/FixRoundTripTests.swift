@@ -30,6 +30,10 @@ final class FixRoundTripTests: XCTestCase {
         Pair(name: "silent ad", primary: Fixtures.primary, interstitial: Fixtures.videoOnly),
         Pair(name: "16-bit ALAC ad", primary: Fixtures.alac24, interstitial: Fixtures.alac16),
         Pair(name: "ad 12 dB louder", primary: Fixtures.primary, interstitial: Fixtures.loud),
+        Pair(name: "256x144 ad", primary: Fixtures.primary, interstitial: Fixtures.smaller),
+        Pair(name: "anamorphic ad", primary: Fixtures.primary, interstitial: Fixtures.anamorphic),
+        Pair(name: "MPEG-TS ad", primary: Fixtures.primary, interstitial: Fixtures.transportStream),
+        Pair(name: "MP4 ad after MPEG-TS", primary: Fixtures.transportStream, interstitial: Fixtures.matching),
     ]
 
     static let capabilityRules: Set<String> = [
@@ -103,7 +107,8 @@ final class FixRoundTripTests: XCTestCase {
         let rulesWithFixes = RuleCatalog.transitionRules.filter { rule in
             rule.examples.contains { rule.evaluate(TransitionContext(primary: $0.primary, interstitial: $0.interstitial))?.remediation != nil }
         }.map(\.id)
-        XCTAssertEqual(Set(rulesWithFixes).subtracting(fixedRules), [], "rules whose fixes no pair runs")
+        // segment-duration-change reads playlists: CatalogV3AuditTests runs its fix on a served stream.
+        XCTAssertEqual(Set(rulesWithFixes).subtracting(fixedRules), ["segment-duration-change"], "rules whose fixes no pair runs")
         print("fix round trip: \(run) fixes run for \(Self.pairs.count) pairs")
     }
 }

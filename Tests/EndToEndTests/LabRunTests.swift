@@ -105,6 +105,9 @@ final class LabRunTests: XCTestCase {
         let pairingCells = cells.filter { $0["receiver"] as? String == pairing.address }
         XCTAssertEqual(pairingCells.count, 2)
         XCTAssertTrue(pairingCells.allSatisfy { $0["verdict"] as? String == "skipped" && ($0["reason"] as? String ?? "").contains("pairing") }, "\(pairingCells)")
+        // No stored credentials for it: the reason says what to run, with the name it was given.
+        XCTAssertTrue(pairingCells.allSatisfy { ($0["reason"] as? String ?? "").contains("needs pairing: run seamcheck airplay pair \(pairing.address)") },
+                      "\(pairingCells)")
         let speakerCells = cells.filter { $0["receiver"] as? String == speaker.address }
         XCTAssertTrue(speakerCells.allSatisfy { $0["verdict"] as? String == "skipped" }, "\(speakerCells)")
         XCTAssertEqual(cells.filter { $0["receiver"] as? String == tv.address && $0["verdict"] as? String != "failed" }.count, 2)

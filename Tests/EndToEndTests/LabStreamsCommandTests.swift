@@ -37,7 +37,7 @@ final class LabStreamsCommandTests: XCTestCase {
         defer { server.stop() }
         let implemented = try implementedRules()
         let cases = try cases
-        XCTAssertEqual(cases.count, 33)
+        XCTAssertEqual(cases.count, 38, "20 scheduled (19 transitions and the ladder), 18 stitched: not the MPEG-TS ad")
         for labCase in cases {
             let id = try XCTUnwrap(labCase["id"] as? String)
             let rules = Set(labCase["rules"] as? [String] ?? [])

@@ -6,7 +6,7 @@ import XCTest
 import Glibc
 #endif
 
-/// What the lab end-to-end tests need beyond tools (`TestEnvironment.require`): scripts/lab-venv.sh's
+/// What the lab end-to-end tests need beyond tools (`TestEnvironment.require`): `scripts/python-venv.sh lab`'s
 /// Python, the stand-in receivers' scripts, scratch folders.
 enum LabEnvironment {
     /// The Python of .build/lab-venv, with Selenium.
@@ -14,7 +14,7 @@ enum LabEnvironment {
         let python = MediaFixture.packageRoot + "/.build/lab-venv/bin/python"
         guard FileManager.default.isExecutableFile(atPath: python),
               (try? Command.run(python, ["-c", "import selenium"], timeout: 30))?.status == 0 else {
-            throw TestEnvironment.missing("\(python) has no Selenium (run scripts/lab-venv.sh)")
+            throw TestEnvironment.missing("\(python) has no Selenium (run scripts/python-venv.sh lab)")
         }
         return python
     }

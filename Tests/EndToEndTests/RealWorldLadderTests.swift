@@ -60,8 +60,11 @@ final class RealWorldLadderTests: ServedStreamTestCase {
         XCTAssertFalse(audit.assets.flatMap { ($0["selections"] as? [[String: Any]]) ?? [] }
             .contains { ($0["rendition"] as? String ?? "").contains("iframes") })
 
-        // The AAC stereo ad against the E-AC-3 5.1 that these classes play; the AAC classes switch nothing.
+        // The AAC stereo ad against the E-AC-3 5.1 that these classes play; the AAC classes switch no
+        // audio. Every video class plays the 640x360 tier and the ad's 320x180: a coded-size change
+        // (catalog v3); the speaker plays no video.
         let expected = Set(["audio-codec-mismatch", "channel-layout-mismatch"].flatMap { rule in Classes.eac3.map { "\(rule)@\($0)" } })
+            .union(Classes.video.map { "resolution-change@\($0)" })
         XCTAssertEqual(audit.fired, expected, "\(audit.findings.map { $0["message"] ?? "" })")
         let strict = try run("audit", [server.url(path), "--fail-on", "warning"])
         XCTAssertEqual(strict.status, 1)

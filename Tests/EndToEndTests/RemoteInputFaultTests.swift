@@ -153,7 +153,14 @@ final class RemoteInputFaultTests: ServedStreamTestCase {
         XCTAssertTrue(audit.string(notProbed[0], "actual").contains("404"), "\(notProbed)")
         XCTAssertTrue(audit.string(notProbed[1], "actual").contains("the AES-128 key at \(server.url("/files/aes/short.bin")) is 7 bytes, not 16"),
                       "\(notProbed)")
-        XCTAssertEqual(audit.findings.count, 5, "media-not-probed per class and per asset; nothing else: \(audit.findings)")
+        // Catalog v3: the AES-128 MPEG-TS ads against the clear fMP4 primary are encryption changes,
+        // read from their playlists whether or not their key loads; the probed one is also a container
+        // change, and its one 2 s segment runs past the primary's 1 s target duration.
+        XCTAssertEqual(audit.findings("encryption-change").compactMap { ($0["subject"] as? String)?.components(separatedBy: " (").first },
+                       ["interstitial 2", "interstitial 3", "interstitial 4"], "\(audit.findings)")
+        XCTAssertEqual(audit.findings("container-change").count, 1, "\(audit.findings)")
+        XCTAssertEqual(audit.findings("segment-duration-change").count, 1, "\(audit.findings)")
+        XCTAssertEqual(audit.findings.count, 10, "media-not-probed per class and per asset, the v3 changes; nothing else: \(audit.findings)")
         let probed = audit.assets.first { ($0["placement"] as? [String: Any])?["id"] as? String == "aes-ok" }
         XCTAssertEqual(((probed?["media"] as? [String: Any])?["video"] as? [[String: Any]])?.first?["codec"] as? String, "h264",
                        "the ad with its key is decrypted and probed")

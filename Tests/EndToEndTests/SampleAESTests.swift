@@ -124,8 +124,19 @@ final class SampleAESTests: ServedStreamTestCase {
         XCTAssertEqual(subjects("media-not-probed"), ["interstitial 3"], "the fMP4 ads are probed: \(audit.findings)")
         let notProbed = try XCTUnwrap(audit.findings("media-not-probed").first)
         XCTAssertTrue(audit.string(notProbed, "actual").contains("SAMPLE-AES"), "\(notProbed)")
-        XCTAssertFalse(audit.findings.contains { ($0["subject"] as? String)?.hasPrefix("interstitial 1") == true },
-                       "the encrypted ad that matches the primary raises nothing, so no unknown was compared: \(audit.findings)")
+        // Its keys are in its playlist: the encryption change is seen though its media is not.
+        XCTAssertEqual(subjects("encryption-change"), ["interstitial 1", "interstitial 2", "interstitial 3"], "\(audit.findings)")
+        let unprobed = try XCTUnwrap(audit.findings("encryption-change").last)
+        XCTAssertEqual(unprobed["actual"] as? String, "SAMPLE-AES (FairPlay)")
+        XCTAssertTrue(audit.string(unprobed, "message").contains("read from its playlist"), "\(unprobed)")
+        // The encrypted ad that matches the primary in its media raises only what catalog v3 reads
+        // from its playlist: the encryption change, and its one segment of 2 s against the
+        // primary's 1 s target duration. No unknown was compared.
+        let first = audit.findings.filter { ($0["subject"] as? String)?.hasPrefix("interstitial 1") == true }
+        XCTAssertEqual(Set(first.compactMap { $0["rule"] as? String }), ["encryption-change", "segment-duration-change"], "\(audit.findings)")
+        let encryption = try XCTUnwrap(first.first { $0["rule"] as? String == "encryption-change" })
+        XCTAssertEqual(encryption["actual"] as? String, "SAMPLE-AES-CTR (FairPlay)")
+        XCTAssertEqual(encryption["expected"] as? String, "clear")
         let encrypted = audit.assets.filter { (($0["media"] as? [String: Any])?["encryption"] as? String) != nil }
         XCTAssertEqual(encrypted.count, 2, "both fMP4 ads say their samples were not decoded: \(audit.assets)")
 

@@ -15,8 +15,10 @@ final class LabStitchedTests: XCTestCase {
         let manifest = try await generate().manifest
         let scheduled = manifest.cases.filter { $0.kind == .transition && $0.delivery == .interstitial }
         let stitched = manifest.cases.filter { $0.delivery == .stitched }
-        XCTAssertEqual(scheduled.count, 16)
-        XCTAssertEqual(stitched.map(\.id), scheduled.map { $0.id + "-stitched" }, "one per transition case, the control too, in catalog order")
+        XCTAssertEqual(scheduled.count, 19)
+        // An MPEG-TS ad cannot follow an fMP4 primary's EXT-X-MAP in one playlist: no stitched container case.
+        XCTAssertEqual(stitched.map(\.id), scheduled.filter { $0.id != "container-mpegts" }.map { $0.id + "-stitched" },
+                       "one per transition case one playlist can carry, the control too, in catalog order")
         XCTAssertNil(manifest.cases.first { $0.kind == .capability }?.delivery.flatMap { $0 == .stitched ? $0 : nil })
         for labCase in stitched {
             let source = try XCTUnwrap(manifest.case(try XCTUnwrap(labCase.stitchedFrom)), labCase.id)
@@ -71,6 +73,14 @@ final class LabStitchedTests: XCTestCase {
                 + manifest.primaryTimeline[half...].map { "primary/" + $0.file }, labCase.id)
             XCTAssertEqual(media.segments.map { $0.map?.uri }, Array(repeating: "primary/init.mp4", count: half)
                 + Array(repeating: "ad/init.mp4", count: adFiles.count) + Array(repeating: "primary/init.mp4", count: primarySegments - half))
+            // Only the encrypted ad's segments are keyed; every init section is clear, the
+            // primary's after the ad too (a key applies to the EXT-X-MAP after it: FFmpeg, so
+            // Kodi, decrypted that init section when METHOD=NONE came after it).
+            let encrypted = source.interstitial?.encryption == "AES-128"
+            XCTAssertEqual(media.segments.map { $0.key.map { $0.method } ?? "NONE" }, Array(repeating: "NONE", count: half)
+                + Array(repeating: encrypted ? "AES-128" : "NONE", count: adFiles.count) + Array(repeating: "NONE", count: primarySegments - half),
+                           labCase.id)
+            XCTAssertTrue(media.segments.allSatisfy { $0.map?.key.map { $0.method == "NONE" } ?? true }, "\(labCase.id): a clear init section")
 
             // Every file it names exists (through the case's symlinks), and no file was copied.
             for uri in Set(media.segments.flatMap { [$0.uri, $0.map?.uri].compactMap { $0 } }) {

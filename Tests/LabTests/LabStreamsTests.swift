@@ -25,7 +25,7 @@ final class LabStreamsTests: XCTestCase {
 
         // The scheduled (EXT-X-DATERANGE) transition cases; LabStitchedTests reads the stitched ones.
         let transitions = suite.manifest.cases.filter { $0.kind == .transition && $0.delivery == .interstitial }
-        XCTAssertEqual(transitions.count, 16)
+        XCTAssertEqual(transitions.count, 19)
         for labCase in transitions {
             XCTAssertEqual(labCase.playlist, "cases/\(labCase.id)/master.m3u8")
             XCTAssertEqual(labCase.interstitialPrefix, "cases/\(labCase.id)/ad/")
@@ -72,7 +72,7 @@ final class LabStreamsTests: XCTestCase {
         let before = try modificationTimes(Self.folder)
         let again = try await generate()
         XCTAssertEqual(again.encoded, 0)
-        XCTAssertEqual(again.cached, 1 + 16 + 6)
+        XCTAssertEqual(again.cached, 1 + 19 + 6 + 1, "the primary, each ad, the ladder's six renditions, the AES-128 ad's encryption")
         XCTAssertEqual(try modificationTimes(Self.folder), before)
     }
 
@@ -114,12 +114,19 @@ final class LabStreamsTests: XCTestCase {
                     XCTAssertTrue(arguments.contains("%{pts\\:hms}"), job.step)
                 }
                 if definition.kind == .transition, arguments.contains("sine=") {
-                    let tone = generator.plans.first { $0.stream.folder == job.folder }?.stream.tone
+                    let tone = generator.plans.first { $0.job(scale: .small).folder == job.folder }?.stream.tone
                     XCTAssertNotEqual(tone, 440, job.step)
                     XCTAssertTrue(arguments.contains("sine=frequency=\(tone ?? 0):"), job.step)
                 }
             }
         }
+    }
+
+    /// Each stream's tone is brought to the primary's loudness: K-weighting would make high tones louder.
+    func testEveryToneHasThePrimarysLoudness() {
+        XCTAssertEqual(LabRecipes.toneLevel(440), 0, accuracy: 0.001)
+        XCTAssertEqual(LabRecipes.toneLevel(1520), -2.08, accuracy: 0.02, "1.52 kHz is 2.1 LU louder unweighted")
+        XCTAssertEqual(LabRecipes.toneLevel(500), -0.03, accuracy: 0.02)
     }
 
     func testCaseIdsAreUniqueKebabCaseAndRulesAreKnownIds() {
@@ -130,6 +137,8 @@ final class LabStreamsTests: XCTestCase {
             "video-codec-mismatch", "frame-rate-mismatch", "aspect-ratio-mismatch", "dynamic-range-mismatch", "audio-codec-mismatch",
             "sample-rate-mismatch", "channel-layout-mismatch", "track-set-mismatch", "av-start-misaligned",
             "rendition-language-mismatch", "frame-rate-multiple",
+            // Catalog v3: the held-out transitions lab run measures.
+            "resolution-change", "container-change", "encryption-change",
         ]
         let exercised = Set(LabCatalog.cases.flatMap(\.rules))
         XCTAssertEqual(exercised, interfaceRules, "every transition rule of the issue has a case, and no case names an unknown rule")

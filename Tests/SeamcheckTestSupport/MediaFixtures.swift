@@ -116,14 +116,23 @@ public struct MediaFixture: Sendable, Hashable {
 public enum Fixtures {
     /// The reference primary: H.264 29.97 fps 16:9, AAC-LC 48 kHz stereo.
     public static let primary = MediaFixture.clip("h264-2997-16x9-aac48-stereo")
-    /// Same parameters as the primary, so no transition rule fires.
-    public static let matching = MediaFixture.clip("h264-2997-16x9-aac48-stereo-b", duration: 2)
+    /// Same parameters as the primary, so no transition rule fires; a keyframe every second, so
+    /// that cut into 1 s HLS segments, as the primaries are, its segments last 1 s too
+    /// (segment-duration-change).
+    public static let matching = MediaFixture.clip("h264-2997-16x9-aac48-stereo-b", duration: 2, video: {
+        var v = MediaFixture.Video()
+        v.extra = ["-g", "30", "-keyint_min", "30"]
+        return v
+    }())
     public static let hevc = MediaFixture.clip("hevc-2997-16x9-aac48-stereo",
                                                video: { var v = MediaFixture.Video(); v.encoder = "libx265"; v.extra = ["-tag:v", "hvc1"]; return v }())
     public static let fps25 = MediaFixture.clip("h264-25-16x9-aac48-stereo",
                                                 video: { var v = MediaFixture.Video(); v.rate = "25"; return v }())
     public static let fourByThree = MediaFixture.clip("h264-2997-4x3-aac48-stereo",
                                                       video: { var v = MediaFixture.Video(); v.width = 240; v.height = 180; return v }())
+    /// 256x144: 16:9 like the primary, a smaller coded picture (resolution-change).
+    public static let smaller = MediaFixture.clip("h264-2997-16x9-256x144-aac48-stereo",
+                                                  video: { var v = MediaFixture.Video(); v.width = 256; v.height = 144; return v }())
     /// 240x180 pixels with a 4:3 SAR: displays at 16:9 like the primary.
     public static let anamorphic = MediaFixture.clip("h264-2997-anamorphic-16x9-aac48-stereo",
                                                      video: { var v = MediaFixture.Video(); v.width = 240; v.height = 180; v.sar = "4/3"; return v }())

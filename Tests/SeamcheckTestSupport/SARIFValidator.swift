@@ -1,13 +1,13 @@
 import Foundation
 
 /// The SARIF 2.1.0 validator of scripts/sarif-validate.py (pydantic-sarif's schema models
-/// and the checks they drop), in the venv scripts/sarif-venv.sh makes (or reuses).
+/// and the checks they drop), in the venv `scripts/python-venv.sh sarif` makes (or reuses).
 public enum SARIFValidator {
     /// The venv's python: `SEAMCHECK_SARIF_PYTHON` (scripts/test.sh sets it), else the script's answer.
     static func python() throws -> String {
         if let python = ProcessInfo.processInfo.environment["SEAMCHECK_SARIF_PYTHON"], !python.isEmpty { return python }
-        let made = try Command.run(MediaFixture.packageRoot + "/scripts/sarif-venv.sh", [])
-        guard made.status == 0 else { throw CommandError.failed("scripts/sarif-venv.sh", made) }
+        let made = try Command.run(MediaFixture.packageRoot + "/scripts/python-venv.sh", ["sarif"])
+        guard made.status == 0 else { throw CommandError.failed("scripts/python-venv.sh sarif", made) }
         return made.stdout.trimmingCharacters(in: .whitespacesAndNewlines)
     }
 

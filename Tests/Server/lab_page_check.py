@@ -4,7 +4,7 @@ given the driver and the browser, so it downloads nothing): loads the page, chec
 case is listed, picks a receiver, clicks a verdict and waits for the "Recorded ..." status.
 Prints one JSON object on stdout; exits 1 with the reason when a step fails. It cannot see
 whether a video plays: headless Chromium has no AirPlay and the suite is HLS.
-Run with the Python of .build/lab-venv (scripts/lab-venv.sh).
+Run with the Python of .build/lab-venv (`scripts/python-venv.sh lab`).
 """
 import argparse
 import json

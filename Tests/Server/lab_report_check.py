@@ -4,7 +4,7 @@ chromedriver) and reads what the browser laid out of each timeline SVG: the shad
 request ticks (segments and playlists), the stall bands, the playhead and the first-frame mark,
 with their rendered sizes (getBBox), plus the page's script elements (there must be none: every
 name is escaped). Prints one JSON object on stdout; exits 1 with the reason when a step fails.
-Run with the Python of .build/lab-venv (scripts/lab-venv.sh).
+Run with the Python of .build/lab-venv (`scripts/python-venv.sh lab`).
 """
 import argparse
 import json

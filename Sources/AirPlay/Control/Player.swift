@@ -10,13 +10,26 @@ public actor AirPlaySession: AirPlayPlayback {
     public nonisolated let configuration: AirPlayConfiguration
     private let connection: Connection
     private var closed = false
+    /// The name for `seamcheck airplay pair`: a pairing answer (401/403/453/470) on a plain
+    /// session then reads "needs pairing: run seamcheck airplay pair NAME".
+    private let pairingName: String?
 
-    init(endpoint: AirPlayEndpoint, configuration: AirPlayConfiguration) {
+    init(endpoint: AirPlayEndpoint, configuration: AirPlayConfiguration, pairingName: String? = nil) {
         self.endpoint = endpoint
         self.configuration = configuration
+        self.pairingName = pairingName
         sessionId = UUID().uuidString
         connection = Connection(host: endpoint.host, port: endpoint.port, connectTimeout: configuration.connectTimeout,
                                 maxBodyBytes: configuration.maxBodyBytes)
+    }
+
+    /// A session over a connection already verified and encrypted (`HAPChannel`).
+    init(channel: HAPChannel, configuration: AirPlayConfiguration) {
+        endpoint = channel.endpoint
+        self.configuration = configuration
+        pairingName = nil
+        sessionId = UUID().uuidString
+        connection = channel.connection
     }
 
     /// Opens the TCP connection now, so an unreachable receiver is known before `/play`.
@@ -134,6 +147,7 @@ public actor AirPlaySession: AirPlayPlayback {
         case .closed: return .connectionClosed(endpoint: name, path: path)
         case .malformed(let error): return .badResponse(endpoint: name, path: path, reason: error.description)
         case .io: return .connectionClosed(endpoint: name, path: path)  // reset or broken pipe: it went away
+        case .encryption(let reason): return .pairing(endpoint: name, step: "encrypted channel (\(path))", reason: reason)
         }
     }
 
@@ -146,6 +160,7 @@ public actor AirPlaySession: AirPlayPlayback {
         case 401 where response.header("www-authenticate")?.lowercased().hasPrefix("digest") == true:
             throw .passwordRequired(endpoint: name)
         case 401, 403, 453, 470:
+            if let pairingName { throw .needsPairing(endpoint: name, receiver: pairingName) }
             throw .pairingRequired(endpoint: name, status: response.status)
         case 404 where path == "/play":
             throw .noURLPlayback(endpoint: name)

@@ -11,6 +11,8 @@ enum ConnectionFailure: Error, Equatable {
     case closed(answerStarted: Bool)
     case malformed(HTTPParseError)
     case io(String)
+    /// The encrypted channel's bytes did not decrypt (after pair-verify).
+    case encryption(String)
 }
 
 /// One kept-alive TCP connection to one receiver, on swift-nio. Requests go one at a time (the
@@ -26,6 +28,8 @@ actor Connection {
     private var handler: ResponseHandler?
     /// TCP connections opened so far (the tests and the report of reconnects read it).
     private(set) var opened = 0
+    /// True once `encrypt(with:)` ran: a closed connection is then never reopened in plain text.
+    private(set) var encrypted = false
 
     init(host: String, port: Int, connectTimeout: Double, maxBodyBytes: Int) {
         self.host = host
@@ -69,16 +73,30 @@ actor Connection {
 
     private func sendAlone(_ request: HTTPRequest, timeout: Double) async throws(ConnectionFailure) -> HTTPResponse {
         var reused = true
+        if encrypted, channel?.isActive != true { throw .closed(answerStarted: false) }
         if channel?.isActive != true {
             try await connect()
             reused = false
         }
         do {
             return try await exchange(request, timeout: timeout)
-        } catch .closed(answerStarted: false) where reused && !Task.isCancelled {
+        } catch .closed(answerStarted: false) where reused && !encrypted && !Task.isCancelled {
             try await connect()
             return try await exchange(request, timeout: timeout)
         }
+    }
+
+    /// From now on every byte is framed and encrypted with `keys` (HAP after pair-verify): a
+    /// handler in front of the HTTP one, so HTTP never knows. A close after this ends the session.
+    func encrypt(with keys: HAPChannelKeys) async throws(ConnectionFailure) {
+        guard let channel, channel.isActive else { throw .closed(answerStarted: false) }
+        do {
+            try await channel.pipeline.addHandler(HAPFramingHandler(keys: keys), position: .first).get()
+        } catch {
+            await close()
+            throw .io(Self.describe(error))
+        }
+        encrypted = true
     }
 
     /// Closes the connection for good: a request in flight ends with `closed`, and no request
@@ -227,7 +245,11 @@ final class ResponseHandler: ChannelInboundHandler, @unchecked Sendable {
     }
 
     func errorCaught(context: ChannelHandlerContext, error: any Error) {
-        finish(.failure(ConnectionFailure.io(Connection.describe(error))))
+        if let error = error as? HAPFramingError {
+            finish(.failure(ConnectionFailure.encryption(error.description)))
+        } else {
+            finish(.failure(ConnectionFailure.io(Connection.describe(error))))
+        }
         context.close(promise: nil)
     }
 

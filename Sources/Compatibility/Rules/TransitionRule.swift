@@ -95,7 +95,7 @@ public struct TransitionRule: Sendable {
 /// All rules that run on probed media, in the order reports list them.
 public enum RuleCatalog {
     public static let transitionRules: [TransitionRule] = VideoTransitionRules.all + AudioTransitionRules.all
-        + [TrackSetRule.rule, TimingRules.avStart, TimingRules.language, LoudnessRule.rule]
+        + [TrackSetRule.rule, TimingRules.avStart, TimingRules.language, LoudnessRule.rule] + SwitchRules.all
 
     public static let capabilityRules: [CapabilityRule] = CapabilityRules.all
 
@@ -116,7 +116,8 @@ public enum RuleCatalog {
     /// Every rule a device profile can grade: transition, capability (with no-playable-variant),
     /// then declared-versus-measured.
     public static var descriptions: [RuleDescription] {
-        transitionRules.map(\.description) + [LadderRule.description] + capabilityRules.map(\.description) + PlaylistRules.all
+        transitionRules.map(\.description) + [LadderRule.description, BoundaryRule.description] + capabilityRules.map(\.description)
+            + PlaylistRules.all
             + declaredRules.map(\.description)
     }
 
@@ -129,8 +130,8 @@ public enum RuleCatalog {
 /// Builders for example media, so that rule examples read as one line each.
 enum Example {
     static func media(video: VideoTrack? = Example.video(), audio: AudioTrack? = Example.audio(),
-                      name: String = "example.mp4") -> MediaDescription {
-        MediaDescription(input: name, container: "mov,mp4,m4a,3gp,3g2,mj2", duration: 30,
+                      name: String = "example.mp4", container: String = "mov,mp4,m4a,3gp,3g2,mj2") -> MediaDescription {
+        MediaDescription(input: name, container: container, duration: 30,
                          video: video.map { [$0] } ?? [], audio: audio.map { [$0] } ?? [])
     }
 

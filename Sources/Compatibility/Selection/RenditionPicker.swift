@@ -96,6 +96,9 @@ enum RenditionPicker {
             let (audio, audioMedia) = try await describe(audioURI, audio: true)
             media.audio = audioMedia.audio
             media.encryption = media.encryption ?? audioMedia.encryption
+            if let audioPlaylist = audioMedia.playlist {
+                media.playlist = media.playlist.map { $0.merged(with: audioPlaylist) } ?? audioPlaylist
+            }
             audioText = audio.description
         }
         return RenditionPick(rendition: variant.description, audioRendition: audioText, declared: choice.declared,

@@ -217,7 +217,7 @@ public struct CellMachine: Sendable {
     /// Pairing, password or no URL playback: the receiver will refuse every case alike.
     static func isRefusal(_ error: AirPlayError) -> Bool {
         switch error {
-        case .pairingRequired, .passwordRequired, .noURLPlayback: true
+        case .pairingRequired, .passwordRequired, .noURLPlayback, .needsPairing, .pairing, .pairingRefused: true
         default: false
         }
     }

@@ -1,4 +1,5 @@
 import AirPlay
+import Discovery
 import Foundation
 
 /// A receiver a run plays on: its AirPlay endpoint and what the lab calls it.
@@ -7,12 +8,16 @@ public struct RunTarget: Sendable, Equatable, Codable {
     public var deviceId: String?
     public var deviceClass: String?
     public var endpoint: AirPlayEndpoint
+    /// What its TXT record says it wants before playing; nil when not discovered (an address).
+    public var pairing: PairingRequirement?
 
-    public init(name: String, deviceId: String? = nil, deviceClass: String? = nil, endpoint: AirPlayEndpoint) {
+    public init(name: String, deviceId: String? = nil, deviceClass: String? = nil, endpoint: AirPlayEndpoint,
+                pairing: PairingRequirement? = nil) {
         self.name = name
         self.deviceId = deviceId
         self.deviceClass = deviceClass
         self.endpoint = endpoint
+        self.pairing = pairing
     }
 
     /// The address its requests come from in the lab server's log.

@@ -13,15 +13,18 @@ public struct ReceiverCandidate: Sendable, Equatable {
     public var port: Int
     /// nil when it can play lab cases.
     public var notRunnable: String?
+    /// What its TXT record says it wants before playing; nil when not discovered.
+    public var pairing: PairingRequirement?
 
     public init(name: String, deviceId: String? = nil, deviceClass: String? = nil, addresses: [String], port: Int,
-                notRunnable: String? = nil) {
+                notRunnable: String? = nil, pairing: PairingRequirement? = nil) {
         self.name = name
         self.deviceId = deviceId
         self.deviceClass = deviceClass
         self.addresses = addresses
         self.port = port
         self.notRunnable = notRunnable
+        self.pairing = pairing
     }
 
     /// Classes whose receivers have no URL playback.
@@ -44,7 +47,7 @@ public struct ReceiverCandidate: Sendable, Equatable {
             why = "no address resolved"
         }
         self.init(name: receiver.name, deviceId: receiver.deviceId, deviceClass: discovered.deviceClass,
-                  addresses: receiver.addresses, port: receiver.port, notRunnable: why)
+                  addresses: receiver.addresses, port: receiver.port, notRunnable: why, pairing: receiver.pairing)
     }
 
     /// An inventory pin with addresses that discovery did not find (AirPlay port 7000).
@@ -133,7 +136,7 @@ public enum ReceiverSelection {
             guard let host = candidate.addresses.first else { continue }
             targets.append(RunTarget(name: candidate.name, deviceId: candidate.deviceId, deviceClass: candidate.deviceClass,
                                      endpoint: AirPlayEndpoint(host: host, port: port ?? candidate.port, name: candidate.name,
-                                                               deviceId: candidate.deviceId)))
+                                                               deviceId: candidate.deviceId), pairing: candidate.pairing))
         }
         return (targets, skipped)
     }

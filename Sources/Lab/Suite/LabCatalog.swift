@@ -15,7 +15,12 @@ struct MediaSpec: Sendable, Hashable {
         var aspectWidth = 16
         var aspectHeight = 9
         var range = Range.sdr
+        /// The picture's height as a fraction of the scale's (2/3: 720p under a 1080p-like primary).
+        var heightFraction = 1.0
     }
+
+    /// How the segments are packaged: fMP4 (an EXT-X-MAP), or MPEG-TS.
+    enum Container: String, Sendable, Hashable { case fmp4, mpegts }
 
     struct Audio: Sendable, Hashable {
         var codec = AudioCodec.aac
@@ -30,6 +35,10 @@ struct MediaSpec: Sendable, Hashable {
 
     var video: Video? = Video()
     var audio: Audio? = Audio()
+    var container = Container.fmp4
+    /// Segments encrypted with AES-128 (RFC 8216 4.3.2.4; the init section stays clear) under
+    /// `LabEncryption`'s published test key.
+    var encrypted = false
 
     /// H.264 High, 29.97 fps, 16:9, SDR, AAC-LC 48 kHz stereo (English).
     static let reference = MediaSpec()
@@ -63,8 +72,11 @@ struct CaseDefinition: Sendable {
 /// codec too and list `video-codec-mismatch` as well; `video-codec-hevc` isolates the codec part.
 /// `frame-rate-59.94` exercises `frame-rate-multiple` (x2 of the primary: "similar" for AirPlay 2 TVs).
 enum LabCatalog {
-    /// The interstitial cases, then a stitched variant (`<id>-stitched`) of every transition case.
-    static let cases: [CaseDefinition] = scheduled + scheduled.filter { $0.kind == .transition }.map(stitched)
+    /// The interstitial cases, then a stitched variant (`<id>-stitched`) of every transition case
+    /// that one media playlist can carry: not an MPEG-TS ad after fMP4 (an EXT-X-MAP holds for
+    /// every later segment of the playlist, RFC 8216bis 4.4.4.5).
+    static let cases: [CaseDefinition] = scheduled
+        + scheduled.filter { $0.kind == .transition && $0.interstitial?.container == MediaSpec.reference.container }.map(stitched)
 
     /// Cases whose ad is scheduled with EXT-X-DATERANGE, and the capability ladder.
     private static let scheduled: [CaseDefinition] = [
@@ -118,6 +130,17 @@ enum LabCatalog {
         },
         transition("language-fra", "language", "French-tagged ad audio in an English primary", rules: ["rendition-language-mismatch"]) {
             $0.audio?.language = "fra"
+        },
+        // Catalog v3: what else changes at the switch.
+        transition("resolution-2-3", "resolution", "Ad at 2/3 of the primary's height, same 16:9 (a 1080p tier and a 720p ad)",
+                   rules: ["resolution-change"]) {
+            $0.video?.heightFraction = 2.0 / 3.0
+        },
+        transition("container-mpegts", "container", "MPEG-TS ad in an fMP4 primary", rules: ["container-change"]) {
+            $0.container = .mpegts
+        },
+        transition("encryption-aes-128", "encryption", "AES-128 encrypted ad (test key) in a clear primary", rules: ["encryption-change"]) {
+            $0.encrypted = true
         },
         CaseDefinition(id: "capability-ladder", kind: .capability, varies: "variant choice",
                        title: "Equal tiers H.264 SDR, HEVC SDR, HEVC HDR10, HEVC HLG with AAC stereo and E-AC-3 5.1: the variant fetched is what the receiver decodes",

@@ -158,6 +158,10 @@ public struct LabMedia: Codable, Sendable, Equatable {
     public var language: String?
     /// Seconds the audio starts after the video (0 when aligned).
     public var audioDelay: Double?
+    /// How the segments are packaged: "fMP4" or "MPEG-TS" (absent in suites made before).
+    public var container: String?
+    /// "AES-128" when the segments are encrypted; absent when clear.
+    public var encryption: String?
     public var duration: Double
 
     public init(videoCodec: String? = nil, videoProfile: String? = nil, width: Int? = nil, height: Int? = nil,

@@ -4,7 +4,8 @@ import Foundation
 struct EncodedRendition: Sendable {
     /// Folder relative to the suite root.
     var folder: String
-    var initFile: String
+    /// The EXT-X-MAP's file; nil for MPEG-TS.
+    var initFile: String?
     var segments: [(file: String, duration: Double)]
     /// Bytes of each segment, in order.
     var sizes: [Int]
@@ -27,7 +28,7 @@ struct EncodedRendition: Sendable {
         guard let text = try? String(contentsOfFile: directory + "/" + EncodeJob.playlist, encoding: .utf8) else {
             throw .generationFailed(caseId: caseId, step: "read \(folder)/\(EncodeJob.playlist)", reason: "ffmpeg wrote no playlist")
         }
-        var initFile = "init.mp4"
+        var initFile: String?
         var segments: [(String, Double)] = []
         var pending: Double?
         for line in text.split(separator: "\n").map({ $0.trimmingCharacters(in: .whitespaces) }) {
@@ -79,12 +80,15 @@ enum LabPlaylists {
     /// `value` rounded to the millisecond: what playlists and the manifest state.
     static func milliseconds(_ value: Double) -> Double { (value * 1000).rounded() / 1000 }
 
-    /// A media playlist of `rendition` whose URIs start with `prefix` ("" or "primary/").
-    static func media(_ rendition: EncodedRendition, prefix: String, interstitials: [InterstitialMark] = []) -> String {
+    /// A media playlist of `rendition` whose URIs start with `prefix` ("" or "primary/"); `key`:
+    /// the EXT-X-KEY of its segments (after the EXT-X-MAP: the init section stays clear).
+    static func media(_ rendition: EncodedRendition, prefix: String, interstitials: [InterstitialMark] = [], key: String? = nil) -> String {
         let target = Int((rendition.segments.map(\.duration).max() ?? 1).rounded())
         var lines = ["#EXTM3U", "#EXT-X-VERSION:7", "#EXT-X-TARGETDURATION:\(max(1, target))", "#EXT-X-MEDIA-SEQUENCE:0",
-                     "#EXT-X-PLAYLIST-TYPE:VOD", "#EXT-X-INDEPENDENT-SEGMENTS",
-                     "#EXT-X-MAP:URI=\"\(prefix)\(rendition.initFile)\"", "#EXT-X-PROGRAM-DATE-TIME:\(date(0))"]
+                     "#EXT-X-PLAYLIST-TYPE:VOD", "#EXT-X-INDEPENDENT-SEGMENTS"]
+        if let initFile = rendition.initFile { lines.append("#EXT-X-MAP:URI=\"\(prefix)\(initFile)\"") }
+        lines.append("#EXT-X-PROGRAM-DATE-TIME:\(date(0))")
+        if let key { lines.append(key) }
         for mark in interstitials {
             lines.append("#EXT-X-DATERANGE:ID=\"\(mark.id)\",CLASS=\"com.apple.hls.interstitial\",START-DATE=\"\(date(mark.start))\","
                 + "DURATION=\(decimal(mark.duration)),X-ASSET-URI=\"\(mark.assetURI)\",X-RESUME-OFFSET=\(decimal(mark.resumeOffset))")
@@ -99,14 +103,20 @@ enum LabPlaylists {
     /// The primary with `ad` spliced in before segment `boundary`: primary segments, EXT-X-DISCONTINUITY,
     /// the ad's segments (with its own EXT-X-MAP), EXT-X-DISCONTINUITY, the primary's EXT-X-MAP
     /// again and the rest of the primary. PROGRAM-DATE-TIME follows the playback timeline; no date range.
+    /// `adKey`: the ad's EXT-X-KEY, after the ad's EXT-X-MAP (its init section is clear); then
+    /// METHOD=NONE before the primary's EXT-X-MAP, since a key applies to the EXT-X-MAP after it.
     static func stitched(_ primary: EncodedRendition, ad: EncodedRendition, at boundary: Int,
-                         primaryPrefix: String, adPrefix: String) -> String {
+                         primaryPrefix: String, adPrefix: String, adKey: String? = nil) -> String {
         let all = primary.segments + ad.segments
         let target = Int((all.map(\.duration).max() ?? 1).rounded())
         var lines = ["#EXTM3U", "#EXT-X-VERSION:7", "#EXT-X-TARGETDURATION:\(max(1, target))", "#EXT-X-MEDIA-SEQUENCE:0",
                      "#EXT-X-DISCONTINUITY-SEQUENCE:0", "#EXT-X-PLAYLIST-TYPE:VOD", "#EXT-X-INDEPENDENT-SEGMENTS"]
-        func section(_ rendition: EncodedRendition, _ range: Range<Int>, prefix: String, at start: Double) {
-            lines += ["#EXT-X-MAP:URI=\"\(prefix)\(rendition.initFile)\"", "#EXT-X-PROGRAM-DATE-TIME:\(date(start))"]
+        func section(_ rendition: EncodedRendition, _ range: Range<Int>, prefix: String, at start: Double,
+                     keyBefore: String? = nil, keyAfter: String? = nil) {
+            if let keyBefore { lines.append(keyBefore) }
+            if let initFile = rendition.initFile { lines.append("#EXT-X-MAP:URI=\"\(prefix)\(initFile)\"") }
+            lines.append("#EXT-X-PROGRAM-DATE-TIME:\(date(start))")
+            if let keyAfter { lines.append(keyAfter) }
             for segment in rendition.segments[range] {
                 lines += ["#EXTINF:\(String(format: "%.6f", segment.duration)),", prefix + segment.file]
             }
@@ -114,9 +124,10 @@ enum LabPlaylists {
         let breakAt = primary.start(of: boundary)
         section(primary, 0..<boundary, prefix: primaryPrefix, at: 0)
         lines.append("#EXT-X-DISCONTINUITY")
-        section(ad, 0..<ad.segments.count, prefix: adPrefix, at: breakAt)
+        section(ad, 0..<ad.segments.count, prefix: adPrefix, at: breakAt, keyAfter: adKey)
         lines.append("#EXT-X-DISCONTINUITY")
-        section(primary, boundary..<primary.segments.count, prefix: primaryPrefix, at: milliseconds(breakAt + ad.duration))
+        section(primary, boundary..<primary.segments.count, prefix: primaryPrefix, at: milliseconds(breakAt + ad.duration),
+                keyBefore: adKey == nil ? nil : "#EXT-X-KEY:METHOD=NONE")
         lines.append("#EXT-X-ENDLIST")
         return lines.joined(separator: "\n") + "\n"
     }
@@ -128,7 +139,7 @@ enum LabPlaylists {
                                uri: String, scale: LabScale) -> String {
         var video: (String, Double, String)?
         if let v = primary.video {
-            video = ("\(scale.width(v))x\(scale.height)", LabRecipes.frameRate(v.rate), LabRecipes.videoRange(v.range))
+            video = ("\(scale.width(v))x\(scale.height(v))", LabRecipes.frameRate(v.rate), LabRecipes.videoRange(v.range))
         }
         let bits = (primaryRendition.sizes + adRendition.sizes).reduce(0, +) * 8
         let average = Int((Double(bits) / max(primaryRendition.duration + adRendition.duration, 0.001)).rounded(.up))
@@ -188,7 +199,7 @@ enum LabPlaylists {
         var video: (String, Double, String)?
         if let v = spec.video {
             codecs.append(LabRecipes.codecString(v))
-            video = ("\(scale.width(v))x\(scale.height)", LabRecipes.frameRate(v.rate), LabRecipes.videoRange(v.range))
+            video = ("\(scale.width(v))x\(scale.height(v))", LabRecipes.frameRate(v.rate), LabRecipes.videoRange(v.range))
         }
         if let a = spec.audio { codecs.append(LabRecipes.codecString(a)) }
         return multivariant([StreamInf(uri: uri, bandwidth: rendition.peakBandwidth, averageBandwidth: rendition.averageBandwidth,
@@ -199,7 +210,10 @@ enum LabPlaylists {
 /// Writes files only when their content changes, so a cached run touches nothing.
 enum SuiteWriter {
     static func write(_ text: String, to path: String) throws(LabSuiteError) {
-        let data = Data(text.utf8)
+        try write(Data(text.utf8), to: path)
+    }
+
+    static func write(_ data: Data, to path: String) throws(LabSuiteError) {
         if FileManager.default.contents(atPath: path) == data { return }
         do {
             try FileManager.default.createDirectory(atPath: (path as NSString).deletingLastPathComponent, withIntermediateDirectories: true)

@@ -6,6 +6,9 @@ public enum LabScale: String, Sendable, CaseIterable, Codable {
 
     /// Picture height; widths follow the aspect ratio.
     var height: Int { self == .full ? 720 : 180 }
+
+    /// The height of `video`'s picture: the scale's, times its fraction, rounded to even.
+    func height(_ video: MediaSpec.Video) -> Int { Int((Double(height) * video.heightFraction / 2).rounded()) * 2 }
     var primaryDuration: Double { self == .full ? 60 : 12 }
     var segmentDuration: Double { self == .full ? 6 : 2 }
     var adDuration: Double { self == .full ? 12 : 4 }
@@ -13,7 +16,7 @@ public enum LabScale: String, Sendable, CaseIterable, Codable {
     var videoBitrate: Int { self == .full ? 2_500_000 : 300_000 }
 
     func width(_ video: MediaSpec.Video) -> Int {
-        let exact = Double(height * video.aspectWidth) / Double(video.aspectHeight)
+        let exact = Double(height(video) * video.aspectWidth) / Double(video.aspectHeight)
         return Int((exact / 2).rounded()) * 2
     }
 }
@@ -63,14 +66,16 @@ enum LabRecipes {
         var maps: [String] = []
         if let video = spec.video {
             let label = drawtext("\(marking.title)  \(marking.role)  %{pts\\:hms}", role: marking.role, height: scale.height)
-            let filter = marking.code.lavfiGraph(pattern: marking.pattern, width: scale.width(video), height: scale.height,
+            let filter = marking.code.lavfiGraph(pattern: marking.pattern, width: scale.width(video), height: scale.height(video),
                                                  rate: video.rate, stream: marking.stream, after: label)
             args += ["-f", "lavfi", "-i", filter]
             maps += ["-map", "0:v"]
         }
         if let audio = spec.audio {
             if audio.delay > 0 { args += ["-itsoffset", String(audio.delay)] }
-            args += ["-f", "lavfi", "-i", "sine=frequency=\(marking.tone):sample_rate=\(audio.sampleRate)"]
+            let level = toneLevel(marking.tone)
+            args += ["-f", "lavfi", "-i", "sine=frequency=\(marking.tone):sample_rate=\(audio.sampleRate)"
+                     + (abs(level) < 0.005 ? "" : ",volume=\(String(format: "%.2f", level))dB")]
             maps += ["-map", spec.video == nil ? "0:a" : "1:a"]
         }
         args += maps + ["-t", String(duration)]
@@ -78,9 +83,36 @@ enum LabRecipes {
         if let audio = spec.audio { args += audioArguments(audio) }
         // A keyframe starts every segment: video cuts at each keyframe, audio-only at the segment length.
         let hlsTime = spec.video == nil ? scale.segmentDuration : scale.segmentDuration * 0.9
-        args += ["-f", "hls", "-hls_time", String(hlsTime), "-hls_playlist_type", "vod", "-hls_segment_type", "fmp4",
-                 "-hls_fmp4_init_filename", "init.mp4", "-hls_segment_filename", "seg_%03d.m4s", EncodeJob.playlist]
-        return args
+        args += ["-f", "hls", "-hls_time", String(hlsTime), "-hls_playlist_type", "vod"]
+        switch spec.container {
+        case .fmp4:
+            args += ["-hls_segment_type", "fmp4", "-hls_fmp4_init_filename", "init.mp4", "-hls_segment_filename", "seg_%03d.m4s"]
+        case .mpegts:
+            args += ["-hls_segment_type", "mpegts", "-hls_segment_filename", "seg_%03d.ts"]
+        }
+        return args + [EncodeJob.playlist]
+    }
+
+    /// dB that give a sine of `frequency` Hz the loudness of the primary's 440 Hz (ITU-R BS.1770:
+    /// its K-weighting lifts higher tones, up to +3 dB at 1.9 kHz, which would make every ad with a
+    /// high stream id a loudness-mismatch case).
+    static func toneLevel(_ frequency: Int) -> Double {
+        func gain(_ f: Double) -> Double {
+            let w = 2 * Double.pi * f / 48000
+            func response(_ b: [Double], _ a: [Double]) -> Double {
+                // |B(e^-jw)| / |A(e^-jw)| of a biquad.
+                func magnitude(_ c: [Double]) -> Double {
+                    let re = c[0] + c[1] * cos(w) + c[2] * cos(2 * w)
+                    let im = -(c[1] * sin(w) + c[2] * sin(2 * w))
+                    return (re * re + im * im).squareRoot()
+                }
+                return magnitude(b) / magnitude(a)
+            }
+            // BS.1770-4's pre-filter (high shelf) and RLB high-pass at 48 kHz.
+            return response([1.53512485958697, -2.69169618940638, 1.19839281085285], [1, -1.69065929318241, 0.73248077421585])
+                * response([1, -2, 1], [1, -1.99004745483398, 0.99007225036621])
+        }
+        return -20 * log10(gain(Double(frequency)) / gain(440))
     }
 
     static func drawtext(_ text: String, role: String, height: Int) -> String {
@@ -170,11 +202,13 @@ enum LabRecipes {
     /// The manifest's summary of a side.
     static func summary(_ spec: MediaSpec, duration: Double, scale: LabScale) -> LabMedia {
         var media = LabMedia(duration: duration)
+        media.container = spec.container == .fmp4 ? "fMP4" : "MPEG-TS"
+        media.encryption = spec.encrypted ? "AES-128" : nil
         if let v = spec.video {
             media.videoCodec = v.codec.rawValue
             media.videoProfile = v.codec == .h264 ? "High" : v.range == .sdr ? "Main" : "Main 10"
             media.width = scale.width(v)
-            media.height = scale.height
+            media.height = scale.height(v)
             media.frameRate = v.rate.contains("/") ? v.rate : v.rate + "/1"
             media.displayAspectRatio = "\(v.aspectWidth):\(v.aspectHeight)"
             media.dynamicRange = v.range.rawValue

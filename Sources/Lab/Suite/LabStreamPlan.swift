@@ -7,8 +7,9 @@ struct StreamPlan: Sendable {
     var marking: Marking
     var step: String
 
+    /// Its encode; an encrypted ad is encoded clear beside its folder (`LabStreamsGenerator.encryptionJobs` fills the folder).
     func job(scale: LabScale) -> EncodeJob {
-        EncodeJob(caseId: stream.caseId, step: step, folder: stream.folder,
+        EncodeJob(caseId: stream.caseId, step: step, folder: spec.encrypted ? LabEncryption.clearFolder(of: stream.folder) : stream.folder,
                   arguments: LabRecipes.arguments(spec, marking: marking, duration: stream.duration, scale: scale))
     }
 }

@@ -56,7 +56,12 @@ public struct LabStreamsGenerator: Sendable {
         let cached = encodes.filter { ffmpeg.isCached($0, root: root) }.count
         logger.info("generating lab streams", metadata: ["scale": "\(scale.rawValue)", "cases": "\(selected.count)",
                                                          "encodes": "\(encodes.count)", "cached": "\(cached)"])
-        let encoded = try await ffmpeg.runAll(encodes, root: root, width: jobs)
+        let fresh = Set(encodes.filter { !ffmpeg.isCached($0, root: root) }.map(\.folder))
+        var encoded = try await ffmpeg.runAll(encodes, root: root, width: jobs)
+        // Encrypted ads: their clear encode's segments, encrypted (its file list is known only now).
+        let encryptions = try encryptionJobs(selected, root: root, fresh: fresh)
+        encoded += try await ffmpeg.runAll(encryptions, root: root, width: jobs)
+        let total = encodes.count + encryptions.count
 
         let primary = try EncodedRendition.read(folder: "primary", root: root, caseId: "primary")
         try SuiteWriter.write(LabPlaylists.media(primary, prefix: ""), to: root + "/primary/primary.m3u8")
@@ -79,8 +84,8 @@ public struct LabStreamsGenerator: Sendable {
             throw .cannotWrite(path: root + "/" + LabManifest.fileName, reason: String(describing: error))
         }
         try SuiteWriter.write(String(decoding: json, as: UTF8.self) + "\n", to: root + "/" + LabManifest.fileName)
-        logger.info("lab streams ready", metadata: ["folder": "\(root)", "encoded": "\(encoded)", "cached": "\(encodes.count - encoded)"])
-        return LabStreamsResult(manifest: manifest, root: root, encoded: encoded, cached: encodes.count - encoded)
+        logger.info("lab streams ready", metadata: ["folder": "\(root)", "encoded": "\(encoded)", "cached": "\(total - encoded)"])
+        return LabStreamsResult(manifest: manifest, root: root, encoded: encoded, cached: total - encoded)
     }
 
     /// Cases of an earlier run at the same scale that this run did not regenerate, kept in catalog order.
@@ -100,10 +105,27 @@ public struct LabStreamsGenerator: Sendable {
 
     var primaryJob: EncodeJob { plans[0].job(scale: scale) }
 
-    /// The encodes a case needs: a stitched case's are its source case's.
+    /// The encodes a case needs: a stitched case's are its source case's. An encrypted ad is
+    /// encoded clear beside its folder first (`encryptionJobs` fills the folder).
     func jobs(for definition: CaseDefinition) -> [EncodeJob] {
         let owner = definition.stitchedFrom ?? definition.id
         return plans.filter { $0.stream.caseId == owner }.map { $0.job(scale: scale) }
+    }
+
+    /// The encryption of every selected encrypted ad, each once. One whose clear encode ran this
+    /// time is encrypted again, even if its file list (its recipe) is unchanged.
+    private func encryptionJobs(_ selected: [CaseDefinition], root: String, fresh: Set<String>) throws(LabSuiteError) -> [EncodeJob] {
+        var result: [EncodeJob] = []
+        for definition in selected {
+            let source = definition.stitchedFrom.flatMap(LabCatalog.definition) ?? definition
+            guard source.interstitial?.encrypted == true else { continue }
+            let folder = "cases/\(source.id)/ad"
+            guard !result.contains(where: { $0.folder == folder }) else { continue }
+            let clear = try EncodedRendition.read(folder: LabEncryption.clearFolder(of: folder), root: root, caseId: source.id)
+            if fresh.contains(clear.folder) { try? FileManager.default.removeItem(atPath: root + "/" + folder + "/" + FFmpegRunner.recipeFile) }
+            result.append(LabEncryption.job(caseId: source.id, clear: clear, folder: folder))
+        }
+        return result
     }
 
     // MARK: - Playlists
@@ -116,7 +138,9 @@ public struct LabStreamsGenerator: Sendable {
         try SuiteWriter.link(directory + "/primary", to: "../../primary")
 
         let asset = try EncodedRendition.read(folder: folder + "/ad", root: root, caseId: definition.id)
-        try SuiteWriter.write(LabPlaylists.media(asset, prefix: ""), to: directory + "/ad/ad.m3u8")
+        if ad.encrypted { try SuiteWriter.write(LabEncryption.key, to: directory + "/ad/" + LabEncryption.keyFile) }
+        try SuiteWriter.write(LabPlaylists.media(asset, prefix: "", key: ad.encrypted ? LabEncryption.tag(prefix: "") : nil),
+                              to: directory + "/ad/ad.m3u8")
         try SuiteWriter.write(LabPlaylists.single(ad, rendition: asset, uri: "ad.m3u8", scale: scale), to: directory + "/ad/master.m3u8")
 
         // A mid-roll between two segments near the middle of the primary.
@@ -155,7 +179,8 @@ public struct LabStreamsGenerator: Sendable {
         // primary before it; after the ad the primary resumes where it left off.
         let boundary = primary.segments.count / 2
         let start = primary.start(of: boundary)
-        try SuiteWriter.write(LabPlaylists.stitched(primary, ad: asset, at: boundary, primaryPrefix: "primary/", adPrefix: "ad/"),
+        try SuiteWriter.write(LabPlaylists.stitched(primary, ad: asset, at: boundary, primaryPrefix: "primary/", adPrefix: "ad/",
+                                                    adKey: ad.encrypted ? LabEncryption.tag(prefix: "ad/") : nil),
                               to: directory + "/stitched.m3u8")
         try SuiteWriter.write(LabPlaylists.stitchedSingle(primary: .reference, ad: ad, primaryRendition: primary, adRendition: asset,
                                                           uri: "stitched.m3u8", scale: scale), to: directory + "/master.m3u8")
@@ -180,7 +205,7 @@ public struct LabStreamsGenerator: Sendable {
                        .joined(separator: ","),
                    videoCodec: spec.video?.codec.rawValue, dynamicRange: spec.video?.range.rawValue,
                    audioCodec: spec.audio?.codec.rawValue, channels: spec.audio.map { LabRecipes.channelCount($0.layout) },
-                   bandwidth: rendition.peakBandwidth, resolution: spec.video.map { "\(scale.width($0))x\(scale.height)" },
+                   bandwidth: rendition.peakBandwidth, resolution: spec.video.map { "\(scale.width($0))x\(scale.height($0))" },
                    lastSegment: rendition.segments.last.map { segments + $0.file })
     }
 
@@ -209,7 +234,7 @@ public struct LabStreamsGenerator: Sendable {
                     uri: "video-\(tier.name)/media.m3u8", bandwidth: videoPeak + audio.peakBandwidth,
                     averageBandwidth: videoAverage + audio.averageBandwidth,
                     codecs: [LabRecipes.codecString(tier.video), LabRecipes.codecString(group.audio)],
-                    video: ("\(scale.width(tier.video))x\(scale.height)", LabRecipes.frameRate(tier.video.rate), LabRecipes.videoRange(tier.video.range)),
+                    video: ("\(scale.width(tier.video))x\(scale.height(tier.video))", LabRecipes.frameRate(tier.video.rate), LabRecipes.videoRange(tier.video.range)),
                     audioGroup: group.name))
             }
         }

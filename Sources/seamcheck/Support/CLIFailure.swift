@@ -45,6 +45,7 @@ enum Terminal {
     }
 
     static var stdoutIsTerminal: Bool { isatty(STDOUT_FILENO) != 0 }
+    static var stdinIsTerminal: Bool { isatty(STDIN_FILENO) != 0 }
 
     /// Colour only for people: a terminal, and NO_COLOR unset (no-color.org).
     static var useColor: Bool {

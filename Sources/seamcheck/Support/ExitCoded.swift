@@ -45,6 +45,7 @@ extension LabInputError: ExitCoded {}
 extension MeasurementThresholdsError: ExitCoded {}
 extension LabAccessError: ExitCoded {}
 extension AirPlayError: ExitCoded {}
+extension CredentialStoreError: ExitCoded {}
 
 // Discovery: avahi-daemon or D-Bus missing is 3 (`DiscoveryError.exitCode` is the module's own).
 extension DiscoveryError: ExitCoded {}
