@@ -188,25 +188,23 @@ public final class CaptureReader {
         sc_avformat_close_input(&format)
     }
 
+    /// A decoder for `stream`, or nil when FFmpeg has none that opens (that stream is then not read).
     private static func openDecoder(_ stream: UnsafeMutablePointer<AVStream>, index: Int32, threads: Bool) -> Decoder? {
-        guard let codec = sc_avcodec_find_decoder(stream.pointee.codecpar.pointee.codec_id),
-              var context = sc_avcodec_alloc_context3(codec) as UnsafeMutablePointer<AVCodecContext>? else { return nil }
-        guard sc_avcodec_parameters_to_context(context, stream.pointee.codecpar) >= 0 else {
-            var doomed: UnsafeMutablePointer<AVCodecContext>? = context
-            sc_avcodec_free_context(&doomed)
+        guard let codec = sc_avcodec_find_decoder(stream.pointee.codecpar.pointee.codec_id) else { return nil }
+        var context = sc_avcodec_alloc_context3(codec)
+        guard let opened = context, sc_avcodec_parameters_to_context(opened, stream.pointee.codecpar) >= 0 else {
+            sc_avcodec_free_context(&context)
             return nil
         }
         if threads {
-            context.pointee.thread_count = 0
-            context.pointee.thread_type = FF_THREAD_FRAME | FF_THREAD_SLICE
+            opened.pointee.thread_count = 0  // one per core
+            opened.pointee.thread_type = FF_THREAD_FRAME | FF_THREAD_SLICE
         }
-        guard sc_avcodec_open2(context, codec, nil) >= 0 else {
-            var doomed: UnsafeMutablePointer<AVCodecContext>? = context
-            sc_avcodec_free_context(&doomed)
+        guard sc_avcodec_open2(opened, codec, nil) >= 0 else {
+            sc_avcodec_free_context(&context)
             return nil
         }
-        context = context as UnsafeMutablePointer<AVCodecContext>
-        return Decoder(index: index, context: context, timeBase: stream.pointee.time_base)
+        return Decoder(index: index, context: opened, timeBase: stream.pointee.time_base)
     }
 
     /// The next picture or audio block; nil at the end of a file.
@@ -323,7 +321,8 @@ public final class CaptureReader {
     }
 }
 
-/// A deadline that each blocking call restarts: FFmpeg's interrupt callback reads it.
+/// A deadline that each blocking call restarts: FFmpeg's interrupt callback reads it. Unlocked:
+/// the reader's thread sets it and FFmpeg calls back on that same thread.
 final class RollingDeadline: @unchecked Sendable {
     private var deadline: Date
 
