@@ -28,7 +28,7 @@ let package = Package(
         .package(url: "https://github.com/attaswift/BigInt.git", from: "6.0.1"),
     ],
     targets: [
-        // C libraries from Debian's packages. FFmpeg's headers (libavformat-dev, libavcodec-dev, libavutil-dev); the libraries
+        // C libraries from Debian's packages. FFmpeg's headers (libavformat-dev, libavcodec-dev, libavutil-dev, libswscale-dev); the libraries
         // themselves are loaded on first use.
         .target(name: "CFFmpeg"),
         // libcurl's headers (libcurl4-openssl-dev); the library itself is loaded on first use.
@@ -59,7 +59,7 @@ let package = Package(
         ),
         .target(
             name: "Lab",
-            dependencies: ["Compatibility", "HLS", "Discovery", "Matrix", "AirPlay", "Yams",
+            dependencies: ["Compatibility", "HLS", "MediaProbe", "Discovery", "Matrix", "AirPlay", "Yams",
                            .product(name: "GRDB", package: "GRDB.swift"),
                            .product(name: "Hummingbird", package: "hummingbird"),
                            .product(name: "Logging", package: "swift-log"),

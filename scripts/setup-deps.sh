@@ -6,6 +6,8 @@ set -euo pipefail
 packages=(
   pkg-config curl libcurl4-openssl-dev libsqlite3-dev
   ffmpeg libavformat-dev libavcodec-dev libavutil-dev libavfilter-dev
+  # Capture analysis (lab measure): libswscale's header; libswscale6 and libavdevice59 come with ffmpeg.
+  libswscale-dev
   dbus avahi-daemon avahi-utils libavahi-client-dev
   python3 python3-venv iproute2 strace
   fonts-dejavu-core

@@ -30,7 +30,8 @@
     X(avformat, avformat_free_context) X(avformat, avformat_index_get_entries_count)            \
     X(avformat, avformat_index_get_entry) X(avformat, avformat_open_input)                      \
     X(avformat, avio_alloc_context) X(avformat, avio_closep) X(avformat, avio_context_free)     \
-    X(avformat, avio_open2) X(avformat, avio_read) X(avformat, avio_seek) X(avformat, avio_size)
+    X(avformat, avio_open2) X(avformat, avio_read) X(avformat, avio_seek) X(avformat, avio_size)     \
+    X(avformat, av_find_input_format)
 
 /* libavfilter: loaded apart, only when loudness is measured. */
 #define SC_FILTER_FUNCTIONS(X)                                                                  \
@@ -39,9 +40,14 @@
     X(avfilter, avfilter_graph_alloc) X(avfilter, avfilter_graph_create_filter)                 \
     X(avfilter, avfilter_graph_free) X(avfilter, avfilter_link)
 
+/* libswscale: loaded apart, only when a capture is analysed. */
+#define SC_CAPTURE_FUNCTIONS(X)                                                                 \
+    X(swscale, sws_getContext) X(swscale, sws_scale) X(swscale, sws_freeContext)
+
 #define SC_FIELD(lib, name) __typeof__(&name) name;
 static struct { SC_FUNCTIONS(SC_FIELD) } api;
 static struct { SC_FILTER_FUNCTIONS(SC_FIELD) } filter_api;
+static struct { SC_CAPTURE_FUNCTIONS(SC_FIELD) } capture_api;
 
 static pthread_once_t once = PTHREAD_ONCE_INIT;
 static int loaded;
@@ -191,3 +197,59 @@ int sc_avfilter_graph_create_filter(AVFilterContext **filt_ctx, const AVFilter *
 }
 void sc_avfilter_graph_free(AVFilterGraph **graph) { if (sc_avfilter_load() != 0) return; filter_api.avfilter_graph_free(graph); }
 int sc_avfilter_link(AVFilterContext *src, unsigned srcpad, AVFilterContext *dst, unsigned dstpad) { SC_FILTERS_READY(SC_ENOSYS); return filter_api.avfilter_link(src, srcpad, dst, dstpad); }
+
+static pthread_once_t capture_once = PTHREAD_ONCE_INIT;
+static int capture_loaded;
+static int avdevice_loaded;
+static char capture_load_error[512];
+
+static void load_capture(void) {
+    if (sc_ffmpeg_load() != 0) return;
+    void *swscale = dlopen(SC_SONAME("swscale", LIBSWSCALE_VERSION_MAJOR), RTLD_NOW | RTLD_LOCAL);
+    if (!swscale) {
+        snprintf(capture_load_error, sizeof capture_load_error, "%s", dlerror());
+        return;
+    }
+#define SC_CAPTURE_LOOKUP(lib, name)                                                            \
+    if (!(*(void **)&capture_api.name = dlsym(lib, #name))) {                                   \
+        snprintf(capture_load_error, sizeof capture_load_error, "lib%s has no symbol %s", #lib, #name); \
+        return;                                                                                 \
+    }
+    SC_CAPTURE_FUNCTIONS(SC_CAPTURE_LOOKUP)
+    capture_loaded = 1;
+    /* libavdevice's major follows libavformat's (59 in FFmpeg 5.1); Debian ships no header for
+       it in the packages Seamcheck builds with, and its one call needs none. */
+    void *avdevice = dlopen(SC_SONAME("avdevice", LIBAVFORMAT_VERSION_MAJOR), RTLD_NOW | RTLD_LOCAL);
+    void (*register_all)(void) = avdevice ? (void (*)(void))dlsym(avdevice, "avdevice_register_all") : NULL;
+    if (register_all) {
+        register_all();
+        avdevice_loaded = 1;
+    }
+}
+
+int sc_capture_load(void) {
+    pthread_once(&capture_once, load_capture);
+    return capture_loaded ? 0 : -1;
+}
+
+const char *sc_capture_load_error(void) {
+    if (sc_capture_load() == 0) return NULL;
+    return capture_load_error[0] ? capture_load_error : sc_ffmpeg_load_error();
+}
+
+int sc_avdevice_available(void) { return sc_capture_load() == 0 && avdevice_loaded; }
+
+const AVInputFormat *sc_av_find_input_format(const char *short_name) { SC_READY(NULL); return api.av_find_input_format(short_name); }
+
+#define SC_CAPTURE_READY(failure) if (sc_capture_load() != 0) return failure
+struct SwsContext *sc_sws_getContext(int srcW, int srcH, enum AVPixelFormat srcFormat, int dstW, int dstH,
+                                     enum AVPixelFormat dstFormat, int flags) {
+    SC_CAPTURE_READY(NULL);
+    return capture_api.sws_getContext(srcW, srcH, srcFormat, dstW, dstH, dstFormat, flags, NULL, NULL, NULL);
+}
+int sc_sws_scale(struct SwsContext *c, const uint8_t *const srcSlice[], const int srcStride[], int srcSliceY, int srcSliceH,
+                 uint8_t *const dst[], const int dstStride[]) {
+    SC_CAPTURE_READY(SC_ENOSYS);
+    return capture_api.sws_scale(c, srcSlice, srcStride, srcSliceY, srcSliceH, dst, dstStride);
+}
+void sc_sws_freeContext(struct SwsContext *c) { if (sc_capture_load() != 0) return; capture_api.sws_freeContext(c); }

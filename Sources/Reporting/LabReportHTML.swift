@@ -31,6 +31,7 @@ extension LabReportText {
              <span class="verdict">\(xmlEscape(LabReportBuilder.verdictText(cell)))</span></h3>
             <p>\(xmlEscape(cell.measured?.reason ?? "")); run \(xmlEscape(timeline.runId))</p>
             \(LabTimelineSVG.render(timeline))
+            \(filmstrips(timeline))
             </section>
             """)
         }
@@ -42,7 +43,9 @@ extension LabReportText {
         table{border-collapse:collapse;width:100%}td,th{border-bottom:1px solid #ccc;padding:4px 6px;text-align:left;vertical-align:top}
         tr.bad td{background:#fdecea}tr.ok td{background:#edf7ed}section.cell{margin:1.5em 0;border-top:1px solid #ddd}
         section.cell h3{margin:.6em 0 .2em}.verdict{font-weight:normal;color:#555;margin-left:.5em}
-        svg.timeline{max-width:100%;height:auto;display:block}</style></head><body>
+        svg.timeline{max-width:100%;height:auto;display:block}
+        .film{display:flex;gap:4px;flex-wrap:wrap;margin:.3em 0 1em}.film figure{margin:0;font-size:11px;color:#444}
+        .film img{width:192px;image-rendering:pixelated;display:block;border:1px solid #999}</style></head><body>
         <h1>Seamcheck lab report</h1>
         <p>\(report.summary.cells) receiver cells: \(report.summary.agree) agree, \(report.summary.disagree) disagree, \(report.summary.unobserved) without a verdict; \(report.summary.measured) measured by <code>lab run</code>. An operator's verdict wins over the measured one; both are shown. Measured stalls grade as a warning from \(String(format: "%.0f", grades.warningMs)) ms and an error from \(String(format: "%.0f", grades.errorMs)) ms.</p>
         <table><thead><tr><th>case</th><th>class</th><th>receiver</th><th>predicted</th><th>observed</th><th>source</th><th>measured</th><th>first frame</th><th>stall per transition</th><th>agreement</th><th>evidence</th></tr></thead><tbody>
@@ -55,6 +58,21 @@ extension LabReportText {
         </body></html>
 
         """
+    }
+
+    /// The captured pictures around each transition (`lab run --capture`), as images in the page.
+    static func filmstrips(_ timeline: LabTimeline) -> String {
+        guard let titles = timeline.pictureTransitions else { return "" }
+        let strips = timeline.filmstrips ?? []
+        return titles.enumerated().map { index, title in
+            let frames = index < strips.count ? strips[index].frames : []
+            return "<p>From the picture: \(xmlEscape(title))</p><div class=\"film\">"
+                + frames.map { frame in
+                    // Base64 has no character that needs escaping in an attribute.
+                    "<figure><img alt=\"\(xmlEscape(frame.label))\" src=\"data:image/bmp;base64,\(frame.bmp.filter { $0.isLetter || $0.isNumber || "+/=".contains($0) })\">"
+                        + "<figcaption>\(xmlEscape(frame.label)) at \(String(format: "%.3f", frame.at)) s</figcaption></figure>"
+                }.joined() + "</div>"
+        }.joined(separator: "\n")
     }
 
     /// An id for a cell's section: letters, digits and dashes only.

@@ -30,7 +30,7 @@ enum LabReportText {
     /// "stall 1200 ms", "seamless", "-".
     static func measured(_ cell: LabReportCell) -> String {
         guard let m = cell.measured else { return "-" }
-        return m.verdict + (m.stallMs.map { " \(ms($0))" } ?? "")
+        return m.verdict + (m.stallMs.map { " \(ms($0))" } ?? "") + (m.pictureStallMs.map { "; picture \(ms($0))" } ?? "")
     }
 
     static func firstFrame(_ cell: LabReportCell) -> String { cell.measured?.firstFrameMs.map(ms) ?? "-" }

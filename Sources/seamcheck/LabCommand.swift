@@ -6,5 +6,5 @@ struct LabCommand: AsyncParsableCommand {
         commandName: "lab",
         abstract: "The receiver lab: test streams, a server that records what each receiver fetches, verdicts, predicted versus observed.",
         subcommands: [LabStreamsCommand.self, LabServeCommand.self, LabSessionsCommand.self, LabRecordCommand.self,
-                      LabReportCommand.self, LabRunCommand.self, LabRunsCommand.self])
+                      LabReportCommand.self, LabRunCommand.self, LabRunsCommand.self, LabMeasureCommand.self])
 }

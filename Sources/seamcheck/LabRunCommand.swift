@@ -4,6 +4,7 @@ import Compatibility
 import Discovery
 import Foundation
 import Lab
+import MediaProbe
 import Logging
 import Reporting
 
@@ -115,6 +116,12 @@ struct LabRunCommand: AsyncParsableCommand {
     @Option(name: .customLong("log-level"), help: "The server's log level: trace, debug, info, notice, warning, error or critical.")
     var logLevel: String = "warning"
 
+    @Option(name: .customLong("capture"), help: "Read a receiver's picture during each cell: [RECEIVER=]INPUT, INPUT a capture device (/dev/video0), an X display (:99) or FORMAT:TARGET (repeatable; docs/lab-measure.md).")
+    var captures: [String] = []
+
+    @Option(name: .customLong("capture-option"), help: "An option of the capture devices, KEY=VALUE (framerate=30, video_size=1920x1080); repeatable.")
+    var captureOptions: [String] = []
+
     @OptionGroup var lookup: ReceiverLookupOptions
     @OptionGroup var credentials: CredentialsOption
     @OptionGroup var database: LabDatabaseOption
@@ -128,6 +135,9 @@ struct LabRunCommand: AsyncParsableCommand {
         guard (0...65535).contains(port) else { throw ValidationError("--port must be 0 to 65535") }
         if let server, URL(string: server)?.scheme?.hasPrefix("http") != true { throw ValidationError("--server must be an http:// URL") }
         guard Logger.Level(rawValue: logLevel) != nil else { throw ValidationError("--log-level must be trace, debug, info, notice, warning, error or critical") }
+        for option in captureOptions where !option.contains("=") {
+            throw ValidationError("--capture-option \(option): give KEY=VALUE, e.g. framerate=30")
+        }
     }
 
     func run() async throws {
@@ -148,11 +158,21 @@ struct LabRunCommand: AsyncParsableCommand {
                 : "none of the \(skipped.count) found has AirPlay video"), exitCode: Self.noReceiverRan)
         }
 
+        let inputs = try CaptureAssignment.assign(captures, options: captureOptions, to: targets)
+        // Each capture opened once before anything starts: one that cannot be is exit 2 now, not a failed picture per cell.
+        for input in inputs.values { _ = try CaptureReader(input: input) }
+
         var options = LabRunner<ContinuousClock>.Options()
         options.pollInterval = .milliseconds(Int64(pollInterval))
         options.caseTimeout = caseTimeout.map { .milliseconds(Int64($0 * 1000)) }
         options.comebackWait = .milliseconds(Int64(comebackWait * 1000))
         options.thresholds = try thresholds.load(profilesDir: lookup.profilesDir.path)
+        if !inputs.isEmpty {
+            let streams = CaptureStreams(manifest: manifest)
+            options.capture = { target in
+                inputs[target.name].map { CellCapture(input: $0, analyzer: CaptureAnalyzer(streams: streams)) }
+            }
+        }
         let origin: LabRunSession.Origin = if let server { .server(server) } else { .own(suite: suite!, bind: bind, port: port) }
         let plan = LabRunSession.Plan(targets: targets, cases: chosenCases, resuming: previous, origin: origin, options: options)
         let session = try await LabRunSession.open(plan, store: store, logger: LabLogging.logger(level: logLevel),

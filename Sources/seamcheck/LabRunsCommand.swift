@@ -93,6 +93,8 @@ struct LabRunDocument: Encodable {
         var samples: Int
         var requests: Int
         var wallMs: Double
+        /// What a capture of the receiver's picture showed (`--capture`), beside the protocol's measure.
+        var picture: PictureMeasurement?
     }
 
     var schemaVersion = jsonSchemaVersion
@@ -110,7 +112,7 @@ struct LabRunDocument: Encodable {
                  playToFirstRequestMs: cell.measurement.playToFirstRequestMs, playToFirstSegmentMs: cell.measurement.playToFirstSegmentMs,
                  firstFrameMs: cell.measurement.playToFirstFrameMs, stallMs: cell.measurement.transitionStallMs,
                  stalls: cell.measurement.stalls, samples: cell.series.samples.count, requests: cell.requests.count,
-                 wallMs: (cell.finishedAt.timeIntervalSince(cell.startedAt) * 1000).rounded())
+                 wallMs: (cell.finishedAt.timeIntervalSince(cell.startedAt) * 1000).rounded(), picture: cell.measurement.picture)
         }
         notRunnable = skipped
         self.problems = problems
@@ -119,14 +121,26 @@ struct LabRunDocument: Encodable {
 
 /// The tables of `lab run` and `lab runs`, and the progress line of one receiver.
 enum LabRunTable {
+    /// "1234 / 267", "no frame codes seen", "capture failed".
+    static func pictureText(_ picture: PictureMeasurement?) -> String {
+        guard let picture else { return "-" }
+        switch picture.result {
+        case "measured": return "\(number(picture.playToFirstFrameMs)) / \(number(picture.transitionStallMs))"
+        case "noFrameCodes": return "no frame codes seen"
+        default: return "capture failed"
+        }
+    }
+
     static func render(_ document: LabRunDocument) -> String {
         let run = document.run
         var text = "run \(run.id) \(run.state.rawValue): \(run.cellsDone) of \(run.cellsTotal) cell(s), server \(run.server)\n"
+        let pictures = document.cells.contains { $0.picture != nil }
         let rows = document.cells.map { cell in
             [cell.receiver, cell.case + (cell.attempt > 1 ? " (attempt \(cell.attempt))" : ""), number(cell.firstFrameMs),
-             number(cell.stallMs), cell.verdict, cell.reason]
+             number(cell.stallMs)] + (pictures ? [pictureText(cell.picture)] : []) + [cell.verdict, cell.reason]
         }
-        text += columns(["RECEIVER", "CASE", "FIRST FRAME MS", "STALL MS", "VERDICT", "REASON"], rows)
+        text += columns(["RECEIVER", "CASE", "FIRST FRAME MS", "STALL MS"] + (pictures ? ["PICTURE (FIRST FRAME / STALL MS)"] : [])
+                        + ["VERDICT", "REASON"], rows)
         for receiver in document.notRunnable {
             text += "not runnable: \(receiver.name) (\(receiver.address ?? "no address")): \(receiver.reason)\n"
         }

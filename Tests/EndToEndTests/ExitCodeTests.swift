@@ -34,6 +34,7 @@ final class ExitCodeTests: XCTestCase {
             DiscoveryError.unknownInterface("eth9"),
             DiscoveryFailure("lab.yaml: not an inventory", serviceMissing: false),
             CLIFailure.input("--output x: not a folder"),
+            CaptureError.cannotOpen(CaptureInput.parse("/dev/video9"), reason: "No such file or directory"),
         ]
         for error in errors {
             XCTAssertEqual(error.exitCode, 2, "\(type(of: error)): \(error)")

@@ -73,6 +73,59 @@ final class LabRunKodiTests: XCTestCase {
         }
     }
 
+    /// The picture's side: Kodi's display captured with x11grab (in process, `--capture`) while the
+    /// run plays stitched cases; each cell holds the stalls read from the frame codes beside the protocol's.
+    func testKodiStitchedCasesMeasuredFromThePictureBesideTheProtocol() async throws {
+        // SEAMCHECK_CAPTURE_CASES=a,b,... measures other cases (docs/lab-run.md's figures: every stitched case).
+        let cases = ProcessInfo.processInfo.environment["SEAMCHECK_CAPTURE_CASES"].map { $0.split(separator: ",").map(String.init) }
+            ?? ["control-stitched", "frame-rate-25-stitched"]
+        try await KodiReceiver.with { kodi in
+            let display = try XCTUnwrap(kodi.display, "kodi-start names Kodi's display")
+            let result = try kodi.run(try labRun(kodi, cases.flatMap { ["--case", $0] }
+                                                 + ["--capture", display, "--capture-option", "framerate=30"]), timeout: 60 + 30 * Double(cases.count))
+            XCTAssertEqual(result.status, 0, result.stderr)
+            let store = try store()
+            let run = try XCTUnwrap(try store.runs().first)
+            let cells = try store.cells(runId: run.id)
+            XCTAssertEqual(cells.map(\.caseId), cases)
+            for cell in cells {
+                let picture = try XCTUnwrap(cell.measurement.picture, cell.caseId)
+                XCTAssertEqual(picture.result, "measured", "\(cell.caseId): \(picture.notes)")
+                XCTAssertEqual(picture.input, "x11grab:" + display)
+                let first = try XCTUnwrap(picture.playToFirstFrameMs, cell.caseId)
+                XCTAssertGreaterThan(first, 0, "the first coded frame comes after /play")
+                XCTAssertLessThan(first, 15_000)
+                if picture.transitions.isEmpty {
+                    print("kodi picture: \(cell.caseId): no switch seen; freezes \(picture.freezes.map { "\(Int($0.ms)) ms" }); \(picture.notes)")
+                }
+                let source = cell.caseId.replacingOccurrences(of: "-stitched", with: "")
+                XCTAssertEqual(picture.transitions.map { "\($0.from.label) -> \($0.to.label)" },
+                               ["primary -> ad of \(source)", "ad of \(source) -> primary"], "\(cell.caseId): both switches seen")
+                for transition in picture.transitions {
+                    XCTAssertGreaterThanOrEqual(transition.stallMs, 0)
+                    print("kodi picture: \(cell.caseId) \(transition.from.label) #\(transition.from.frame) -> \(transition.to.label) "
+                          + "#\(transition.to.frame): stall \(Int(transition.stallMs)) ms, frozen \(Int(transition.frozenMs)) ms, "
+                          + "black \(transition.blackFrames), other \(transition.unreadableFrames), skipped \(transition.skippedFrames ?? -1); "
+                          + "protocol transition stall \(cell.measurement.transitionStallMs.map { "\(Int($0)) ms" } ?? "none"); "
+                          + "first frame \(Int(first)) ms (protocol \(cell.measurement.playToFirstFrameMs.map { "\(Int($0))" } ?? "-") ms); "
+                          + "capture \(picture.capture.map { "\($0.measuredRate) fps, \($0.droppedFrames) dropped" } ?? "-")")
+                }
+            }
+            let table = try kodi.run([SeamcheckBinary.path, "lab", "runs", run.id, "--db", database, "--format", "table"], timeout: 30)
+            print(table.stdout)
+            // The HTML report shows the pictures around each switch (SEAMCHECK_KEEP_REPORT=PATH keeps a copy to look at).
+            let report = try SeamcheckBinary.run(["lab", "report", "--db", database, "--format", "html", "--output", folder + "/report.html"])
+            XCTAssertEqual(report.status, 0, report.stderr)
+            let html = try String(contentsOfFile: folder + "/report.html", encoding: .utf8)
+            XCTAssertGreaterThanOrEqual(html.components(separatedBy: "data:image/bmp;base64,").count - 1, 4 * cases.count, "filmstrips")
+            XCTAssertTrue(html.contains("From the picture: primary #"), "the switches in words")
+            if let keep = ProcessInfo.processInfo.environment["SEAMCHECK_KEEP_REPORT"] {
+                try? FileManager.default.removeItem(atPath: keep)
+                try FileManager.default.copyItem(atPath: folder + "/report.html", toPath: keep)
+            }
+        }
+    }
+
     func testKodiKilledMidCaseHasThatCellFailedAndRetriedWhenItIsBack() async throws {
         try await KodiReceiver.with { kodi in
             let process = try kodi.spawn(try labRun(kodi, ["--case", "control", "--case", "frame-rate-25"]))

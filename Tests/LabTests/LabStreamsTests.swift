@@ -114,10 +114,19 @@ final class LabStreamsTests: XCTestCase {
                     XCTAssertTrue(arguments.contains("%{pts\\:hms}"), job.step)
                 }
                 if definition.kind == .transition, arguments.contains("sine=") {
-                    XCTAssertTrue(arguments.contains("sine=frequency=880:"), job.step)
+                    let tone = generator.plans.first { $0.job(scale: .small).folder == job.folder }?.stream.tone
+                    XCTAssertNotEqual(tone, 440, job.step)
+                    XCTAssertTrue(arguments.contains("sine=frequency=\(tone ?? 0):"), job.step)
                 }
             }
         }
+    }
+
+    /// Each stream's tone is brought to the primary's loudness: K-weighting would make high tones louder.
+    func testEveryToneHasThePrimarysLoudness() {
+        XCTAssertEqual(LabRecipes.toneLevel(440), 0, accuracy: 0.001)
+        XCTAssertEqual(LabRecipes.toneLevel(1520), -2.08, accuracy: 0.02, "1.52 kHz is 2.1 LU louder unweighted")
+        XCTAssertEqual(LabRecipes.toneLevel(500), -0.03, accuracy: 0.02)
     }
 
     func testCaseIdsAreUniqueKebabCaseAndRulesAreKnownIds() {

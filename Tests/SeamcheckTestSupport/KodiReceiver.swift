@@ -33,6 +33,14 @@ public final class KodiReceiver: @unchecked Sendable {
     /// `kodi-start` left its namespace, which is then left as it was found (Kodi restarted in it).
     public let ownsServices: Bool
 
+    /// The X display Kodi renders into (":N", its Xvfb's), for capturing its picture with x11grab; nil when unknown.
+    public var display: String? {
+        let file = MediaFixture.packageRoot + "/.build/services/kodi/display"
+        guard let text = try? String(contentsOfFile: file, encoding: .utf8) else { return nil }
+        let digits = text.filter(\.isNumber)
+        return digits.isEmpty ? nil : ":" + digits
+    }
+
     /// `address:port` of Kodi's AirPlay server.
     public var airplayEndpoint: String { "\(address):\(port)" }
     /// `http://address:port`: Kodi's AirPlay server as a URL.

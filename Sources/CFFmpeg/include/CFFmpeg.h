@@ -15,6 +15,7 @@
 #include <libavfilter/avfilter.h>
 #include <libavfilter/buffersink.h>
 #include <libavfilter/buffersrc.h>
+#include <libswscale/swscale.h>
 
 /* FFmpeg is loaded with dlopen on first use instead of linked: libavformat and libavcodec pull
    in ~130 shared libraries (codecs, TLS, SRT, ...), whose symbol binding cost every seamcheck
@@ -81,7 +82,23 @@ int sc_avfilter_graph_create_filter(AVFilterContext **filt_ctx, const AVFilter *
 void sc_avfilter_graph_free(AVFilterGraph **graph);
 int sc_avfilter_link(AVFilterContext *src, unsigned srcpad, AVFilterContext *dst, unsigned dstpad);
 
+/* 0 once libswscale (capture analysis: frames scaled to small grey pictures) is loaded as well,
+   -1 if it cannot be (sc_capture_load_error says why). libavdevice (x11grab, v4l2, ...) is loaded
+   with it when it can be: without it only files and network inputs open. */
+int sc_capture_load(void);
+const char *sc_capture_load_error(void);
+/* 1 when libavdevice was loaded and its input devices registered. */
+int sc_avdevice_available(void);
+
+/* libswscale */
+struct SwsContext *sc_sws_getContext(int srcW, int srcH, enum AVPixelFormat srcFormat, int dstW, int dstH,
+                                     enum AVPixelFormat dstFormat, int flags);
+int sc_sws_scale(struct SwsContext *c, const uint8_t *const srcSlice[], const int srcStride[], int srcSliceY, int srcSliceH,
+                 uint8_t *const dst[], const int dstStride[]);
+void sc_sws_freeContext(struct SwsContext *c);
+
 /* libavformat */
+const AVInputFormat *sc_av_find_input_format(const char *short_name);
 int sc_av_read_frame(AVFormatContext *s, AVPacket *pkt);
 AVRational sc_av_guess_frame_rate(AVFormatContext *ctx, AVStream *stream, AVFrame *frame);
 AVRational sc_av_guess_sample_aspect_ratio(AVFormatContext *format, AVStream *stream, AVFrame *frame);

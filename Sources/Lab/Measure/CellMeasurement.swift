@@ -122,6 +122,8 @@ public struct CellMeasurement: Codable, Sendable, Equatable {
     public var mediaDuration: Double?
     /// Set when the receiver ended short of `mediaDuration` by its own end of stream (not an early end).
     public var shortEnd: MeasuredShortEnd?
+    /// What a capture of the receiver's output showed (`lab run --capture`): the picture's stalls beside these.
+    public var picture: PictureMeasurement?
 
     public init(playToFirstRequestMs: Double? = nil, playToFirstSegmentMs: Double? = nil, playToFirstFrameMs: Double? = nil,
                 stalls: [MeasuredStall] = [], outcome: MeasuredOutcome, transitionStallMs: Double? = nil, reason: String,
@@ -145,7 +147,7 @@ public struct CellMeasurement: Codable, Sendable, Equatable {
 
     private enum CodingKeys: String, CodingKey {
         case playToFirstRequestMs, playToFirstSegmentMs, playToFirstFrameMs, stalls, outcome, transitionStallMs, reason
-        case failure, jumps, failedPolls, receiverError, lastPosition, mediaDuration, shortEnd
+        case failure, jumps, failedPolls, receiverError, lastPosition, mediaDuration, shortEnd, picture
     }
 
     public init(from decoder: any Decoder) throws {
@@ -164,6 +166,7 @@ public struct CellMeasurement: Codable, Sendable, Equatable {
                   lastPosition: try c.decodeIfPresent(Double.self, forKey: .lastPosition),
                   mediaDuration: try c.decodeIfPresent(Double.self, forKey: .mediaDuration),
                   shortEnd: try c.decodeIfPresent(MeasuredShortEnd.self, forKey: .shortEnd))
+        picture = try c.decodeIfPresent(PictureMeasurement.self, forKey: .picture)
     }
 
     /// A cell the run never played (receiver gone and not back, interrupted): `skipped`, with why.

@@ -42,6 +42,9 @@ public struct LabTimeline: Codable, Sendable, Equatable {
     public var mediaDuration: Double?
     /// The verdict as the report shows it ("stall 1200 ms (measured)").
     public var verdict: String
+    /// From a capture of the picture (`lab run --capture`): each transition in words, and its filmstrip.
+    public var pictureTransitions: [String]?
+    public var filmstrips: [Filmstrip]?
 
     /// A short end: the last poll that played, at what position, and in words.
     public struct End: Codable, Sendable, Equatable {
@@ -84,6 +87,20 @@ public struct LabTimeline: Codable, Sendable, Equatable {
         end = Self.end(cell, points: points)
         mediaDuration = cell.measurement.mediaDuration
         self.verdict = verdict
+        if let picture = cell.measurement.picture, !picture.transitions.isEmpty {
+            pictureTransitions = picture.transitions.map(Self.words)
+            filmstrips = picture.filmstrips
+        }
+    }
+
+    /// "primary #179 -> ad of control #0: stall 0 ms, frozen 0 ms, 0 black, 0 other, 0 skipped".
+    static func words(_ t: CaptureTransition) -> String {
+        var text = "\(t.from.label) #\(t.from.frame) -> \(t.to.label) #\(t.to.frame): stall \(Int(t.stallMs)) ms, "
+            + "frozen \(Int(t.frozenMs)) ms, \(t.blackFrames) black, \(t.unreadableFrames) other"
+        if let skipped = t.skippedFrames { text += ", \(skipped) skipped" }
+        if let gap = t.captureGapMs { text += " (the capture missed \(Int(gap)) ms there)" }
+        if let audio = t.audioGapMs { text += ", audio gap \(Int(audio)) ms" }
+        return text
     }
 
     static func end(_ cell: LabRunCell, points: [Point]) -> End? {

@@ -37,6 +37,10 @@ public struct MeasuredColumns: Codable, Sendable, Equatable {
     public var interstitialPlayed: Bool?
     /// How many measured cells this rests on (1 for a receiver; its receivers' for a class).
     public var cells: Int
+    /// The longest transition stall from a capture of the picture (`lab run --capture`), beside the protocol's.
+    public var pictureStallMs: Double?
+    /// `/play` to the first coded frame on screen, from the capture.
+    public var pictureFirstFrameMs: Double?
 
     public init(verdict: String, stallMs: Double? = nil, firstFrameMs: Double? = nil, firstRequestMs: Double? = nil,
                 firstSegmentMs: Double? = nil, transitionStallMs: Double? = nil, transitionStalls: [TransitionStall] = [],
@@ -72,6 +76,8 @@ public struct MeasuredColumns: Codable, Sendable, Equatable {
                   transitionStallMs: m.transitionStallMs, transitionStalls: perPoint, elsewhereStallMs: m.elsewhereStallMs,
                   level: Self.level(m, thresholds: thresholds)?.rawValue, reason: m.reason, runId: cell.runId,
                   interstitialPlayed: played)
+        pictureStallMs = m.picture?.transitionStallMs
+        pictureFirstFrameMs = m.picture?.playToFirstFrameMs
     }
 
     /// A measured cell as a level to hold against the prediction: the stall (at a transition, else the
@@ -109,7 +115,7 @@ public struct MeasuredColumns: Codable, Sendable, Equatable {
             TransitionStall(transition: label, ms: worst(members.flatMap { $0.transitionStalls.filter { $0.transition == label }.map(\.ms) }))
         }
         let counts = Dictionary(members.map { ($0.verdict, 1) }, uniquingKeysWith: +).sorted { ($1.value, $0.key) < ($0.value, $1.key) }
-        return MeasuredColumns(verdict: worstMember.verdict, stallMs: worst(members.map(\.stallMs)), firstFrameMs: median(members.map(\.firstFrameMs)),
+        var rolled = MeasuredColumns(verdict: worstMember.verdict, stallMs: worst(members.map(\.stallMs)), firstFrameMs: median(members.map(\.firstFrameMs)),
                                firstRequestMs: median(members.map(\.firstRequestMs)), firstSegmentMs: median(members.map(\.firstSegmentMs)),
                                transitionStallMs: worst(members.map(\.transitionStallMs)), transitionStalls: perPoint,
                                elsewhereStallMs: worst(members.map(\.elsewhereStallMs)), level: levels.max()?.rawValue,
@@ -117,6 +123,9 @@ public struct MeasuredColumns: Codable, Sendable, Equatable {
                                cells: members.count,
                                interstitialPlayed: members.contains { $0.interstitialPlayed == true } ? true
                                    : members.contains { $0.interstitialPlayed == false } ? false : nil)
+        rolled.pictureStallMs = worst(members.map(\.pictureStallMs))
+        rolled.pictureFirstFrameMs = median(members.map(\.pictureFirstFrameMs))
+        return rolled
     }
 }
 

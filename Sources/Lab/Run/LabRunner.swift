@@ -81,6 +81,9 @@ public struct LabRunner<C: Clock>: Sendable where C.Duration == Duration {
         public var requestSettle: Duration = .milliseconds(150)
         /// What counts as a stall and how it is graded (`--thresholds`, `--threshold`).
         public var thresholds: MeasurementThresholds = .defaults
+        /// Starts reading a capture of the target's output for one cell (`--capture`), or nil for
+        /// none: the picture's measurement goes into the cell beside the protocol's.
+        public var capture: (@Sendable (RunTarget) -> CellCapture?)?
 
         public init() {}
     }
@@ -231,13 +234,20 @@ public struct LabRunner<C: Clock>: Sendable where C.Duration == Duration {
                                                           duration: sample.info?.duration), last: last))
             }
             report(.playing(caseId: labCase.id, position: nil, duration: nil))
-            let recording = try await driver.run(target.endpoint, url: caseURL)
+            let capture = runner.options.capture?(target)
+            let recording: CellRecording
+            do { recording = try await driver.run(target.endpoint, url: caseURL) } catch {
+                _ = capture?.finish(playSentAt: Date())
+                throw error
+            }
+            let picture = capture?.finish(playSentAt: recording.series.playSentAt)
             try? await runner.clock.sleep(for: runner.options.requestSettle)  // a finished cell is stored even when interrupted now
             let requests = (try? runner.recorder.requests(client: target.address, from: recording.series.playSentAt.addingTimeInterval(-1),
                                                           to: Date())) ?? []
-            let measurement = recording.end.kind == .refused
+            var measurement = recording.end.kind == .refused
                 ? Self.refused(recording.end.failure ?? "refused")
                 : CellMeasurer(thresholds: runner.options.thresholds).measure(series: recording.series, requests: requests, labCase: labCase, failure: recording.end.failure)
+            measurement.picture = picture
             let cell = LabRunCell(runId: runId, receiver: target.name, deviceId: target.deviceId, deviceClass: target.deviceClass,
                                   address: target.address, caseId: labCase.id, attempt: attempt, startedAt: recording.startedAt,
                                   finishedAt: recording.finishedAt, url: caseURL.absoluteString, series: recording.series,

@@ -32,6 +32,11 @@ public struct LabManifest: Codable, Sendable, Equatable {
     /// primary timeline (a session's resume point).
     public var primaryTimeline: [LabSegment]
     public var cases: [LabCase]
+    /// The code drawn into every frame (`LabFrameCode`); nil in suites made before frame codes.
+    public var frameCode: LabFrameCode?
+    /// Every stream of the catalog with its code id, generated or not (ids never depend on which
+    /// cases a run made); nil in suites made before frame codes.
+    public var streams: [LabCodedStream]?
 
     public init(schemaVersion: Int = LabManifest.currentSchemaVersion, generator: String,
                 originPlaceholder: String = LabManifest.defaultOriginPlaceholder,
@@ -44,6 +49,9 @@ public struct LabManifest: Codable, Sendable, Equatable {
     }
 
     public func `case`(_ id: String) -> LabCase? { cases.first { $0.id == id } }
+
+    /// The coded stream with this id.
+    public func stream(_ id: Int) -> LabCodedStream? { streams?.first { $0.id == id } }
 }
 
 /// One segment of the shared primary: its file name under `primary/` and where it sits.

@@ -41,18 +41,22 @@ struct EncodeJob: Sendable, Hashable {
 }
 
 /// What the picture says and what the tone sounds like.
-struct Marking: Sendable, Hashable {
+struct Marking: Sendable {
     /// "PRIMARY", "AD" or a capability tier name.
     var role: String
     /// The case id, or "seamcheck lab" on the shared primary.
     var title: String
-    /// Sine frequency in Hz: 440 primary, 880 ad.
-    var tone: Int
-    /// A test pattern that moves (testsrc2) on the primary, colour bars (smptehdbars) on ads.
+    /// A test pattern that moves (testsrc2) on the primary and the tiers, colour bars (smptehdbars) on ads.
     var pattern: String
+    /// The stream id its frame code carries.
+    var stream: Int
+    var code: LabFrameCode = .current
 
-    static func primary() -> Marking { Marking(role: "PRIMARY", title: "seamcheck lab", tone: 440, pattern: "testsrc2") }
-    static func ad(_ caseId: String) -> Marking { Marking(role: "AD", title: caseId, tone: 880, pattern: "smptehdbars") }
+    /// Sine frequency in Hz: the code's tone for the stream (440 on the primary).
+    var tone: Int { code.tone(stream: stream) }
+
+    static func primary() -> Marking { Marking(role: "PRIMARY", title: "seamcheck lab", pattern: "testsrc2", stream: 0) }
+    static func ad(_ caseId: String, stream: Int) -> Marking { Marking(role: "AD", title: caseId, pattern: "smptehdbars", stream: stream) }
 }
 
 /// The ffmpeg arguments of each encode. They are the recipe: a change here re-encodes what it touches.
@@ -61,14 +65,17 @@ enum LabRecipes {
         var args = ["-fflags", "+bitexact"]
         var maps: [String] = []
         if let video = spec.video {
-            let filter = "\(marking.pattern)=size=\(scale.width(video))x\(scale.height(video)):rate=\(video.rate),"
-                + drawtext("\(marking.title)  \(marking.role)  %{pts\\:hms}", role: marking.role, height: scale.height)
+            let label = drawtext("\(marking.title)  \(marking.role)  %{pts\\:hms}", role: marking.role, height: scale.height)
+            let filter = marking.code.lavfiGraph(pattern: marking.pattern, width: scale.width(video), height: scale.height(video),
+                                                 rate: video.rate, stream: marking.stream, after: label)
             args += ["-f", "lavfi", "-i", filter]
             maps += ["-map", "0:v"]
         }
         if let audio = spec.audio {
             if audio.delay > 0 { args += ["-itsoffset", String(audio.delay)] }
-            args += ["-f", "lavfi", "-i", "sine=frequency=\(marking.tone):sample_rate=\(audio.sampleRate)"]
+            let level = toneLevel(marking.tone)
+            args += ["-f", "lavfi", "-i", "sine=frequency=\(marking.tone):sample_rate=\(audio.sampleRate)"
+                     + (abs(level) < 0.005 ? "" : ",volume=\(String(format: "%.2f", level))dB")]
             maps += ["-map", spec.video == nil ? "0:a" : "1:a"]
         }
         args += maps + ["-t", String(duration)]
@@ -84,6 +91,28 @@ enum LabRecipes {
             args += ["-hls_segment_type", "mpegts", "-hls_segment_filename", "seg_%03d.ts"]
         }
         return args + [EncodeJob.playlist]
+    }
+
+    /// dB that give a sine of `frequency` Hz the loudness of the primary's 440 Hz (ITU-R BS.1770:
+    /// its K-weighting lifts higher tones, up to +3 dB at 1.9 kHz, which would make every ad with a
+    /// high stream id a loudness-mismatch case).
+    static func toneLevel(_ frequency: Int) -> Double {
+        func gain(_ f: Double) -> Double {
+            let w = 2 * Double.pi * f / 48000
+            func response(_ b: [Double], _ a: [Double]) -> Double {
+                // |B(e^-jw)| / |A(e^-jw)| of a biquad.
+                func magnitude(_ c: [Double]) -> Double {
+                    let re = c[0] + c[1] * cos(w) + c[2] * cos(2 * w)
+                    let im = -(c[1] * sin(w) + c[2] * sin(2 * w))
+                    return (re * re + im * im).squareRoot()
+                }
+                return magnitude(b) / magnitude(a)
+            }
+            // BS.1770-4's pre-filter (high shelf) and RLB high-pass at 48 kHz.
+            return response([1.53512485958697, -2.69169618940638, 1.19839281085285], [1, -1.69065929318241, 0.73248077421585])
+                * response([1, -2, 1], [1, -1.99004745483398, 0.99007225036621])
+        }
+        return -20 * log10(gain(Double(frequency)) / gain(440))
     }
 
     static func drawtext(_ text: String, role: String, height: Int) -> String {

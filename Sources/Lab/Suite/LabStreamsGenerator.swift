@@ -75,6 +75,8 @@ public struct LabStreamsGenerator: Sendable {
         var manifest = LabManifest(generator: "seamcheck lab streams, \(ffmpeg.version)", primaryTimeline: timeline,
                                    cases: merged(cases, previous: root))
         manifest.scale = scale.rawValue
+        manifest.frameCode = .current
+        manifest.streams = plans.map(\.stream)
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
         let json: Data
@@ -98,33 +100,16 @@ public struct LabStreamsGenerator: Sendable {
 
     // MARK: - Encodes
 
-    var primaryJob: EncodeJob {
-        EncodeJob(caseId: "primary", step: "encode the shared primary", folder: "primary",
-                  arguments: LabRecipes.arguments(.reference, marking: .primary(), duration: scale.primaryDuration, scale: scale))
-    }
+    /// Every stream of the catalog at this scale, with its code id.
+    var plans: [StreamPlan] { LabStreamPlans.all(scale: scale) }
+
+    var primaryJob: EncodeJob { plans[0].job(scale: scale) }
 
     /// The encodes a case needs: a stitched case's are its source case's. An encrypted ad is
     /// encoded clear beside its folder first (`encryptionJobs` fills the folder).
     func jobs(for definition: CaseDefinition) -> [EncodeJob] {
-        if let source = definition.stitchedFrom.flatMap(LabCatalog.definition) { return jobs(for: source) }
-        let folder = "cases/\(definition.id)/"
-        if let ad = definition.interstitial {
-            return [EncodeJob(caseId: definition.id, step: "encode the interstitial",
-                              folder: ad.encrypted ? LabEncryption.clearFolder(of: folder + "ad") : folder + "ad",
-                              arguments: LabRecipes.arguments(ad, marking: .ad(definition.id), duration: scale.adDuration, scale: scale))]
-        }
-        let video = CapabilityLadder.videoTiers.map { tier in
-            EncodeJob(caseId: definition.id, step: "encode the \(tier.label) tier", folder: folder + "video-" + tier.name,
-                      arguments: LabRecipes.arguments(MediaSpec(video: tier.video, audio: nil),
-                                                      marking: Marking(role: tier.label, title: definition.id, tone: 440, pattern: "testsrc2"),
-                                                      duration: scale.capabilityDuration, scale: scale))
-        }
-        let audio = CapabilityLadder.audioGroups.map { group in
-            EncodeJob(caseId: definition.id, step: "encode the \(group.label) audio", folder: folder + "audio-" + group.name,
-                      arguments: LabRecipes.arguments(MediaSpec(video: nil, audio: group.audio), marking: .primary(),
-                                                      duration: scale.capabilityDuration, scale: scale))
-        }
-        return video + audio
+        let owner = definition.stitchedFrom ?? definition.id
+        return plans.filter { $0.stream.caseId == owner }.map { $0.job(scale: scale) }
     }
 
     /// The encryption of every selected encrypted ad, each once. One whose clear encode ran this

@@ -1,0 +1,94 @@
+import Foundation
+import MediaProbe
+
+/// What the capture of a receiver's output showed during one cell (`lab run --capture`): the
+/// picture's side of the cell, beside what the protocol said.
+public struct PictureMeasurement: Codable, Sendable, Equatable {
+    /// "measured" or "noFrameCodes" (`CaptureAnalysis.Result`); "failed" when the capture could not be read.
+    public var result: String
+    /// The capture input.
+    public var input: String
+    /// From `/play` to the first coded frame on screen, in ms.
+    public var playToFirstFrameMs: Double?
+    /// The longest stall at a transition from the picture (0: every switch seamless; nil: none seen).
+    public var transitionStallMs: Double?
+    public var transitions: [CaptureTransition]
+    /// Freezes away from the transitions, the longest first (at most 5).
+    public var freezes: [Freeze]
+    public var capture: CaptureQuality?
+    public var notes: [String]
+    /// A few small pictures around each transition (in the order of `transitions`).
+    public var filmstrips: [Filmstrip]?
+
+    public init(result: String, input: String, playToFirstFrameMs: Double? = nil, transitionStallMs: Double? = nil,
+                transitions: [CaptureTransition] = [], freezes: [Freeze] = [], capture: CaptureQuality? = nil, notes: [String] = []) {
+        self.result = result
+        self.input = input
+        self.playToFirstFrameMs = playToFirstFrameMs
+        self.transitionStallMs = transitionStallMs
+        self.transitions = transitions
+        self.freezes = freezes
+        self.capture = capture
+        self.notes = notes
+    }
+
+    /// A cell's picture from a capture that began at `captureStarted` (its first frame), for a `/play` sent at `playSentAt`.
+    public init(_ analysis: CaptureAnalysis, captureStarted: Date?, playSentAt: Date) {
+        let offset = captureStarted.map { $0.timeIntervalSince(playSentAt) } ?? 0
+        self.init(result: analysis.result.rawValue, input: analysis.input,
+                  playToFirstFrameMs: analysis.startup.map { (($0 + offset) * 1000).rounded() },
+                  transitionStallMs: analysis.transitions.map(\.stallMs).max(),
+                  transitions: analysis.transitions,
+                  freezes: Array(analysis.segments.flatMap(\.freezes).sorted { $0.ms > $1.ms }.prefix(5)),
+                  capture: analysis.capture, notes: analysis.notes)
+        filmstrips = analysis.filmstrips
+    }
+}
+
+/// A capture read for the length of one cell: started before `/play`, finished after `/stop`.
+/// The analyzer runs on a thread of its own (it blocks in FFmpeg); `finish` stops it and waits.
+public final class CellCapture: @unchecked Sendable {
+    private let lock = NSLock()
+    private var stopped = false
+    private var firstFrame: Date?
+    private var outcome: (analysis: Result<CaptureAnalysis, CaptureError>, started: Date?)?
+    private let done = DispatchSemaphore(value: 0)
+    public let input: CaptureInput
+
+    /// Starts reading `input` at once.
+    public init(input: CaptureInput, analyzer: CaptureAnalyzer) {
+        self.input = input
+        var settings = analyzer
+        // A cell ends the capture; the analyzer never gives up on its own before that.
+        settings.noCodeLimit = .infinity
+        settings.keepFilmstrips = true
+        let bounded = settings
+        Thread { [self] in
+            let result = Result { () throws(CaptureError) -> CaptureAnalysis in
+                // Asked after each frame the capture delivers: the first call is when its first frame came.
+                try bounded.analyze(input, isCancelled: { [self] in
+                    lock.withLock {
+                        if firstFrame == nil { firstFrame = Date() }
+                        return stopped
+                    }
+                })
+            }
+            lock.withLock { outcome = (result, firstFrame) }
+            done.signal()
+        }.start()
+    }
+
+    /// Stops the capture and returns what it showed, for a `/play` sent at `playSentAt`. Waits at most `timeout` seconds.
+    public func finish(playSentAt: Date, timeout: Double = 15) -> PictureMeasurement {
+        lock.withLock { stopped = true }
+        guard done.wait(timeout: .now() + timeout) == .success, let outcome = lock.withLock({ outcome }) else {
+            return PictureMeasurement(result: "failed", input: input.description, notes: ["the capture did not stop within \(Int(timeout)) s"])
+        }
+        switch outcome.analysis {
+        case .success(let analysis):
+            return PictureMeasurement(analysis, captureStarted: outcome.started, playSentAt: playSentAt)
+        case .failure(let error):
+            return PictureMeasurement(result: "failed", input: input.description, notes: [error.description])
+        }
+    }
+}

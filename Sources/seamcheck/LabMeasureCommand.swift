@@ -1,0 +1,88 @@
+import ArgumentParser
+import Foundation
+import HLS
+import Lab
+import MediaProbe
+import Reporting
+
+/// `seamcheck lab measure CAPTURE`: frame codes read from a capture of a receiver's output.
+struct LabMeasureCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "measure",
+        abstract: "Read the frame codes of a capture: start-up, transitions, freezes, black, skipped frames, audio gaps.",
+        discussion: """
+        CAPTURE is a recording (any file FFmpeg reads), a V4L2 device (/dev/video0: an HDMI capture card), an X display \
+        (:99 or x11grab::99.0), or FORMAT:TARGET for another FFmpeg input device. Devices are read for --duration \
+        seconds (default 60). Without frame codes in the first --no-code-limit seconds the result is "no frame codes seen".
+        """)
+
+    @Argument(help: "The capture: a file, /dev/videoN, :DISPLAY, or FORMAT:TARGET.")
+    var capture: String
+
+    @Option(help: "The suite folder made by `seamcheck lab streams` (names the streams; default Reports/lab when it exists).")
+    var streams: String?
+
+    @Option(help: "Seconds of capture to read (default: a file whole, a device 60).")
+    var duration: Double?
+
+    @Option(help: "Give up when no frame code was seen in this many seconds of capture.")
+    var noCodeLimit: Double = 10
+
+    @Option(name: .customLong("capture-option"), help: "An option of the input device, KEY=VALUE (framerate=30, video_size=1280x720); repeatable.")
+    var captureOptions: [String] = []
+
+    @Option(help: "table (default on a terminal) or json.")
+    var format: ListFormat?
+
+    func validate() throws {
+        try OptionChecks.number(duration, "--duration", in: 0.1...86_400, unit: "s")
+        try OptionChecks.number(noCodeLimit, "--no-code-limit", in: 0.1...86_400, unit: "s")
+        for option in captureOptions where !option.contains("=") {
+            throw ValidationError("--capture-option \(option): give KEY=VALUE, e.g. framerate=30")
+        }
+    }
+
+    func run() async throws {
+        var input = CaptureInput.parse(capture)
+        for option in captureOptions {
+            let parts = option.split(separator: "=", maxSplits: 1).map(String.init)
+            input.options[parts[0]] = parts[1]
+        }
+        if input.format == nil, !FileManager.default.fileExists(atPath: input.target) {
+            throw CLIFailure.input("\(capture): no such file; give a recording, /dev/videoN, :DISPLAY or FORMAT:TARGET")
+        }
+        let manifest: LabManifest?
+        if let streams {
+            manifest = try LabSuite.load(streams).manifest
+        } else {
+            manifest = try? LabSuite.load("Reports/lab").manifest
+        }
+        var analyzer = CaptureAnalyzer(streams: CaptureStreams(manifest: manifest),
+                                       duration: duration ?? (input.isDevice ? 60 : nil))
+        analyzer.noCodeLimit = noCodeLimit
+        let trap = InterruptTrap(stopping: "reading the capture") { _ in }
+        let (ready, source) = (analyzer, input)
+        let analysis = try await Self.blocking { () throws(CaptureError) -> CaptureAnalysis in
+            try withExtendedLifetime(trap) { () throws(CaptureError) -> CaptureAnalysis in
+                try ready.analyze(source, isCancelled: { trap.received != nil })
+            }
+        }
+        switch ListFormat.resolve(format) {
+        case .json:
+            let data = try JSONDocument.encoder().encode(analysis)
+            try Output.write(String(decoding: data, as: UTF8.self) + "\n", to: nil)
+        case .table:
+            try Output.write(CaptureAnalysisTable.render(analysis), to: nil)
+        }
+    }
+
+    /// Runs blocking FFmpeg work on a thread of its own, not on the cooperative pool.
+    static func blocking<T: Sendable>(_ body: @escaping @Sendable () throws(CaptureError) -> T) async throws(CaptureError) -> T {
+        let result: Result<T, CaptureError> = await withCheckedContinuation { continuation in
+            Thread { continuation.resume(returning: Result { () throws(CaptureError) -> T in try body() }) }.start()
+        }
+        return try result.get()
+    }
+}
+
+extension CaptureError: ExitCoded {}
