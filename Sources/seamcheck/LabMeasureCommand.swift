@@ -74,6 +74,12 @@ struct LabMeasureCommand: AsyncParsableCommand {
         case .table:
             try Output.write(CaptureAnalysisTable.render(analysis), to: nil)
         }
+        // The result is printed for scripts either way; nothing measured is unusable input (exit 2).
+        if analysis.result == .noFrameCodes {
+            throw CLIFailure.input("\(capture): no frame codes seen in the first \(String(format: "%g", noCodeLimit)) s of capture; "
+                + "check that it shows the receiver's output while it plays a case of a suite made by `seamcheck lab streams` "
+                + "(suites made before frame codes have none)")
+        }
     }
 
     /// Runs blocking FFmpeg work on a thread of its own, not on the cooperative pool.

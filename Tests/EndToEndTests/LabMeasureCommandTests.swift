@@ -11,11 +11,16 @@ final class LabMeasureCommandTests: XCTestCase {
         XCTAssertTrue(result.stderr.contains("'video' group"), result.stderr)
     }
 
-    func testARecordingWithoutCodesSaysNoFrameCodesSeenAndExitsZero() throws {
+    func testARecordingWithoutCodesSaysNoFrameCodesSeenAndExitsTwo() throws {
         let blank = MediaFixture.clip("measure-cli-no-codes", duration: 4, audio: nil)
         let result = try SeamcheckBinary.run(["lab", "measure", try blank.path(), "--no-code-limit", "1", "--format", "table"])
-        XCTAssertEqual(result.status, 0, result.stderr)
+        XCTAssertEqual(result.status, 2, "nothing measured is unusable input: \(result.stderr)")
         XCTAssertTrue(result.stdout.contains("no frame codes seen"), result.stdout)
+        XCTAssertTrue(result.stderr.contains("no frame codes seen in the first 1 s"), result.stderr)
+        XCTAssertTrue(result.stderr.contains("seamcheck lab streams"), "says what to check: \(result.stderr)")
+        let json = try SeamcheckBinary.run(["lab", "measure", try blank.path(), "--no-code-limit", "1", "--format", "json"])
+        XCTAssertEqual(json.status, 2)
+        XCTAssertTrue(json.stdout.contains("\"noFrameCodes\""), "the result document is still printed: \(json.stdout)")
     }
 
     func testLabRunWithACaptureThatCannotBeOpenedExitsTwoBeforeAnyCase() throws {
