@@ -11,7 +11,7 @@ import XCTest
 /// keys (Events-Salt) agree with keys derived independently in Python; and the typed errors of
 /// bad answers. Whether an Apple receiver accepts this flow is not checked anywhere here.
 final class AirPlay2FlowTests: XCTestCase {
-    static let modes = ["ok", "feedback", "setup-500", "setup-badplist", "event-refused"]
+    static let modes = ["ok", "feedback", "setup-500", "setup-badplist", "event-refused", "setup-noport", "wrong-cseq"]
     private var process: RunningProcess!
     private var ports: [String: Int] = [:]
 
@@ -201,6 +201,20 @@ final class AirPlay2FlowTests: XCTestCase {
         XCTAssertNotNil(reason.firstMatch(of: try Regex("^event channel to port [0-9]+ \\(named by RTSP SETUP\\): Connection refused$")), reason)
         XCTAssertGreaterThanOrEqual(elapsed, 0.4, "two retries 0.2 s apart")
         XCTAssertEqual(requests("event-refused", count: 1).map(\.method), ["SETUP"], "no RECORD without the event channel")
+    }
+
+    func testSetupWithoutEventPortIsABadResponseNamingIt() async throws {
+        let error = try await playError("setup-noport")
+        XCTAssertEqual(error, .badResponse(endpoint: endpoint("setup-noport").description, path: "RTSP SETUP",
+                                           reason: "no eventPort (a TCP port number) in its plist"))
+        XCTAssertEqual(requests("setup-noport", count: 1).map(\.method), ["SETUP"])
+    }
+
+    func testAnswerWithAnotherCSeqIsRefusedAndPlayIsNotSent() async throws {
+        let error = try await playError("wrong-cseq")
+        XCTAssertEqual(error, .badResponse(endpoint: endpoint("wrong-cseq").description, path: "RTSP RECORD",
+                                           reason: "answered CSeq 99 to CSeq 1"))
+        XCTAssertEqual(requests("wrong-cseq", count: 2).map(\.method), ["SETUP", "RECORD"], "no /play after a stray answer")
     }
 
     func testEventResponderAnswersEachRequestWithItsCSeqAndWaitsForBodies() {

@@ -15,6 +15,8 @@ Modes:
   setup-500       SETUP answered RTSP/1.0 500 Internal Server Error
   setup-badplist  SETUP answered 200 with a body that is not a plist
   event-refused   SETUP names an event port nobody listens on
+  setup-noport    SETUP answers a plist without "eventPort"
+  wrong-cseq      RECORD is answered with CSeq 99
 """
 import argparse
 import asyncio
@@ -75,11 +77,11 @@ def parse(buffer):
     return {"method": method, "target": target, "version": version, "headers": headers, "body": decoded}, buffer[end + 4 + length:]
 
 
-def answer(request, status=200, reason="OK", body=b"", content_type=None):
+def answer(request, status=200, reason="OK", body=b"", content_type=None, cseq=None):
     head = "%s %d %s\r\n" % ("RTSP/1.0" if request["version"].startswith("RTSP") else "HTTP/1.1", status, reason)
     for name, value in request["headers"]:
         if name.lower() == "cseq":
-            head += "CSeq: %s\r\n" % value
+            head += "CSeq: %s\r\n" % (cseq or value)
     head += "Server: AirTunes/loopback-peer\r\n"
     if content_type:
         head += "Content-Type: %s\r\n" % content_type
@@ -141,8 +143,12 @@ class Peer:
                 return answer(request, 500, "Internal Server Error")
             if self.mode == "setup-badplist":
                 return answer(request, body=b"<html>no plist</html>", content_type="application/x-apple-binary-plist")
+            if self.mode == "setup-noport":
+                return answer(request, body=plistlib.dumps({"timingPort": 0}, fmt=plistlib.FMT_BINARY))
             body = plistlib.dumps({"eventPort": await self.event_port(), "timingPort": 0}, fmt=plistlib.FMT_BINARY)
             return answer(request, body=body, content_type="application/x-apple-binary-plist")
+        if method == "RECORD" and self.mode == "wrong-cseq":
+            return answer(request, cseq="99")
         if target == "/playback-info":
             body = plistlib.dumps({"duration": 20.0, "position": 1.5, "rate": 1.0, "readyToPlay": True}, fmt=plistlib.FMT_BINARY)
             return answer(request, body=body, content_type="application/x-apple-binary-plist")
