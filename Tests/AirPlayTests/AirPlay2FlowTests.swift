@@ -109,10 +109,18 @@ final class AirPlay2FlowTests: XCTestCase {
             XCTAssertNil(request.header("Host"), "RTSP requests carry no Host")
             XCTAssertEqual(request.header("Content-Type"), request.body == nil ? nil : "application/x-apple-binary-plist", request.line)
         }
-        // SETUP's plist: who we are, no NTP timing (see docs/airplay-pairing.md).
+        // SETUP's plist: who we are, and NTP timing on a UDP port that answers the peer's request.
         let setup = try XCTUnwrap(sent[0].body)
-        XCTAssertEqual(setup["timingProtocol"] as? String, "None")
-        XCTAssertNil(setup["timingPort"])
+        XCTAssertEqual(setup["timingProtocol"] as? String, "NTP")
+        XCTAssertGreaterThan(setup["timingPort"] as? Int ?? 0, 0)
+        let timingLine = try XCTUnwrap(process.output.split(separator: "\n").first { $0.hasPrefix("TIMING ok ") }, process.output)
+        let timing = try XCTUnwrap(try JSONSerialization.jsonObject(with: Data(timingLine.dropFirst("TIMING ok ".count).utf8)) as? [String: Any])
+        XCTAssertEqual(timing["proto"] as? Int, 0x80, "\(timing)")
+        XCTAssertEqual(timing["type"] as? Int, 0xD3)
+        XCTAssertEqual(timing["seqno"] as? Int, 7)
+        XCTAssertTrue(timingLine.contains(#""reference_is_our_send_time": true"#), String(timingLine))
+        XCTAssertTrue(timingLine.contains(#""receive_equals_send": true"#), String(timingLine))
+        XCTAssertLessThan(abs(timing["receive_minus_now"] as? Double ?? 99), 1, "our NTP clock agrees with Python's time.time()")
         XCTAssertEqual(setup["deviceID"] as? String, setup["macAddress"] as? String)
         XCTAssertNotNil((setup["sessionUUID"] as? String).flatMap(UUID.init(uuidString:)))
         // /play: HTTP over the same channel, pyatv's X-Apple headers, the start in seconds.
@@ -215,6 +223,17 @@ final class AirPlay2FlowTests: XCTestCase {
         XCTAssertEqual(error, .badResponse(endpoint: endpoint("wrong-cseq").description, path: "RTSP RECORD",
                                            reason: "answered CSeq 99 to CSeq 1"))
         XCTAssertEqual(requests("wrong-cseq", count: 2).map(\.method), ["SETUP", "RECORD"], "no /play after a stray answer")
+    }
+
+    func testTimingReplyLayout() {
+        var request = [UInt8](repeating: 0, count: 32)
+        request[0] = 0x80
+        request[1] = 0xD2
+        request[24..<32] = [1, 2, 3, 4, 5, 6, 7, 8]
+        XCTAssertEqual(TimingServer.reply(to: request, now: (seconds: 0x0A0B_0C0D, fraction: 0x1122_3344)),
+                       [0x80, 0xD3, 0, 7, 0, 0, 0, 0, 1, 2, 3, 4, 5, 6, 7, 8,
+                        0x0A, 0x0B, 0x0C, 0x0D, 0x11, 0x22, 0x33, 0x44, 0x0A, 0x0B, 0x0C, 0x0D, 0x11, 0x22, 0x33, 0x44])
+        XCTAssertNil(TimingServer.reply(to: Array(request.prefix(31)), now: (1, 2)), "short datagrams are dropped")
     }
 
     func testEventResponderAnswersEachRequestWithItsCSeqAndWaitsForBodies() {

@@ -10,6 +10,8 @@ SETUP answers a binary plist with "eventPort": a listener whose connection is fr
 derived here from the pair-verify secret with salt "Events-Salt" (the peer writes with
 "Events-Write-Encryption-Key", reads with "Events-Read-Encryption-Key"); on connect it sends one
 request (CSeq 7) and prints "EVENT MODE <the sender's decrypted answer head>" or "EVENT-ERROR MODE why".
+Before answering SETUP it sends one NTP-style timing request (32 bytes, type 0xD2) to the SETUP
+plist's timingPort on 127.0.0.1 and prints "TIMING MODE {json}" describing the reply.
 Modes:
   ok              every request answered 200 (RTSP/1.0 with its CSeq, or HTTP/1.1)
   setup-500       SETUP answered RTSP/1.0 500 Internal Server Error
@@ -24,6 +26,8 @@ import json
 import os
 import plistlib
 import socket
+import struct
+import time
 
 from cryptography.hazmat.primitives.asymmetric import ed25519, x25519
 from cryptography.hazmat.primitives import serialization
@@ -136,8 +140,30 @@ class Peer:
         self.event_server = await asyncio.start_server(events, "127.0.0.1", 0)
         return self.event_server.sockets[0].getsockname()[1]
 
+    def timing(self, port):
+        """One timing exchange with the sender's responder (blocking, at most 1 s)."""
+        probe = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+        probe.settimeout(1)
+        now = time.time()
+        sent = (int(now) + 0x83AA7E80, int((now % 1) * 2**32))
+        probe.sendto(struct.pack(">BBHIIIIIII", 0x80, 0xD2, 0x0007, 0, 0, 0, 0, 0, *sent), ("127.0.0.1", port))
+        try:
+            data, _ = probe.recvfrom(1024)
+        except socket.timeout:
+            return {"error": "no reply within 1 s"}
+        finally:
+            probe.close()
+        if len(data) != 32:
+            return {"error": "reply of %d bytes" % len(data)}
+        fields = struct.unpack(">BBHIIIIIII", data)
+        receive = fields[6] - 0x83AA7E80 + fields[7] / 2**32
+        return {"proto": fields[0], "type": fields[1], "seqno": fields[2], "reference_is_our_send_time": [fields[4], fields[5]] == list(sent),
+                "receive_equals_send": fields[6:8] == fields[8:10], "receive_minus_now": round(receive - time.time(), 3)}
+
     async def respond(self, request):
         method, target = request["method"], request["target"]
+        if method == "SETUP" and isinstance(request["body"], dict) and isinstance(request["body"].get("timingPort"), int):
+            print("TIMING %s %s" % (self.mode, json.dumps(self.timing(request["body"]["timingPort"]))), flush=True)
         if method == "SETUP":
             if self.mode == "setup-500":
                 return answer(request, 500, "Internal Server Error")

@@ -7,15 +7,14 @@ import Foundation
 enum AirPlay2Messages {
     static let userAgent = "AirPlay/550.10"
 
-    /// The body of the first RTSP SETUP: who the sender is and its timing protocol. pyatv's URL
-    /// player runs an NTP timing server and sends `timingProtocol: NTP` with its `timingPort`;
-    /// this sender runs none and sends `None` (what pyatv's remote-control session sends), so a
-    /// receiver that insists on NTP timing refuses SETUP (an `http` error naming RTSP SETUP).
-    static func setup(sessionUUID: String, deviceId: String, name: String) -> [String: Any] {
+    /// The body of the first RTSP SETUP: who the sender is, and its timing responder
+    /// (`timingProtocol: NTP` with the UDP port of `TimingServer`), as pyatv's URL player sends it.
+    static func setup(sessionUUID: String, deviceId: String, name: String, timingPort: Int) -> [String: Any] {
         [
             "deviceID": deviceId,
             "sessionUUID": sessionUUID,
-            "timingProtocol": "None",
+            "timingPort": timingPort,
+            "timingProtocol": "NTP",
             "isMultiSelectAirPlay": true,
             "groupContainsGroupLeader": false,
             "macAddress": deviceId,

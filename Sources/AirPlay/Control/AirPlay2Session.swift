@@ -20,6 +20,7 @@ public actor AirPlay2Session: AirPlayPlayback {
     private let deviceId = AirPlay2Messages.randomDeviceId()
     private var cseq = 0
     private var events: EventChannel?
+    private var timing: TimingServer?
     private var feedback: Task<Void, Never>?
     private var closed = false
 
@@ -112,17 +113,31 @@ public actor AirPlay2Session: AirPlayPlayback {
     // MARK: - Setup
 
     private func setUp() async throws(AirPlayError) {
-        let body = AirPlay2Messages.setup(sessionUUID: UUID().uuidString, deviceId: deviceId, name: "seamcheck")
-        let response = try await rtsp("SETUP", uri: nil, body: PropertyList.binary(body))
-        try check(response, step: "RTSP SETUP")
-        guard let port = AirPlay2Messages.eventPort(try plist(response, step: "RTSP SETUP")) else {
-            throw .badResponse(endpoint: endpoint.description, path: "RTSP SETUP", reason: "no eventPort (a TCP port number) in its plist")
+        let local = await connection.localHost ?? "127.0.0.1"
+        do {
+            timing = try await TimingServer.start(host: local)
+        } catch {
+            throw .connect(endpoint: endpoint.description, reason: "cannot open the UDP timing port on \(local) for RTSP SETUP: \(error)")
+        }
+        let body = AirPlay2Messages.setup(sessionUUID: UUID().uuidString, deviceId: deviceId, name: "seamcheck", timingPort: timing?.port ?? 0)
+        let port: Int
+        do throws(AirPlayError) {
+            let response = try await rtsp("SETUP", uri: nil, body: PropertyList.binary(body))
+            try check(response, step: "RTSP SETUP")
+            guard let named = AirPlay2Messages.eventPort(try plist(response, step: "RTSP SETUP")) else {
+                throw AirPlayError.badResponse(endpoint: endpoint.description, path: "RTSP SETUP", reason: "no eventPort (a TCP port number) in its plist")
+            }
+            port = named
+        } catch {
+            await endSession()
+            throw error
         }
         do {
             events = try await EventChannel.connect(host: endpoint.host, port: port, keys: keys.events,
                                                     connectTimeout: configuration.connectTimeout,
                                                     attempts: configuration.eventConnectAttempts, retryDelay: configuration.eventRetryDelay)
         } catch {
+            await endSession()
             let reason: String
             if case .connect(let why) = error { reason = why } else { reason = "\(error)" }
             throw .connect(endpoint: endpoint.description, reason: "event channel to port \(port) (named by RTSP SETUP): \(reason)")
@@ -159,6 +174,8 @@ public actor AirPlay2Session: AirPlayPlayback {
         feedback = nil
         await events?.close()
         events = nil
+        await timing?.close()
+        timing = nil
     }
 
     // MARK: - Exchange
