@@ -12,6 +12,12 @@ public struct AirPlayConfiguration: Sendable, Equatable {
     /// The `/play` body's form; both carry the URL and the start fraction.
     public var playBody: PlayBody
     public var userAgent: String
+    /// AirPlay 2: connection attempts to the event port (a refused one is tried again
+    /// `eventRetryDelay` seconds later, as pyatv does), and the interval of `POST /feedback`
+    /// (0: none).
+    public var eventConnectAttempts: Int
+    public var eventRetryDelay: Double
+    public var feedbackInterval: Double
 
     /// `binaryPlist`: `Content-Location`, `Start-Position`, `X-Apple-Session-ID` as pyatv sends
     /// them; `textParameters`: `Content-Location: URL\nStart-Position: F\n` as early iOS did.
@@ -22,7 +28,8 @@ public struct AirPlayConfiguration: Sendable, Equatable {
 
     public init(connectTimeout: Double = 5, requestTimeout: Double = 5, maxBodyBytes: Int = 1 << 20,
                 playRetries: Int = 3, retryDelay: Double = 1, playBody: PlayBody = .binaryPlist,
-                userAgent: String = "MediaControl/1.0") {
+                userAgent: String = "MediaControl/1.0", eventConnectAttempts: Int = 5, eventRetryDelay: Double = 1,
+                feedbackInterval: Double = 2) {
         self.connectTimeout = connectTimeout
         self.requestTimeout = requestTimeout
         self.maxBodyBytes = maxBodyBytes
@@ -30,6 +37,9 @@ public struct AirPlayConfiguration: Sendable, Equatable {
         self.retryDelay = retryDelay
         self.playBody = playBody
         self.userAgent = userAgent
+        self.eventConnectAttempts = eventConnectAttempts
+        self.eventRetryDelay = eventRetryDelay
+        self.feedbackInterval = feedbackInterval
     }
 }
 
@@ -47,26 +57,37 @@ public enum AirPlayAccess: Sendable, Equatable {
     case refuse(AirPlayError)
 }
 
+/// Which requests follow pairing: AirPlay 1's (`/play` straight away) or AirPlay 2's (RTSP SETUP,
+/// the event channel, RECORD, then `/play`, `setProperty`, `rate`). Plain sessions are always
+/// AirPlay 1.
+public enum AirPlayFlow: String, Sendable, Equatable, Codable {
+    case airPlay1 = "airplay1"
+    case airPlay2 = "airplay2"
+}
+
 /// The sender's entry point: one kept-alive connection to one receiver.
 public enum AirPlaySender {
-    /// Opens a session the way `access` says. After pair-verify or transient pairing the same
-    /// requests (`/play`, `/playback-info`...) go over the encrypted channel; the AirPlay 2 steps
-    /// some receivers want before `/play` (RTSP SETUP, RECORD) are not sent (see docs/airplay-pairing.md).
-    public static func open(_ endpoint: AirPlayEndpoint, access: AirPlayAccess,
+    /// Opens a session the way `access` says. After pair-verify or transient pairing, `flow` says
+    /// which requests go over the encrypted channel: AirPlay 1's (`/play`, `/playback-info`...)
+    /// or AirPlay 2's (`AirPlay2Session`; see docs/airplay-pairing.md for what was verified).
+    public static func open(_ endpoint: AirPlayEndpoint, access: AirPlayAccess, flow: AirPlayFlow = .airPlay1,
                             configuration: AirPlayConfiguration = .init()) async throws(AirPlayError) -> any AirPlayPlayback {
+        let channel: HAPChannel
         switch access {
         case .plain(let pairingName):
             let session = AirPlaySession(endpoint: endpoint, configuration: configuration, pairingName: pairingName)
             try await session.connect()
             return session
         case .transient:
-            return AirPlaySession(channel: try await AirPlayPairing.transient(endpoint, configuration: configuration),
-                                  configuration: configuration)
+            channel = try await AirPlayPairing.transient(endpoint, configuration: configuration)
         case .verify(let credentials):
-            return AirPlaySession(channel: try await AirPlayPairing.verify(endpoint, credentials: credentials, configuration: configuration),
-                                  configuration: configuration)
+            channel = try await AirPlayPairing.verify(endpoint, credentials: credentials, configuration: configuration)
         case .refuse(let error):
             throw error
+        }
+        switch flow {
+        case .airPlay1: return AirPlaySession(channel: channel, configuration: configuration)
+        case .airPlay2: return AirPlay2Session(channel: channel, configuration: configuration)
         }
     }
 

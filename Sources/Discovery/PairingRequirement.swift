@@ -24,10 +24,14 @@ public struct PairingRequirement: Codable, Sendable, Equatable, Hashable {
     public var kind: Kind
     /// Which keys gave the kind (`flags 0x200`, `features bit 48`...).
     public var reason: String
+    /// Features bit 38 or 48 (pyatv's test for AirPlay 2): after pairing the sender uses the
+    /// AirPlay 2 play flow. Nil when no features were read (an address; JSON from before).
+    public var airPlay2: Bool?
 
-    public init(kind: Kind, reason: String) {
+    public init(kind: Kind, reason: String, airPlay2: Bool? = nil) {
         self.kind = kind
         self.reason = reason
+        self.airPlay2 = airPlay2
     }
 
     public init(features: AirPlayFeatures?, flags: StatusFlags?, password: Bool, acl: String?, act: String?) {
@@ -47,6 +51,7 @@ public struct PairingRequirement: Codable, Sendable, Equatable, Hashable {
         } else {
             self.init(kind: .none, reason: airPlay2 ? "AirPlay 2 without pairing features" : "AirPlay 1")
         }
+        if features != nil { self.airPlay2 = airPlay2 }
     }
 
     /// Short words for tables: "transient pairing", "PIN pairing (flags 0x200)".

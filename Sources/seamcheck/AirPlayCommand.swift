@@ -43,7 +43,8 @@ struct AirPlayCommand: AsyncParsableCommand {
         guard let target = targets.first else {
             throw CLIFailure.input("\(text): " + (skipped.first?.reason ?? "not a receiver with AirPlay video"))
         }
-        return (target, try await AirPlaySender.open(target.endpoint, access: access(for: target, store: store)))
+        return (target, try await AirPlaySender.open(target.endpoint, access: access(for: target, store: store),
+                                                     flow: PairingAccess.flow(for: target)))
     }
 
     /// How to reach `target`: its stored pairing, else what its TXT record says. An unusable
@@ -69,12 +70,12 @@ struct AirPlayCommand: AsyncParsableCommand {
 
     /// The opener `lab run` uses: each target reached as `access(for:store:)` says.
     static func opener(for targets: [RunTarget], store: CredentialStore) -> AirPlayOpener {
-        var accessByEndpoint: [AirPlayEndpoint: AirPlayAccess] = [:]
-        for target in targets { accessByEndpoint[target.endpoint] = access(for: target, store: store) }
+        var accessByEndpoint: [AirPlayEndpoint: (AirPlayAccess, AirPlayFlow)] = [:]
+        for target in targets { accessByEndpoint[target.endpoint] = (access(for: target, store: store), PairingAccess.flow(for: target)) }
         let table = accessByEndpoint
         return { endpoint throws(AirPlayError) in
-            try await AirPlaySender.open(endpoint, access: table[endpoint] ?? .plain(pairingName: endpoint.name),
-                                         configuration: AirPlayConfiguration())
+            try await AirPlaySender.open(endpoint, access: table[endpoint]?.0 ?? .plain(pairingName: endpoint.name),
+                                         flow: table[endpoint]?.1 ?? .airPlay1, configuration: AirPlayConfiguration())
         }
     }
 }

@@ -46,4 +46,18 @@ final class PairingAccessTests: XCTestCase {
         XCTAssert(end.kind == .refused)
         XCTAssertEqual(end.failure, "tv: needs pairing: run seamcheck airplay pair tv")
     }
+
+    /// AirPlay 2's flow only for receivers whose features say AirPlay 2 (bit 38 or 48, as pyatv
+    /// tells them apart); Kodi's AirPlay 1 features and undiscovered addresses keep AirPlay 1.
+    func testFlowFollowsTheFeatures() {
+        let kodi = ReceiverDescription(name: "Kodi", airplay: ["deviceid": "02:00:00:00:00:01", "model": "Xbmc,1", "features": "0x20F7"])
+        let samsung = ReceiverDescription(name: "TV", airplay: ["features": "0x7F8AD0,0x38BCB46"])
+        func flow(_ pairing: PairingRequirement?) -> AirPlayFlow {
+            PairingAccess.flow(for: RunTarget(name: "R", endpoint: AirPlayEndpoint(host: "10.0.0.5", port: 7000), pairing: pairing))
+        }
+        XCTAssertEqual(flow(kodi.pairing), .airPlay1)
+        XCTAssertEqual(flow(samsung.pairing), .airPlay2)
+        XCTAssertEqual(flow(nil), .airPlay1)
+        XCTAssertEqual(flow(PairingRequirement(kind: .transient, reason: "old JSON")), .airPlay1, "unknown features: AirPlay 1")
+    }
 }

@@ -8,18 +8,35 @@ import Foundation
 public struct HAPChannelKeys: Sendable, CustomStringConvertible, CustomDebugStringConvertible {
     let write: SymmetricKey
     let read: SymmetricKey
+    /// The AirPlay 2 event channel's pair from the same secret (salt `Events-Salt`), in the
+    /// controller's view; see `events`.
+    private let eventWrite: SymmetricKey
+    private let eventRead: SymmetricKey
 
     public init(sharedSecret: [UInt8]) {
         write = HAPCrypto.key(from: sharedSecret, salt: "Control-Salt", info: "Control-Write-Encryption-Key")
         read = HAPCrypto.key(from: sharedSecret, salt: "Control-Salt", info: "Control-Read-Encryption-Key")
+        // The receiver sends the requests on the event channel, so the names are the other way
+        // round: the sender writes with the "Read" key and reads with the "Write" key (as pyatv).
+        eventWrite = HAPCrypto.key(from: sharedSecret, salt: "Events-Salt", info: "Events-Read-Encryption-Key")
+        eventRead = HAPCrypto.key(from: sharedSecret, salt: "Events-Salt", info: "Events-Write-Encryption-Key")
     }
 
     /// The accessory's view: what the controller writes, it reads.
-    public var swapped: HAPChannelKeys { HAPChannelKeys(write: read, read: write) }
+    public var swapped: HAPChannelKeys {
+        HAPChannelKeys(write: read, read: write, eventWrite: eventRead, eventRead: eventWrite)
+    }
 
-    private init(write: SymmetricKey, read: SymmetricKey) {
+    /// The keys of the AirPlay 2 event channel (the connection to SETUP's `eventPort`).
+    public var events: HAPChannelKeys {
+        HAPChannelKeys(write: eventWrite, read: eventRead, eventWrite: eventWrite, eventRead: eventRead)
+    }
+
+    private init(write: SymmetricKey, read: SymmetricKey, eventWrite: SymmetricKey, eventRead: SymmetricKey) {
         self.write = write
         self.read = read
+        self.eventWrite = eventWrite
+        self.eventRead = eventRead
     }
 
     public var description: String { "HAPChannelKeys(redacted)" }

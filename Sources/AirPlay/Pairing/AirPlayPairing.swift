@@ -141,7 +141,7 @@ struct PairingExchange: Sendable {
             throw Self.map(error, endpoint: endpoint, step: "encrypted channel", timeout: configuration.requestTimeout)
         }
         return HAPChannel(endpoint: endpoint, connection: connection, configuration: configuration,
-                          setupTime: ContinuousClock.now - started)
+                          setupTime: ContinuousClock.now - started, keys: keys)
     }
 
     static func map(_ failure: ConnectionFailure, endpoint: AirPlayEndpoint, step: String, timeout: Double) -> AirPlayError {
@@ -171,13 +171,17 @@ public actor HAPChannel {
     /// From the first pairing message to the keys (pair-verify or transient setup), connect excluded.
     public nonisolated let setupTime: Duration
     let connection: Connection
+    /// The channel's keys; AirPlay 2's event channel derives its own from the same secret.
+    let keys: HAPChannelKeys
     private let configuration: AirPlayConfiguration
 
-    init(endpoint: AirPlayEndpoint, connection: Connection, configuration: AirPlayConfiguration, setupTime: Duration) {
+    init(endpoint: AirPlayEndpoint, connection: Connection, configuration: AirPlayConfiguration, setupTime: Duration,
+         keys: HAPChannelKeys) {
         self.endpoint = endpoint
         self.connection = connection
         self.configuration = configuration
         self.setupTime = setupTime
+        self.keys = keys
     }
 
     /// One request over the channel; any HTTP status is returned, not thrown.

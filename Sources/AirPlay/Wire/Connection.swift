@@ -38,6 +38,9 @@ actor Connection {
         self.maxBodyBytes = maxBodyBytes
     }
 
+    /// The local IP address of the connection (AirPlay 2's RTSP URI names it); nil when closed.
+    var localHost: String? { channel?.localAddress?.ipAddress }
+
     /// Connects now if not connected (so `open` reports an unreachable receiver at once).
     func connectIfNeeded() async throws(ConnectionFailure) {
         if let channel, channel.isActive { return }

@@ -9,22 +9,26 @@ struct HTTPRequest: Sendable, Equatable {
     var path: String
     var headers: [(String, String)]
     var body: Data
+    /// `HTTP/1.1`, or `RTSP/1.0` for AirPlay 2's RTSP requests (sent without a `Host` header).
+    var version: String
 
-    init(method: String, path: String, headers: [(String, String)] = [], body: Data = Data()) {
+    init(method: String, path: String, headers: [(String, String)] = [], body: Data = Data(), version: String = "HTTP/1.1") {
         self.method = method
         self.path = path
         self.headers = headers
         self.body = body
+        self.version = version
     }
 
     static func == (lhs: HTTPRequest, rhs: HTTPRequest) -> Bool {
-        lhs.method == rhs.method && lhs.path == rhs.path && lhs.body == rhs.body
+        lhs.method == rhs.method && lhs.path == rhs.path && lhs.body == rhs.body && lhs.version == rhs.version
             && lhs.headers.map { "\($0.0):\($0.1)" } == rhs.headers.map { "\($0.0):\($0.1)" }
     }
 
     /// The bytes on the wire; `Content-Length` is always sent (0 for no body), as receivers expect.
     func serialized(host: String) -> [UInt8] {
-        var head = "\(method) \(path) HTTP/1.1\r\nHost: \(host)\r\n"
+        var head = "\(method) \(path) \(version)\r\n"
+        if version.hasPrefix("HTTP/") { head += "Host: \(host)\r\n" }
         for (name, value) in headers where name.lowercased() != "content-length" {
             head += "\(name): \(value)\r\n"
         }

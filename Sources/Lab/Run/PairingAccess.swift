@@ -24,6 +24,12 @@ public enum PairingAccess {
         }
     }
 
+    /// Which requests follow pairing: AirPlay 2's when the receiver's features say AirPlay 2
+    /// (bit 38 or 48), else AirPlay 1's. Plain sessions (Kodi) are AirPlay 1 whatever this says.
+    public static func flow(for target: RunTarget) -> AirPlayFlow {
+        target.pairing?.airPlay2 == true ? .airPlay2 : .airPlay1
+    }
+
     /// A word for the start of a run: "no pairing", "transient pairing", "paired (pair-verify)"...
     public static func describe(_ access: AirPlayAccess) -> String {
         switch access {
