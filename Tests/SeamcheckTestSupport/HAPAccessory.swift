@@ -60,9 +60,20 @@ public final class HAPAccessory: @unchecked Sendable {
         return try await body(accessory)
     }
 
-    /// Controller identifiers the accessory reported paired.
+    /// Controller identifiers the accessory reported paired. Its "PAIRED" line is printed from the
+    /// accessory's own thread as it stores the pairing and reaches us through a pipe, so it may lag
+    /// the answer to M5: this waits up to 2 s for the first one (and so 2 s when there is none).
     public var paired: [String] {
-        process.output.split(separator: "\n").filter { $0.hasPrefix("PAIRED ") }.map { String($0.dropFirst(7)) }
+        func read() -> [String] {
+            process.output.split(separator: "\n").filter { $0.hasPrefix("PAIRED ") }.map { String($0.dropFirst(7)) }
+        }
+        let deadline = Date().addingTimeInterval(2)
+        var lines = read()
+        while lines.isEmpty, Date() < deadline {
+            Thread.sleep(forTimeInterval: 0.02)
+            lines = read()
+        }
+        return lines
     }
 
     public var output: String { process.output }
