@@ -12,27 +12,15 @@ import XCTest
 /// bad answers. Whether an Apple receiver accepts this flow is not checked anywhere here.
 final class AirPlay2FlowTests: XCTestCase {
     static let modes = ["ok", "feedback", "setup-500", "setup-badplist", "event-refused", "setup-noport", "wrong-cseq"]
-    private var process: RunningProcess!
-    private var ports: [String: Int] = [:]
+    private var peers: LoopbackPeers!
 
     override func setUpWithError() throws {
-        process = try RunningProcess(try HAPPython.python(), [MediaFixture.packageRoot + "/Tests/Server/ap2_loopback_peer.py",
-                                                             "--lifetime", "120"] + Self.modes.flatMap { ["--listen", $0] })
-        let deadline = Date().addingTimeInterval(15)
-        while !process.output.contains("READY"), process.exitCode == nil, Date() < deadline { Thread.sleep(forTimeInterval: 0.02) }
-        for line in process.output.split(separator: "\n") where line.hasPrefix("PORT ") {
-            let parts = line.split(separator: " ")
-            if parts.count == 3, let port = Int(parts[2]) { ports[String(parts[1])] = port }
-        }
-        guard ports.count == Self.modes.count else {
-            process.terminate()
-            throw HAPPythonFailure(message: "ap2_loopback_peer.py did not start: \(process.output)")
-        }
+        peers = try LoopbackPeers(script: "ap2_loopback_peer.py", modes: Self.modes)
     }
 
-    override func tearDown() { process?.terminate() }
+    override func tearDown() { peers?.stop() }
 
-    private func endpoint(_ mode: String) -> AirPlayEndpoint { AirPlayEndpoint(host: "127.0.0.1", port: ports[mode]!, name: mode) }
+    private func endpoint(_ mode: String) -> AirPlayEndpoint { AirPlayEndpoint(host: "127.0.0.1", port: peers.ports[mode]!, name: mode) }
 
     private var credentials: HAPCredentials {
         let peer = try! Curve25519.Signing.PrivateKey(rawRepresentation: [UInt8](repeating: 0x43, count: 32))
@@ -67,7 +55,7 @@ final class AirPlay2FlowTests: XCTestCase {
     }
 
     private func logged(_ mode: String) -> [Logged] {
-        process.output.split(separator: "\n").filter { $0.hasPrefix("REQUEST \(mode) ") }.compactMap { line in
+        peers.output.split(separator: "\n").filter { $0.hasPrefix("REQUEST \(mode) ") }.compactMap { line in
             let json = line.dropFirst("REQUEST \(mode) ".count)
             guard let object = try? JSONSerialization.jsonObject(with: Data(json.utf8)) as? [String: Any] else { return nil }
             let headers = (object["headers"] as? [[String]] ?? []).map { ($0[0], $0[1]) }
@@ -113,7 +101,7 @@ final class AirPlay2FlowTests: XCTestCase {
         let setup = try XCTUnwrap(sent[0].body)
         XCTAssertEqual(setup["timingProtocol"] as? String, "NTP")
         XCTAssertGreaterThan(setup["timingPort"] as? Int ?? 0, 0)
-        let timingLine = try XCTUnwrap(process.output.split(separator: "\n").first { $0.hasPrefix("TIMING ok ") }, process.output)
+        let timingLine = try XCTUnwrap(peers.output.split(separator: "\n").first { $0.hasPrefix("TIMING ok ") }, peers.output)
         let timing = try XCTUnwrap(try JSONSerialization.jsonObject(with: Data(timingLine.dropFirst("TIMING ok ".count).utf8)) as? [String: Any])
         XCTAssertEqual(timing["proto"] as? Int, 0x80, "\(timing)")
         XCTAssertEqual(timing["type"] as? Int, 0xD3)
@@ -152,13 +140,13 @@ final class AirPlay2FlowTests: XCTestCase {
         let session = try await open("ok")
         try await session.play(url: URL(string: "http://127.0.0.1:8080/a.m3u8")!, startPosition: 0)
         let deadline = Date().addingTimeInterval(5)
-        while !process.output.contains("EVENT ok") && !process.output.contains("EVENT-ERROR ok"), Date() < deadline {
+        while !peers.output.contains("EVENT ok") && !peers.output.contains("EVENT-ERROR ok"), Date() < deadline {
             try await Task.sleep(nanoseconds: 20_000_000)
         }
         let eventsAnswered = await session.eventsAnswered
         let isSetUp = await session.isSetUp
         await session.close()
-        let line = try XCTUnwrap(process.output.split(separator: "\n").first { $0.hasPrefix("EVENT") }, process.output)
+        let line = try XCTUnwrap(peers.output.split(separator: "\n").first { $0.hasPrefix("EVENT") }, peers.output)
         XCTAssertEqual(String(line), #"EVENT ok ["RTSP/1.0 200 OK", "Content-Length: 0", "Audio-Latency: 0", "CSeq: 7", "Server: AirTunes/loopback-peer"]"#)
         XCTAssertEqual(eventsAnswered, 1)
         XCTAssertTrue(isSetUp)

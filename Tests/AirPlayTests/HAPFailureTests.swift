@@ -10,27 +10,15 @@ import XCTest
 /// connection dropped, and nothing after it sent.
 final class HAPFailureTests: XCTestCase {
     static let modes = ["malformed-m2", "bad-proof", "bad-signature-m6", "verify-bad-signature", "garbage-after-verify", "silent"]
-    private var process: RunningProcess!
-    private var ports: [String: Int] = [:]
+    private var peers: LoopbackPeers!
 
     override func setUpWithError() throws {
-        process = try RunningProcess(try HAPPython.python(), [MediaFixture.packageRoot + "/Tests/Server/hap_bad_accessory.py",
-                                                             "--lifetime", "120"] + Self.modes.flatMap { ["--listen", $0] })
-        let deadline = Date().addingTimeInterval(15)
-        while !process.output.contains("READY"), process.exitCode == nil, Date() < deadline { Thread.sleep(forTimeInterval: 0.02) }
-        for line in process.output.split(separator: "\n") where line.hasPrefix("PORT ") {
-            let parts = line.split(separator: " ")
-            if parts.count == 3, let port = Int(parts[2]) { ports[String(parts[1])] = port }
-        }
-        guard ports.count == Self.modes.count else {
-            process.terminate()
-            throw HAPPythonFailure(message: "hap_bad_accessory.py did not start: \(process.output)")
-        }
+        peers = try LoopbackPeers(script: "hap_bad_accessory.py", modes: Self.modes)
     }
 
-    override func tearDown() { process?.terminate() }
+    override func tearDown() { peers?.stop() }
 
-    private func endpoint(_ mode: String) -> AirPlayEndpoint { AirPlayEndpoint(host: "127.0.0.1", port: ports[mode]!, name: mode) }
+    private func endpoint(_ mode: String) -> AirPlayEndpoint { AirPlayEndpoint(host: "127.0.0.1", port: peers.ports[mode]!, name: mode) }
 
     /// The paths `mode` answered, once `count` are logged (the peer logs after answering) and a
     /// moment more has passed for any later one to show.
@@ -42,7 +30,7 @@ final class HAPFailureTests: XCTestCase {
     }
 
     private func loggedRequests(_ mode: String) -> [String] {
-        process.output.split(separator: "\n").filter { $0.hasPrefix("REQUEST \(mode) ") }.map { String($0.split(separator: " ")[3]) }
+        peers.output.split(separator: "\n").filter { $0.hasPrefix("REQUEST \(mode) ") }.map { String($0.split(separator: " ")[3]) }
     }
 
     /// The credentials the bad peer's long-term key (seed 0x42 x 32) and a controller of ours give.

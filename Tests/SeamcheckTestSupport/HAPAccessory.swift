@@ -83,3 +83,32 @@ public final class HAPAccessory: @unchecked Sendable {
         try? FileManager.default.removeItem(atPath: state)
     }
 }
+
+/// A test's own Python peer (Tests/Server/SCRIPT, in the hap venv) listening on one loopback port
+/// per mode: it prints "PORT mode n" for each, then "READY", then whatever the test reads from
+/// `output`. Not a receiver: a way to send one scripted answer per mode. Stopped at `stop()`.
+public final class LoopbackPeers: @unchecked Sendable {
+    public let ports: [String: Int]
+    private let process: RunningProcess
+
+    public init(script: String, modes: [String], lifetime: Int = 120) throws {
+        process = try RunningProcess(try HAPPython.python(), [MediaFixture.packageRoot + "/Tests/Server/" + script,
+                                                             "--lifetime", String(lifetime)] + modes.flatMap { ["--listen", $0] })
+        let deadline = Date().addingTimeInterval(15)
+        while !process.output.contains("READY"), process.exitCode == nil, Date() < deadline { Thread.sleep(forTimeInterval: 0.02) }
+        var ports: [String: Int] = [:]
+        for line in process.output.split(separator: "\n") where line.hasPrefix("PORT ") {
+            let parts = line.split(separator: " ")
+            if parts.count == 3, let port = Int(parts[2]) { ports[String(parts[1])] = port }
+        }
+        guard ports.count == modes.count else {
+            process.terminate()
+            throw HAPPythonFailure(message: "\(script) did not start: \(process.output)")
+        }
+        self.ports = ports
+    }
+
+    public var output: String { process.output }
+
+    public func stop() { process.terminate() }
+}
