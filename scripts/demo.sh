@@ -151,6 +151,11 @@ if [ "$kodi_ready" = yes ]; then
   run_db_arg=(--db "$run_db")
   case_args=()
   for c in "${run_cases[@]}"; do case_args+=(--case "$c"); done
+  # Kodi's picture too: its Xvfb display read with x11grab, so each switch is also measured from
+  # the frame codes, with a filmstrip in the report (docs/lab-measure.md).
+  if [ -s .build/services/kodi/display ]; then
+    case_args+=(--capture ":$(tr -dc '0-9' < .build/services/kodi/display)" --capture-option framerate=30)
+  fi
   echo "demo: seamcheck lab run --receiver \"$SEAMCHECK_KODI_NAME\" ${case_args[*]}  (inside the namespace, about a minute)" >&2
   # Inside the namespace, with its bus: the run finds Kodi through the namespace's avahi-daemon.
   status=0
@@ -165,5 +170,5 @@ if [ "$kodi_ready" = yes ]; then
   "$bin" lab report "${run_db_arg[@]}" --streams "$lab/suite" --format table
   "$bin" lab report "${run_db_arg[@]}" --streams "$lab/suite" --format html --output Reports/demo-lab-run.html
   echo >&2
-  echo "demo: lab run report written: Reports/demo-lab-run.html (measured verdicts, a timeline per cell)" >&2
+  echo "demo: lab run report written: Reports/demo-lab-run.html (measured verdicts, a timeline per cell, the picture's stalls and filmstrips)" >&2
 fi

@@ -136,9 +136,11 @@ final class DiscoverCommandTests: XCTestCase {
         XCTAssertEqual(appleTV["classificationReason"] as? String, "apple-tv-4k: _airplay._tcp model=AppleTV6,2 (score 100)")
         XCTAssertNil(try receiver("Shairport", in: json)["manufacturer"] as? String)
         XCTAssertNil(try receiver("Samsung", in: json)["flags"] as? String)
-        // What each wants before playing: Apple TV 4K a code (flags 0x200), Samsung transient pairing (bit 48).
-        XCTAssertEqual(appleTV["pairing"] as? [String: String], ["kind": "pin", "reason": "flags 0x200"])
-        XCTAssertEqual(try receiver("Samsung", in: json)["pairing"] as? [String: String], ["kind": "transient", "reason": "features bit 48"])
+        // What each wants before playing: Apple TV 4K a code (flags 0x200), Samsung transient pairing (bit 48);
+        // both AirPlay 2 by their features (bit 38 / bit 48), so paired sessions take the AirPlay 2 flow.
+        XCTAssertEqual(appleTV["pairing"] as? NSDictionary, ["kind": "pin", "reason": "flags 0x200", "airPlay2": true] as NSDictionary)
+        XCTAssertEqual(try receiver("Samsung", in: json)["pairing"] as? NSDictionary,
+                       ["kind": "transient", "reason": "features bit 48", "airPlay2": true] as NSDictionary)
     }
 
     func testMalformedTXTReceiverIsListedUnclassifiedWithWarnings() throws {
