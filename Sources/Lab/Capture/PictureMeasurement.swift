@@ -19,6 +19,10 @@ public struct PictureMeasurement: Codable, Sendable, Equatable {
     public var notes: [String]
     /// A few small pictures around each transition (in the order of `transitions`).
     public var filmstrips: [Filmstrip]?
+    /// The streams seen on screen, by label ("primary", "ad of control"), in the order first seen.
+    public var streamsSeen: [String]?
+    /// Frames on screen whose code could not be read (garbled, scaled beyond reading, other content).
+    public var unreadableFrames: Int?
 
     public init(result: String, input: String, playToFirstFrameMs: Double? = nil, transitionStallMs: Double? = nil,
                 transitions: [CaptureTransition] = [], freezes: [Freeze] = [], capture: CaptureQuality? = nil, notes: [String] = []) {
@@ -42,6 +46,21 @@ public struct PictureMeasurement: Codable, Sendable, Equatable {
                   freezes: Array(analysis.segments.flatMap(\.freezes).sorted { $0.ms > $1.ms }.prefix(5)),
                   capture: analysis.capture, notes: analysis.notes)
         filmstrips = analysis.filmstrips
+        var seen: [String] = []
+        for segment in analysis.segments where !seen.contains(segment.label) { seen.append(segment.label) }
+        streamsSeen = seen
+        unreadableFrames = analysis.unreadableFrames
+    }
+
+    /// Adds the note a viewer would care about most: the receiver played through the ad by its own
+    /// account (`playedThroughAd`), yet no frame of any ad reached the screen. Only for a capture
+    /// that read codes at all.
+    public mutating func noteAdNeverShown(playedThroughAd: Bool) {
+        guard result == CaptureAnalysis.Result.measured.rawValue, playedThroughAd, let seen = streamsSeen,
+              !seen.contains(where: { $0.hasPrefix("ad of ") }) else { return }
+        let unreadable = unreadableFrames.map { $0 > 0 ? "; \($0) frames on screen could not be read" : "" } ?? ""
+        notes.append("no frame of the ad was seen on screen, though the receiver reported playing past it: "
+            + "a viewer saw no ad (or an unreadable picture)\(unreadable)")
     }
 }
 

@@ -248,6 +248,10 @@ public struct LabRunner<C: Clock>: Sendable where C.Duration == Duration {
                 ? Self.refused(recording.end.failure ?? "refused")
                 : CellMeasurer(thresholds: runner.options.thresholds).measure(series: recording.series, requests: requests, labCase: labCase, failure: recording.end.failure)
             measurement.picture = picture
+            if let adEnd = labCase.interstitialStart.map({ $0 + (labCase.interstitialDuration ?? 0) }) {
+                let adMet = TransitionPoint.interstitialFetched(labCase, requests: requests) != false
+                measurement.picture?.noteAdNeverShown(playedThroughAd: adMet && (measurement.lastPosition ?? 0) > adEnd)
+            }
             let cell = LabRunCell(runId: runId, receiver: target.name, deviceId: target.deviceId, deviceClass: target.deviceClass,
                                   address: target.address, caseId: labCase.id, attempt: attempt, startedAt: recording.startedAt,
                                   finishedAt: recording.finishedAt, url: caseURL.absoluteString, series: recording.series,
