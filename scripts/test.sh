@@ -64,12 +64,10 @@ if [ -n "$failures" ]; then
   echo "test: failures (repeated from above):"
   echo "$failures"
 fi
+rm -f "$log"
 if [ -n "$summary" ]; then
   total=$(echo "$summary" | sed -E 's/.*Executed ([0-9]+) tests?.*/\1/')
-  # XCTest counts failed assertions; the line counts failed tests (each "Test Case '...' failed" once).
-  assertions=$(echo "$summary" | sed -E 's/.* ([0-9]+) failures? .*/\1/')
-  failed=$(( $(grep -E "^Test Case '.*' failed" "$log" | sort -u | wc -l) ))
-  [ "$failed" -gt 0 ] || [ "$assertions" = 0 ] || failed=$assertions
+  failed=$(echo "$summary" | sed -E 's/.* ([0-9]+) failures? .*/\1/')
   skipped=0
   if echo "$summary" | grep -qE '[0-9]+ tests? skipped'; then
     skipped=$(echo "$summary" | sed -E 's/.* ([0-9]+) tests? skipped.*/\1/')
@@ -81,5 +79,4 @@ else
   echo "test: no XCTest summary found" >&2
   status=1
 fi
-rm -f "$log"
 exit "$status"
