@@ -8,23 +8,13 @@ import XCTest
 /// avahi-daemon (scripts/services.sh): a receiver that withdraws its AirPlay record while shutting
 /// down keeps its class (its RAOP record alone would say speaker-audio-only); one Avahi removed is
 /// marked gone; a session shows the class its receiver had while it played, not the one it has now.
-final class LabReceiverPresenceTests: XCTestCase {
-    var base = ""
-    var folder: String { base + "/suite" }
-    var database: String { base + "/lab.sqlite" }
-
+final class LabReceiverPresenceTests: HandMadeSuiteTestCase {
     override func setUpWithError() throws {
         _ = try TestEnvironment.require("avahi-publish")
         guard ProcessInfo.processInfo.environment["DBUS_SYSTEM_BUS_ADDRESS"] != nil || FileManager.default.fileExists(atPath: "/run/avahi-daemon/socket") else {
             throw TestEnvironment.missing("no avahi-daemon: run scripts/services.sh start and source .build/services/env")
         }
-        base = FileManager.default.temporaryDirectory.appendingPathComponent("labpresence-\(UUID().uuidString)")
-            .resolvingSymlinksInPath().path
-        try LabServeTests.makeSuite(at: folder, outside: base + "/outside")
-    }
-
-    override func tearDown() {
-        try? FileManager.default.removeItem(atPath: base)
+        try super.setUpWithError()
     }
 
     /// One avahi-publish process, established.

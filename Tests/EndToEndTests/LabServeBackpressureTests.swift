@@ -10,21 +10,7 @@ import Glibc
 /// 127.0.0.1: the log says what the socket took, not what was handed to it, and the request is
 /// cut when the client goes. The memory figure (100 such clients) is in
 /// scripts/bench/lab-serve-backpressure.sh, not here.
-final class LabServeBackpressureTests: XCTestCase {
-    var base = ""
-    var folder: String { base + "/suite" }
-    var database: String { base + "/lab.sqlite" }
-
-    override func setUpWithError() throws {
-        base = FileManager.default.temporaryDirectory.appendingPathComponent("labserve-bp-\(UUID().uuidString)")
-            .resolvingSymlinksInPath().path
-        try LabServeTests.makeSuite(at: folder, outside: base + "/outside")
-    }
-
-    override func tearDown() {
-        try? FileManager.default.removeItem(atPath: base)
-    }
-
+final class LabServeBackpressureTests: HandMadeSuiteTestCase {
     /// The most the kernel holds between the server's writes and the client's reads on loopback:
     /// the server's send buffer (tcp_wmem max) and the client's receive buffer.
     static func kernelBuffers(receiveBuffer: Int) -> Int {

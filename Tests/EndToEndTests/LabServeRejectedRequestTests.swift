@@ -8,21 +8,7 @@ import Glibc
 
 /// `lab serve` logs what never reaches its middleware (issue 20, item 7): requests the HTTP parser
 /// rejects, and requests still in flight when the server stops on SIGTERM. Real sockets on 127.0.0.1.
-final class LabServeRejectedRequestTests: XCTestCase {
-    var base = ""
-    var folder: String { base + "/suite" }
-    var database: String { base + "/lab.sqlite" }
-
-    override func setUpWithError() throws {
-        base = FileManager.default.temporaryDirectory.appendingPathComponent("labserve-rej-\(UUID().uuidString)")
-            .resolvingSymlinksInPath().path
-        try LabServeTests.makeSuite(at: folder, outside: base + "/outside")
-    }
-
-    override func tearDown() {
-        try? FileManager.default.removeItem(atPath: base)
-    }
-
+final class LabServeRejectedRequestTests: HandMadeSuiteTestCase {
     func testGarbageAndAnOversizedHeaderAreLoggedAsRejected() throws {
         let answers = try LabServerProcess.with(streams: folder, database: database, arguments: ["--no-browse"]) { server in
             let garbage = try RawClient.exchange(port: server.port, Array("GARBAGE\r\n\r\n".utf8))

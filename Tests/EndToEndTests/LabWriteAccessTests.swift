@@ -6,21 +6,8 @@ import XCTest
 /// `POST /api/verdicts` belongs to the lab (issue 20, item 3): JSON only, from the lab's own
 /// origin, with the server's token. Real `lab serve` on 127.0.0.1, curl as the browser and the
 /// scripts would send; what is refused must write nothing.
-final class LabWriteAccessTests: XCTestCase {
-    var base = ""
-    var folder: String { base + "/suite" }
-    var database: String { base + "/lab.sqlite" }
+final class LabWriteAccessTests: HandMadeSuiteTestCase {
     let token = String(repeating: "ab12", count: 16)
-
-    override func setUpWithError() throws {
-        base = FileManager.default.temporaryDirectory.appendingPathComponent("labaccess-\(UUID().uuidString)")
-            .resolvingSymlinksInPath().path
-        try LabServeTests.makeSuite(at: folder, outside: base + "/outside")
-    }
-
-    override func tearDown() {
-        try? FileManager.default.removeItem(atPath: base)
-    }
 
     /// `lab serve` with one pinned receiver, Bench TV, for the length of `body`.
     func withServer(_ arguments: [String] = [], environment: [String: String] = [:], _ body: (LabServerProcess) throws -> Void) throws {
