@@ -2,7 +2,7 @@ import Foundation
 import HLS
 import SeamcheckTestSupport
 import XCTest
-@testable import Compatibility
+import Compatibility
 @testable import Lab
 
 /// The behaviour cases of the small suite (real ffmpeg media, cached with LabStreamsTests'):

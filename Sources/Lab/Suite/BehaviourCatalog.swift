@@ -65,7 +65,9 @@ enum BehaviourCatalog {
                                     "Appendix D: live, X-RESUME-OFFSET absent: resume at START-DATE plus the played duration (the live edge moved on)")])
         },
         vod("playout-limit", "X-PLAYOUT-LIMIT=d, half the ad: end the ad at the limit") { c, g in
-            let i = mid(c, g, at: g.s(2), playoutLimit: g.d)
+            // DURATION is what plays: the limit (lint's interstitial-duration-mismatch expects so).
+            var i = mid(c, g, at: g.s(2), playoutLimit: g.d)
+            i.duration = ms(g.d)
             return (i, [played(i),
                         LabExpectation(.playedAtMost, interstitial: i.id, seconds: g.d,
                                        because: "Appendix D: X-PLAYOUT-LIMIT: the client ends the interstitial at this offset"),
