@@ -18,10 +18,15 @@ EPS = 1e-3
 BEHAVIOURS = ("conforming", "ignore-interstitials", "ignore-resume-offset", "ignore-playout-limit",
               "drop-primary-id", "seek-past-jump", "allow-skip-rate", "ignore-cue")
 RELOAD_FAILURES = 5  # a live playlist failing this many reloads in a row ends the playback
+STALE_RELOADS = 12  # nor growing for this many half-target-duration waits (6 target durations)
 
 
 class Stopped(Exception):
     """/stop, or a new /play."""
+
+
+class Failed(Exception):
+    """The playback cannot go on (a live playlist that stopped answering or growing)."""
 
 
 class Seek(Exception):
@@ -305,6 +310,8 @@ class Playback(threading.Thread):
             reason = self.session()
         except Stopped:
             reason = "stopped"
+        except Failed as error:
+            reason = f"failed: {error}"
         except Exception as error:  # never kills the receiver: the item is dropped, the reason said
             reason = f"failed: {error}"
             traceback.print_exc()
@@ -319,7 +326,7 @@ class Playback(threading.Thread):
         if media is None:
             return f"failed: {self.url}: no playable media playlist"
         self.main, self.audio = Track(media), Track(audio) if audio else None
-        self.last_reload, self.reload_failures = time.monotonic(), 0
+        self.last_reload, self.reload_failures, self.stale = time.monotonic(), 0, 0
         with self.cond:
             self.duration = None if self.main.live else self.main.end
             self.state = "playing"
@@ -419,6 +426,8 @@ class Playback(threading.Thread):
                 return self.main.ordered()[0]
             if not self.main.live or self.main.ended:
                 return None
+            if self.stale >= STALE_RELOADS:
+                raise Failed(f"{self.main.url}: no new segment in {STALE_RELOADS} reloads")
             self.pause_for(self.main.target / 2 / self.o.speed)
             self.reload()
 
@@ -427,16 +436,17 @@ class Playback(threading.Thread):
             return
         if due_only and time.monotonic() - self.last_reload < self.main.target / self.o.speed:
             return
-        self.last_reload = time.monotonic()
+        self.last_reload, known = time.monotonic(), len(self.main.segments)
         for track in filter(None, (self.main, self.audio)):
             playlist = self.playlist(track.url)
             if playlist is None:
                 self.reload_failures += 1
                 if self.reload_failures >= RELOAD_FAILURES:
-                    raise Stopped()
+                    raise Failed(f"{track.url}: {RELOAD_FAILURES} reloads failed in a row")
                 return
             self.reload_failures = 0
             track.absorb(playlist)
+        self.stale = 0 if len(self.main.segments) > known or self.main.ended else self.stale + 1
         if self.main.ended:
             with self.cond:
                 self.duration = self.main.end

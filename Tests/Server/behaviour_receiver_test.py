@@ -260,10 +260,13 @@ class AirPlayTests(ReceiverTestCase):
         self.assertEqual(receiver.request("POST", "/play", b"\x00garbage", "application/x-apple-binary-plist")[0], 400)
         self.assertEqual(receiver.request("POST", "/scrub?position=abc")[0], 400)
         self.assertEqual(receiver.request("POST", "/rate")[0], 400)
+        frozen = self.case("frozen", [], live={"joinEdge": 4, "startOffset": -2, "frozen": True})
+        receiver.play(frozen)
+        self.assertIn("no new segment", receiver.wait_for("ENDED", count=5, timeout=15), "a live stream that stops growing")
         url = self.case("after-bad", [])
         receiver.play(url)
         receiver.wait_for("ENDED ended")
-        self.assertEqual(self.fetched(receiver), PRIMARY)
+        self.assertEqual(self.fetched(receiver), ["p1"] + PRIMARY, "the frozen stream's one segment, then the VOD")
 
 
 if __name__ == "__main__":

@@ -75,7 +75,8 @@ class OriginHandler(BaseHTTPRequestHandler):
         if case in server.live and path.endswith("/primary.m3u8"):
             with server.lock:
                 joined = server.joins.setdefault((client, case), time.monotonic())
-            return self.send(200, live_window(server.live[case], (time.monotonic() - joined) * SPEED).encode())
+            elapsed = 0.0 if server.live[case].get("frozen") else (time.monotonic() - joined) * SPEED
+            return self.send(200, live_window(server.live[case], elapsed).encode())
         file = os.path.normpath(os.path.join(server.root, path.lstrip("/")))
         if not file.startswith(server.root) or not os.path.isfile(file):
             return self.send(404, b"not found")
