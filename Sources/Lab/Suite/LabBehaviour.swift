@@ -84,8 +84,11 @@ public struct LabBehaviourInterstitial: Codable, Sendable, Equatable {
     /// Where a conforming client resumes the primary after this interstitial, in seconds on the
     /// primary timeline (Appendix D): START + X-RESUME-OFFSET; absent, START + the played duration
     /// (X-PLAYOUT-LIMIT when that is shorter); a failed asset list cancels the break (offset 0);
-    /// an empty ASSETS list applies X-RESUME-OFFSET, 0 when absent.
+    /// an empty ASSETS list applies X-RESUME-OFFSET, 0 when absent. A CUE=PRE pre-roll with
+    /// X-RESUME-OFFSET=0 plays before the primary, which then starts at its beginning: 0 (in VOD;
+    /// a live join starts at its EXT-X-START instead, which the interstitial does not know).
     public var expectedResume: Double {
+        if cue.contains("PRE"), resumeOffset == 0 { return 0 }
         if assetListFails { return start }
         if let resumeOffset { return start + resumeOffset }
         let playable = assets.filter { !$0.fails }
