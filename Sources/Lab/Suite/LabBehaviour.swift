@@ -137,19 +137,25 @@ public struct LabLiveWindow: Codable, Sendable, Equatable {
     }
 }
 
-/// A command the sender sends during a behaviour case, at a time after playback started (the first
-/// playback report whose position moves).
+/// A command the sender sends during a behaviour case: at the first playback report whose position
+/// reaches `atPosition` (the receiver's own clock, so a stand-in that plays faster than real time
+/// gets it at the same point of the media), or else `after` seconds of wall time after playback
+/// started (the first report whose position moves).
 public struct LabScriptedCommand: Codable, Sendable, Equatable {
     public enum Kind: String, Codable, Sendable { case scrub, rate }
     public var kind: Kind
     /// Seconds after playback started.
     public var after: Double
+    /// Seconds on the primary timeline; when set, it decides and `after` is only the fallback
+    /// for a receiver that reports no position.
+    public var atPosition: Double?
     /// Scrub: the position in seconds on the primary timeline; rate: the rate.
     public var value: Double
 
-    public init(kind: Kind, after: Double, value: Double) {
+    public init(kind: Kind, after: Double, atPosition: Double? = nil, value: Double) {
         self.kind = kind
         self.after = after
+        self.atPosition = atPosition
         self.value = value
     }
 }
