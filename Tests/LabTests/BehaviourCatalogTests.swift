@@ -66,9 +66,9 @@ final class BehaviourCatalogTests: XCTestCase {
         XCTAssertEqual(try first("playout-limit").playoutLimit, 2)
         XCTAssertEqual(try first("asset-list-multiple").duration, 8, "DURATION 2A")
 
-        XCTAssertEqual(all["cue-once"]?.commands, [LabScriptedCommand(kind: .scrub, after: 10, value: 2)])
-        XCTAssertEqual(all["restrict-jump"]?.commands, [LabScriptedCommand(kind: .scrub, after: 1, value: 9)])
-        XCTAssertEqual(all["restrict-skip"]?.commands, [LabScriptedCommand(kind: .rate, after: 5, value: 2)])
+        XCTAssertEqual(all["cue-once"]?.commands, [LabScriptedCommand(kind: .scrub, after: 10, atPosition: 6, value: 2)])
+        XCTAssertEqual(all["restrict-jump"]?.commands, [LabScriptedCommand(kind: .scrub, after: 1, atPosition: 1, value: 9)])
+        XCTAssertEqual(all["restrict-skip"]?.commands, [LabScriptedCommand(kind: .rate, after: 5, atPosition: 4, value: 2)])
 
         XCTAssertEqual(all["resume-offset-live"]?.live, LabLiveWindow(joinEdge: 4, startOffset: -2))
         XCTAssertEqual(all["live-preroll"]?.live, LabLiveWindow(joinEdge: 6, startOffset: -2))
@@ -103,7 +103,7 @@ final class BehaviourCatalogTests: XCTestCase {
         XCTAssertEqual(full["resume-offset-live"]?.interstitials.first?.expectedResume, 30, "s(3) + A")
         XCTAssertEqual(full["live-join-start-offset"]?.expectations.first?.seconds, 3, "0.5d")
         XCTAssertEqual(full["live-join-start-offset"]?.live, LabLiveWindow(joinEdge: 24, startOffset: -9))
-        XCTAssertEqual(full["cue-once"]?.commands.first, LabScriptedCommand(kind: .scrub, after: 30, value: 6))
+        XCTAssertEqual(full["cue-once"]?.commands.first, LabScriptedCommand(kind: .scrub, after: 30, atPosition: 18, value: 6))
         XCTAssertEqual(full["snap-live"]?.interstitials.first?.start ?? 0, 13.8, accuracy: 0.0005)
     }
 
