@@ -120,9 +120,14 @@ enum LabPage {
         div.appendChild(meta);
         const row = document.createElement("div"); row.className = "row verdicts";
         const p = document.createElement("button"); p.className = "play"; p.textContent = "Play"; p.onclick = () => play(c); row.appendChild(p);
-        for (const v of VERDICTS) {
+        // A behaviour case is judged from the receiver's requests: there is no verdict to give.
+        for (const v of (c.behaviour ? [] : VERDICTS)) {
           const b = document.createElement("button"); b.textContent = v; b.dataset.verdict = v; b.dataset.case = c.id;
           b.onclick = () => record(c.id, v, b); row.appendChild(b);
+        }
+        if (c.behaviour) {
+          const n = document.createElement("span"); n.className = "meta"; row.appendChild(n);
+          n.textContent = "judged from the receiver's requests (seamcheck lab report --behaviour)";
         }
         div.appendChild(row);
         const rec = document.createElement("div"); rec.className = "recorded"; rec.id = "recorded-" + c.id; div.appendChild(rec);
