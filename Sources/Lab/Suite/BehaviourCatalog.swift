@@ -85,7 +85,7 @@ enum BehaviourCatalog {
         Entry(feature: "cue-once", title: "CUE=ONCE: seeking back over the ad does not play it again") { c, g in
             let i = mid(c, g, at: g.s(2), resumeOffset: 0, cue: ["ONCE"])
             return LabBehaviour(feature: "cue-once", title: "", interstitials: [i],
-                                commands: [LabScriptedCommand(kind: .scrub, after: ms(g.s(2) + g.A + g.d), value: g.s(1))],
+                                commands: [LabScriptedCommand(kind: .scrub, after: ms(g.s(2) + g.A + g.d), atPosition: ms(g.s(2) + g.d), value: g.s(1))],
                                 expectations: [played(i), LabExpectation(.playedOnce, interstitial: i.id,
                                     because: "Appendix D: CUE=ONCE: play the interstitial once; a seek back over it does not play it again")])
         },
@@ -136,14 +136,14 @@ enum BehaviourCatalog {
             let i = mid(c, g, at: g.s(3), resumeOffset: 0, restrict: ["JUMP"])
             let target = ms(g.s(4) + g.d / 2)
             return LabBehaviour(feature: "restrict-jump", title: "", interstitials: [i],
-                                commands: [LabScriptedCommand(kind: .scrub, after: ms(g.d / 2), value: target)],
+                                commands: [LabScriptedCommand(kind: .scrub, after: ms(g.d / 2), atPosition: ms(g.d / 2), value: target)],
                                 expectations: [played(i), LabExpectation(.playedBeforeSeekTarget, interstitial: i.id, seconds: target,
                                     because: "Appendix D: X-RESTRICT=JUMP: no seeking past START-DATE without playing the interstitial")])
         },
         Entry(feature: "restrict-skip", title: "X-RESTRICT=SKIP: rate 2 during the ad is refused") { c, g in
             let i = mid(c, g, at: g.s(2), resumeOffset: 0, restrict: ["SKIP"])
             return LabBehaviour(feature: "restrict-skip", title: "", interstitials: [i],
-                                commands: [LabScriptedCommand(kind: .rate, after: ms(g.s(2) + g.d / 2), value: 2)],
+                                commands: [LabScriptedCommand(kind: .rate, after: ms(g.s(2) + g.d / 2), atPosition: ms(g.s(2)), value: 2)],
                                 expectations: [played(i), LabExpectation(.rateHeld, interstitial: i.id,
                                     because: "Appendix D: X-RESTRICT=SKIP: no seeking forward and no rate above 1 while the interstitial plays"),
                                                resumes(i, because: "Appendix D: X-RESUME-OFFSET=0: resume at START-DATE")])
