@@ -62,13 +62,11 @@ let package = Package(
                                               .product(name: "Logging", package: "swift-log")]),
         .target(
             name: "Matrix",
-            dependencies: ["Compatibility", "MediaProbe", "HLS", "Discovery", "Yams", "Store",
-                           .product(name: "GRDB", package: "GRDB.swift")]
+            dependencies: ["Compatibility", "MediaProbe", "HLS", "Discovery", "Yams", "Store"]
         ),
         .target(
             name: "Lab",
             dependencies: ["Compatibility", "HLS", "MediaProbe", "Discovery", "Matrix", "AirPlay", "Yams", "Store",
-                           .product(name: "GRDB", package: "GRDB.swift"),
                            .product(name: "Hummingbird", package: "hummingbird"),
                            .product(name: "Logging", package: "swift-log"),
                            .product(name: "NIOCore", package: "swift-nio"),
@@ -96,9 +94,8 @@ let package = Package(
                                                          .product(name: "BigInt", package: "BigInt")]),
         .testTarget(name: "DiscoveryTests", dependencies: ["Discovery", "SeamcheckTestSupport", "Processes"]),
         .testTarget(name: "CompatibilityTests", dependencies: ["Compatibility", "MediaProbe", "SeamcheckTestSupport"]),
-        .testTarget(name: "MatrixTests", dependencies: ["Matrix", "Compatibility", "MediaProbe", "HLS", "SeamcheckTestSupport",
-                                                        .product(name: "GRDB", package: "GRDB.swift")]),
-        .testTarget(name: "LabTests", dependencies: ["Lab", "Matrix", "Compatibility", "HLS", "AirPlay", "SeamcheckTestSupport",
+        .testTarget(name: "MatrixTests", dependencies: ["Matrix", "Compatibility", "MediaProbe", "HLS", "SeamcheckTestSupport", "Store"]),
+        .testTarget(name: "LabTests", dependencies: ["Lab", "Matrix", "Compatibility", "HLS", "AirPlay", "SeamcheckTestSupport", "Store",
                                                      .product(name: "GRDB", package: "GRDB.swift")]),
         .testTarget(name: "ReportingTests", dependencies: ["Reporting", "Compatibility", "MediaProbe", "Matrix", "SeamcheckTestSupport"]),
         .testTarget(name: "EndToEndTests", dependencies: ["seamcheck", "SeamcheckTestSupport", "Lab", "Reporting", "Processes"]),

@@ -37,8 +37,12 @@ extension PlaylistAuditError: ExitCoded {}
 // Matrix and Lab: specs, project files, suites and databases.
 extension MatrixSpecError: ExitCoded {}
 extension ProjectConfigError: ExitCoded {}
-extension StoreError: ExitCoded {}
-extension LabStoreError: ExitCoded {}
+extension StoreError: ExitCoded {
+    var exitCode: Int32 { serviceMissing ? CLIFailure.serviceMissing : CLIFailure.usage }
+}
+extension LabStoreError: ExitCoded {
+    var exitCode: Int32 { serviceMissing ? CLIFailure.serviceMissing : CLIFailure.usage }
+}
 extension LabSuiteError: ExitCoded {}
 extension LabServeError: ExitCoded {}
 extension LabInputError: ExitCoded {}
