@@ -78,7 +78,7 @@ let package = Package(
         .executableTarget(
             name: "seamcheck",
             dependencies: [
-                "HLS", "MediaProbe", "Discovery", "Compatibility", "Matrix", "Lab", "Reporting", "AirPlay",
+                "HLS", "MediaProbe", "Discovery", "Compatibility", "Matrix", "Lab", "Reporting", "AirPlay", "Store",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]

@@ -4,6 +4,7 @@ import Foundation
 import HLS
 import MediaProbe
 import Matrix
+import Store
 import Reporting
 
 extension MatrixReportFormat: ExpressibleByArgument {}
@@ -17,8 +18,28 @@ struct MatrixCommand: AsyncParsableCommand {
 }
 
 struct DatabaseOption: ParsableArguments {
-    @Option(name: .customLong("db"), help: "The results database (SQLite).")
-    var path: String = "Reports/seamcheck.sqlite"
+    @Option(name: .customLong("db"), help: DatabaseText.help)
+    var given: String?
+
+    /// What to open: --db, else SEAMCHECK_DB, else Reports/seamcheck.sqlite (may hold a password: never print it).
+    var path: String { DatabaseText.resolve(given) }
+    /// The database as printed: a path, or a URL without its password.
+    var shown: String { DatabaseText.shown(path) }
+}
+
+/// The `--db` option's words and default, for every command that takes it.
+enum DatabaseText {
+    static let fallback = "Reports/seamcheck.sqlite"
+    static let help = ArgumentHelp(
+        "The results database: a SQLite file, or postgres://USER[:PASSWORD]@HOST[:PORT]/DB[?sslmode=...&host=/socket/dir] "
+            + "(default: $\(DatabaseLocation.environmentVariable), else \(fallback); docs/postgres.md).",
+        valueName: "path|url")
+
+    static func resolve(_ given: String?) -> String { DatabaseLocation.text(given, fallback: fallback) }
+
+    static func shown(_ text: String) -> String {
+        (try? DatabaseLocation(parsing: text))?.description ?? PostgresURL.redact(text)
+    }
 }
 
 struct MatrixRunCommand: AsyncParsableCommand {
