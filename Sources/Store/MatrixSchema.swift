@@ -42,11 +42,13 @@ enum MatrixSchema {
             """),
     ]
 
-    /// Runs shared by workers: `runKey` names the run every worker joins; `runQueue` holds its
-    /// cases, each `waiting`, `claimed` by a worker until `leasedUntil` (seconds since 1970), or `done`.
+    /// Runs shared by workers: `runKey` names the run every worker joins (`--run-name`) and
+    /// `runHash` is its matrix file's content hash; `runQueue` holds its cases, each `waiting`,
+    /// `claimed` by a worker until `leasedUntil` (seconds since 1970), or `done`.
     static let queueMigrations: [Migration] = [
         Migration("v3-run-queue", """
             ALTER TABLE run ADD COLUMN runKey TEXT;
+            ALTER TABLE run ADD COLUMN runHash TEXT;
             CREATE UNIQUE INDEX runByKey ON run(runKey);
             CREATE TABLE runQueue (
               runId INTEGER NOT NULL REFERENCES run(id) ON DELETE CASCADE,

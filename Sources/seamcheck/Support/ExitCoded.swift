@@ -38,6 +38,7 @@ extension PlaylistAuditError: ExitCoded {}
 // Matrix and Lab: specs, project files, suites and databases.
 extension MatrixSpecError: ExitCoded {}
 extension ProjectConfigError: ExitCoded {}
+extension RunJoinError: ExitCoded {}
 extension StoreError: ExitCoded {
     var exitCode: Int32 { serviceMissing ? CLIFailure.serviceMissing : CLIFailure.usage }
 }
