@@ -85,7 +85,19 @@ pg_start() {
       || { rm -f "$pwfile"; log_tail "$pg_dir/initdb.log" >&2; die "initdb failed"; }
     rm -f "$pwfile"
   fi
-  port="$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')"
+  # The port of the last start when it is still free (a restarted server keeps its URL), else a free one.
+  port="$(python3 - "$(cat "$pg_port_file" 2>/dev/null || echo 0)" <<'PY'
+import socket, sys
+s = socket.socket()
+# As the server binds (SO_REUSEADDR): a port its last run left in TIME_WAIT is free for it.
+s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+try:
+    s.bind(("127.0.0.1", int(sys.argv[1])))
+except OSError:
+    s.bind(("127.0.0.1", 0))
+print(s.getsockname()[1])
+PY
+)"
   echo "$port" >"$pg_port_file"
   pg_as "$bin/pg_ctl" -D "$pg_data" -l "$pg_log" -w -t 30 \
     -o "-c listen_addresses=127.0.0.1 -p $port -k $pg_dir -c synchronous_commit=off -c max_connections=100" start >/dev/null \

@@ -53,7 +53,10 @@ public struct MatrixWorker: Sendable {
                 if holding.isEmpty {
                     guard failure == nil, !Task.isCancelled else { break }
                     // Nothing to claim: done, or other workers hold the rest (wait for them, or for their leases).
+                    // A claim whose commit was lost with the connection (and so retried) may hold cases this
+                    // worker never heard of: given back, or its heartbeat would keep them forever.
                     do {
+                        try store.release(runId: runId, worker: worker)
                         if try store.queueState(runId: runId).done >= total { break }
                     } catch {
                         failure = error

@@ -113,4 +113,48 @@ final class MatrixWorkerTests: XCTestCase {
         XCTAssertEqual(usage.status, 2)
         XCTAssertTrue(usage.stderr.contains("--worker needs --run-name"), usage.stderr)
     }
+
+    func testAWorkerRidesOutALostConnectionAndGivesUpAfterItsRetryTime() throws {
+        let postgres = try TestPostgres.shared()
+        let url = try postgres.makeDatabase("restart")
+        let database = TestPostgres.databaseName(url)
+        let cases = 12
+        let matrix = try matrix(count: cases, delay: 0.3)
+        let patient = try worker(matrix, db: url, name: "restart", output: "patient", environment: ["SEAMCHECK_DB_RETRY_SECONDS": "60"])
+        defer { if patient.exitCode == nil { kill(patient.pid, SIGKILL) } }
+        let deadline = Date().addingTimeInterval(60)
+        while Date() < deadline, patient.exitCode == nil,
+              Int((try? postgres.psql(database, "SELECT count(*) FROM runQueue WHERE state = 'done'")) ?? "") ?? 0 < 2 {
+            Thread.sleep(forTimeInterval: 0.05)
+        }
+        try postgres.stopServer()
+        Thread.sleep(forTimeInterval: 2)
+        XCTAssertNil(patient.exitCode, "the worker waits for the database. \(patient.output)")
+        try postgres.startServer()
+        XCTAssertEqual(patient.wait(timeout: 120), 0, patient.output)
+        XCTAssertEqual(try postgres.psql(database, "SELECT count(*) || ' ' || count(DISTINCT caseId) FROM matrixCase"), "\(cases) \(cases)")
+
+        let url2 = try postgres.makeDatabase("giveup")
+        let database2 = TestPostgres.databaseName(url2)
+        let hasty = try worker(matrix, db: url2, name: "giveup", output: "hasty", environment: ["SEAMCHECK_DB_RETRY_SECONDS": "2"])
+        defer { if hasty.exitCode == nil { kill(hasty.pid, SIGKILL) } }
+        while Date() < deadline.addingTimeInterval(60), hasty.exitCode == nil,
+              Int((try? postgres.psql(database2, "SELECT count(*) FROM runQueue WHERE state = 'done'")) ?? "") ?? 0 < 1 {
+            Thread.sleep(forTimeInterval: 0.05)
+        }
+        try postgres.stopServer()
+        let stopped = Date()
+        let status = hasty.wait(timeout: 60)
+        let waited = Date().timeIntervalSince(stopped)
+        try postgres.startServer()
+        XCTAssertEqual(status, 3, "gone for longer than its retry time: a needed service is missing. \(hasty.output)")
+        XCTAssertLessThan(waited, 30, "it gave up within a bound")
+        XCTAssertTrue(hasty.stderr.contains("gave up after 2 s of retries"), hasty.stderr)
+        XCTAssertEqual(try postgres.psql(database2, "SELECT count(*) FROM matrixCase") , try postgres.psql(database2, "SELECT count(*) FROM runQueue WHERE state = 'done'"),
+                       "never a half-written case: every recorded case is done, every done case recorded")
+        // Its claims lapse with its lease: another worker finishes the run.
+        let rescuer = try worker(matrix, db: url2, name: "giveup", output: "rescuer")
+        XCTAssertEqual(rescuer.wait(timeout: 120), 0, rescuer.output)
+        XCTAssertEqual(try postgres.psql(database2, "SELECT count(*) || ' ' || count(DISTINCT caseId) FROM matrixCase"), "\(cases) \(cases)")
+    }
 }

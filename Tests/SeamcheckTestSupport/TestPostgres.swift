@@ -86,6 +86,20 @@ public final class TestPostgres: Sendable {
         return result.stdout.trimmingCharacters(in: .whitespacesAndNewlines)
     }
 
+    /// Stops the server (`postgres-stop`): what a worker sees when the database goes away mid-run.
+    public func stopServer() throws {
+        let result = try Command.run(Self.script, ["postgres-stop"], timeout: 60)
+        guard result.status == 0 else { throw Failed(description: "postgres-stop: \(result.stderr)") }
+    }
+
+    /// Starts it again on the same port (`postgres-start` keeps the last port when it is free).
+    public func startServer() throws {
+        let result = try Command.run(Self.script, ["postgres-start"], timeout: 120)
+        guard result.status == 0 else { throw Failed(description: "postgres-start: \(result.stderr)") }
+        let port = try Self.readEnvironment()["SEAMCHECK_TEST_POSTGRES_PORT"].flatMap(Int.init)
+        guard port == self.port else { throw Failed(description: "postgres-start moved from port \(self.port) to \(port ?? 0)") }
+    }
+
     /// The database name of a URL this value made.
     public static func databaseName(_ url: String) -> String {
         URLComponents(string: url).map { String($0.path.dropFirst()) } ?? ""
