@@ -104,7 +104,12 @@ final class LabRunBehaviourCellTests: XCTestCase {
         private(set) var cells: [LabRunCell] = []
         init(requests: [LabRequestRecord]) { self.requests = requests }
         func record(_ cell: LabRunCell, done: Bool) throws(LabStoreError) { lock.withLock { cells.append(cell) } }
-        func requests(client: String, from: Date, to: Date) throws(LabStoreError) -> [LabRequestRecord] { requests }
+        /// The session as if it began when `/play` was sent (the runner asks from 1 s before it).
+        func requests(client: String, from: Date, to: Date) throws(LabStoreError) -> [LabRequestRecord] {
+            guard let first = requests.first?.at else { return [] }
+            let shift = from.addingTimeInterval(1).timeIntervalSince(first)
+            return requests.map { var r = $0; r.at = r.at.addingTimeInterval(shift); return r }
+        }
     }
 
     func testABehaviourCellIsJudgedAndItsScriptSent() async throws {
@@ -124,11 +129,11 @@ final class LabRunBehaviourCellTests: XCTestCase {
         let judgement = try XCTUnwrap(cell.behaviour)
         XCTAssertEqual(judgement.feature, "restrict-jump")
         XCTAssertEqual(judgement.checks.map(\.kind), [.played, .playedBeforeSeekTarget])
-        XCTAssertEqual(judgement.checks.first?.outcome, .conforms)
-        // The canned requests carry the sketch's times, long before this run's scrub: nothing was fetched after
-        // it, and the judge says so rather than guess.
-        XCTAssertEqual(judgement.checks.last?.outcome, .notJudged)
-        XCTAssert(judgement.checks.last?.observed.contains("was not fetched after the seek") == true)
+        // The scrub went out about 1.75 s after /play (the position first moved at 0.75 s): the ad (2 s) was
+        // fetched before the landing at 9 s (4 s).
+        XCTAssertEqual(judgement.outcome, .conforms, judgement.why ?? "")
+        XCTAssert(judgement.checks.last?.observed.hasPrefix("ad at 2.0 s, then seg_004.m4s at 4.0 s (seek at 1.") == true,
+                  judgement.checks.last?.observed ?? "")
 
         let stored = try JSONDecoder().decode(CellMeasurement.self, from: JSONEncoder().encode(cell.measurement))
         XCTAssertEqual(stored.behaviour, judgement)
