@@ -84,8 +84,11 @@ public struct LabBehaviourInterstitial: Codable, Sendable, Equatable {
     /// Where a conforming client resumes the primary after this interstitial, in seconds on the
     /// primary timeline (Appendix D): START + X-RESUME-OFFSET; absent, START + the played duration
     /// (X-PLAYOUT-LIMIT when that is shorter); a failed asset list cancels the break (offset 0);
-    /// an empty ASSETS list applies X-RESUME-OFFSET, 0 when absent.
+    /// an empty ASSETS list applies X-RESUME-OFFSET, 0 when absent. A CUE=PRE pre-roll with
+    /// X-RESUME-OFFSET=0 plays before the primary, which then starts at its beginning: 0 (in VOD;
+    /// a live join starts at its EXT-X-START instead, which the interstitial does not know).
     public var expectedResume: Double {
+        if cue.contains("PRE"), resumeOffset == 0 { return 0 }
         if assetListFails { return start }
         if let resumeOffset { return start + resumeOffset }
         let playable = assets.filter { !$0.fails }
@@ -134,19 +137,25 @@ public struct LabLiveWindow: Codable, Sendable, Equatable {
     }
 }
 
-/// A command the sender sends during a behaviour case, at a time after playback started (the first
-/// playback report whose position moves).
+/// A command the sender sends during a behaviour case: at the first playback report whose position
+/// reaches `atPosition` (the receiver's own clock, so a stand-in that plays faster than real time
+/// gets it at the same point of the media), or else `after` seconds of wall time after playback
+/// started (the first report whose position moves).
 public struct LabScriptedCommand: Codable, Sendable, Equatable {
     public enum Kind: String, Codable, Sendable { case scrub, rate }
     public var kind: Kind
     /// Seconds after playback started.
     public var after: Double
+    /// Seconds on the primary timeline; when set, it decides and `after` is only the fallback
+    /// for a receiver that reports no position.
+    public var atPosition: Double?
     /// Scrub: the position in seconds on the primary timeline; rate: the rate.
     public var value: Double
 
-    public init(kind: Kind, after: Double, value: Double) {
+    public init(kind: Kind, after: Double, atPosition: Double? = nil, value: Double) {
         self.kind = kind
         self.after = after
+        self.atPosition = atPosition
         self.value = value
     }
 }

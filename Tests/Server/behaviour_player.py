@@ -1,0 +1,457 @@
+"""One playback of behaviour_receiver.py: an HLS client that plays interstitials as
+draft-pantos-hls-rfc8216bis-22 Appendix D says (or, with a behaviour, deviates on purpose), in real
+time times `speed`, interrupted by the sender's seek, rate and stop. Python standard library only.
+
+Its clock: media advances `speed * rate` seconds per wall second while a segment plays and stands
+still while one is fetched (loopback fetches take milliseconds). It fetches each segment just
+before it plays it, so the order of its requests is the order of playback.
+"""
+import json
+import threading
+import time
+import traceback
+import uuid
+
+from hls_client import Fetcher, FetchError, Playlist, Track, choose_variant, number, tokens
+
+EPS = 1e-3
+BEHAVIOURS = ("conforming", "ignore-interstitials", "ignore-resume-offset", "ignore-playout-limit",
+              "drop-primary-id", "seek-past-jump", "allow-skip-rate", "ignore-cue")
+RELOAD_FAILURES = 5  # a live playlist failing this many reloads in a row ends the playback
+STALE_RELOADS = 12  # nor growing for this many half-target-duration waits (6 target durations)
+
+
+class Stopped(Exception):
+    """/stop, or a new /play."""
+
+
+class Failed(Exception):
+    """The playback cannot go on (a live playlist that stopped answering or growing)."""
+
+
+class Seek(Exception):
+    def __init__(self, target):
+        super().__init__(target)
+        self.target = target
+
+
+class Playback(threading.Thread):
+    def __init__(self, url, seconds, fraction, options, say, trace):
+        super().__init__(daemon=True)
+        self.url, self.start_seconds, self.start_fraction = url, seconds, fraction
+        self.o, self.say, self.trace = options, say, trace
+        self.behaviour = options.behaviour
+        self.primary_id = str(uuid.uuid4()).upper()
+        self.cond = threading.Condition()
+        self.state, self.started, self.duration, self.rate = "loading", False, None, 1.0
+        self.clock = {"base": 0.0, "moving": False, "length": 0.0, "acc": 0.0, "t": 0.0, "running": False}
+        self.seek_request, self.stop_requested, self.skip_ad = None, False, False
+        self.once_played, self.consumed, self.audio_fetched, self.inits = set(), set(), set(), set()
+        self.main = self.audio = None
+        self.began = time.monotonic()
+        self.fetcher = Fetcher(options.host, options.timeout, record=self.record)
+
+    # The sender's side (HTTP threads) ----------------------------------------------------------
+
+    def info(self):
+        with self.cond:
+            if self.state == "ended":
+                return {}  # the item is dropped, as Kodi answers
+            position = self.position()
+            info = {"position": round(position, 3), "rate": self.rate if self.started else 0.0,
+                    "readyToPlay": self.started, "playbackBufferEmpty": not self.started,
+                    "playbackBufferFull": False, "playbackLikelyToKeepUp": self.started}
+            if self.duration:
+                info["duration"] = round(self.duration, 3)
+                info["seekableTimeRanges"] = [{"start": 0.0, "duration": round(self.duration, 3)}]
+            return info
+
+    def seek(self, target):
+        with self.cond:
+            self.seek_request = target
+            self.cond.notify_all()
+
+    def set_rate(self, rate):
+        """False when refused: above 1 during an X-RESTRICT=SKIP interstitial (the rate stays)."""
+        with self.cond:
+            if rate > 1 + EPS and self.skip_ad and self.behaviour != "allow-skip-rate":
+                return False
+            self.fold()
+            self.rate = max(rate, 0.0)
+            self.cond.notify_all()
+            return True
+
+    def stop(self):
+        with self.cond:
+            self.stop_requested = True
+            self.cond.notify_all()
+
+    # The clock (under self.cond) ----------------------------------------------------------------
+
+    def done(self):
+        c = self.clock
+        extra = (time.monotonic() - c["t"]) * self.rate * self.o.speed if c["running"] else 0.0
+        return min(c["acc"] + extra, c["length"])
+
+    def fold(self):
+        self.clock["acc"], self.clock["t"] = self.done(), time.monotonic()
+
+    def position(self):
+        c = self.clock
+        return c["base"] + (self.done() if c["moving"] else 0.0)
+
+    def hold(self, position):
+        with self.cond:
+            self.clock.update(base=position, moving=False, length=0.0, acc=0.0, running=False)
+
+    def commands(self):
+        """Raises what the sender asked for: Stopped, or Seek (a forward one is refused during a
+        SKIP-restricted interstitial)."""
+        if self.stop_requested:
+            raise Stopped()
+        if self.seek_request is not None:
+            target, self.seek_request = self.seek_request, None
+            if self.skip_ad and target > self.position() + EPS:
+                self.say(f"SCRUB-REFUSED {target:g}")
+            else:
+                raise Seek(target)
+
+    def span(self, length, base, moving):
+        """Plays `length` media seconds; the reported position is `base` (plus the time played when
+        `moving`). Interrupted by the sender's commands."""
+        with self.cond:
+            self.clock.update(base=base, moving=moving, length=length, acc=0.0, t=time.monotonic(), running=True)
+            try:
+                while True:
+                    self.commands()
+                    left = length - self.done()
+                    if left <= 1e-9:
+                        return
+                    pace = self.rate * self.o.speed
+                    self.cond.wait(min(left / pace, 0.5) if pace > 0 else 0.5)
+            finally:
+                self.fold()
+                self.clock["running"] = False
+
+    def pause_for(self, wall_seconds):
+        """Waits without playing (a live edge not there yet), still taking commands."""
+        deadline = time.monotonic() + wall_seconds
+        with self.cond:
+            while True:
+                self.commands()
+                left = deadline - time.monotonic()
+                if left <= 0:
+                    return
+                self.cond.wait(min(left, 0.5))
+
+    # Fetching ----------------------------------------------------------------------------------
+
+    def record(self, path, query, status, size):
+        self.trace({"at": round(time.monotonic() - self.began, 3), "path": path, "query": query,
+                    "status": status, "bytes": size})
+
+    def get(self, url, query=None):
+        """The body, or None (HTTP error, no answer, bad URL); commands are taken first."""
+        with self.cond:
+            self.commands()
+        try:
+            status, body = self.fetcher.get(url, query)
+        except FetchError as error:
+            self.say(f"FETCH-FAILED {error}")
+            return None
+        return body if status < 400 else None
+
+    def playlist(self, url, query=None):
+        body = self.get(url, query)
+        return Playlist(url, body.decode("utf-8", "replace")) if body is not None else None
+
+    def open_media(self, url, query=None):
+        """A multivariant or media playlist URL -> (media playlist, audio playlist or None); (None, None)
+        when it fails or has nothing to play."""
+        first = self.playlist(url, query)
+        if first is None or not first.variants:
+            return (first, None) if first is not None and (first.segments or first.live) else (None, None)
+        variant, audio_url = choose_variant(first)
+        media = self.playlist(variant["URI"]) if variant else None
+        audio = self.playlist(audio_url) if audio_url and media else None
+        return (media, audio) if media is not None and (media.segments or media.live) else (None, None)
+
+    def segment(self, url, audio, start, end, fetched):
+        """Fetches a segment and the audio segments (of `audio`, a Track) overlapping [start, end)."""
+        if self.get(url) is None:
+            return False
+        with self.cond:
+            self.started = True
+        for a_url, a_start, a_duration in audio.ordered() if audio else []:
+            if a_url not in fetched and a_start < end - EPS and a_start + a_duration > start + EPS:
+                fetched.add(a_url)
+                self.get(a_url)
+        return True
+
+    # Interstitials -----------------------------------------------------------------------------
+
+    def cues(self, dr):
+        return [] if self.behaviour == "ignore-cue" else dr["cues"]
+
+    def is_mid(self, dr):
+        return not {"PRE", "POST"} & set(self.cues(dr)) and dr.get("at") is not None
+
+    def eligible(self, dr):
+        return "ONCE" not in self.cues(dr) or dr["ID"] not in self.once_played
+
+    def interstitials(self):
+        if self.behaviour == "ignore-interstitials":
+            return []
+        return [dr for dr in self.main.interstitials.values() if self.eligible(dr)]
+
+    def trigger(self, dr):
+        """Where the primary is left for `dr`: START, or with X-SNAP=OUT on live the segment
+        boundary nearest START."""
+        if self.main.live and "OUT" in tokens(dr.get("X-SNAP")):
+            holding = self.main.find(dr["at"])
+            if holding:
+                return holding[1] if dr["at"] - holding[1] <= holding[1] + holding[2] - dr["at"] else holding[1] + holding[2]
+        return dr["at"]
+
+    def play_pod(self, pod, base, leave=None, start_offset=0.0):
+        """Plays interstitials back to back (tag order); returns where the primary resumes: `base` plus
+        their resume offsets (cumulative). The position reads `leave` (default `base`) meanwhile."""
+        leave = base if leave is None else leave
+        offset = 0.0
+        for index, dr in enumerate(pod):
+            offset += self.play_interstitial(dr, leave, start_offset if index == 0 else 0.0)
+            self.consumed.add(dr["ID"])
+            if "ONCE" in self.cues(dr):
+                self.once_played.add(dr["ID"])
+        resume = base + offset
+        if self.main.live and "IN" in tokens(pod[-1].get("X-SNAP")):
+            resume = self.main.nearest_boundary(resume)
+        self.hold(resume)
+        return resume
+
+    def play_interstitial(self, dr, leave, start_offset):
+        """Plays one interstitial from `start_offset` seconds into it; returns its resume offset."""
+        self.say(f"INTERSTITIAL {dr['ID']} at {leave:g}" + (f" from {start_offset:g}" if start_offset else ""))
+        query = {} if self.behaviour == "drop-primary-id" else {"_HLS_primary_id": self.primary_id}
+        occupies_range = (dr.get("X-TIMELINE-OCCUPIES") or "POINT").upper() == "RANGE"
+        limit = None if self.behaviour == "ignore-playout-limit" else number(dr.get("X-PLAYOUT-LIMIT"))
+        resume = number(dr.get("X-RESUME-OFFSET"))
+        if self.behaviour == "ignore-resume-offset":
+            resume = 0.0
+        with self.cond:
+            self.skip_ad = "SKIP" in tokens(dr.get("X-RESTRICT"))
+        try:
+            if "X-ASSET-LIST" in dr:
+                list_query = dict(query, _HLS_start_offset="%.3f" % start_offset) if start_offset > EPS else query
+                assets = self.asset_list(self.main.resolve(dr["X-ASSET-LIST"]), list_query)
+                if assets is None:
+                    self.say(f"ASSET-LIST-FAILED {dr['ID']}: the break is skipped (resume offset 0)")
+                    return 0.0
+                if not assets:
+                    return resume or 0.0
+            elif "X-ASSET-URI" in dr:
+                assets = [{"URI": self.main.resolve(dr["X-ASSET-URI"])}]
+            else:
+                return 0.0
+            into = skip = start_offset  # seconds into the interstitial; still to skip in the next asset
+            for asset in assets:
+                if limit is not None and into >= limit - EPS:
+                    break
+                listed = number(asset.get("DURATION"))
+                if skip > EPS and listed is not None and skip >= listed - EPS:
+                    skip -= listed
+                    continue
+                media, audio = self.open_media(asset["URI"], query)
+                if media is None:
+                    self.say(f"ASSET-FAILED {asset['URI']}: skipped")
+                    continue
+                end = media.duration if limit is None else min(media.duration, skip + limit - into)
+                into += self.play_asset(media, audio, skip, end, leave, into, occupies_range)
+                skip = 0.0
+            if resume is not None:
+                return resume
+            length = number(dr.get("DURATION"), dr.get("length"))
+            return length if occupies_range and length is not None else into
+        finally:
+            with self.cond:
+                self.skip_ad = False
+
+    def asset_list(self, url, query):
+        body = self.get(url, query)
+        try:
+            assets = json.loads(body)["ASSETS"] if body is not None else None
+        except (ValueError, KeyError, TypeError):
+            return None
+        if not isinstance(assets, list):
+            return None
+        return [a for a in assets if isinstance(a, dict) and isinstance(a.get("URI"), str)]
+
+    def play_asset(self, media, audio, start, end, leave, into, occupies_range):
+        """Plays [start, end) of an asset; returns the seconds played."""
+        track, audio_track, fetched, played = Track(media), Track(audio) if audio else None, set(), 0.0
+        for t in filter(None, (track, audio_track)):
+            if t.init:
+                self.get(t.init)
+        for url, seg_start, duration in track.ordered():
+            a, b = max(start, seg_start), min(end, seg_start + duration)
+            if b <= a + EPS or seg_start >= end - EPS:
+                continue
+            if not self.segment(url, audio_track, a, b, fetched):
+                break  # a failing segment ends the asset
+            self.span(b - a, leave + (into + played if occupies_range else 0.0), occupies_range)
+            played += b - a
+        return played
+
+    # The primary -------------------------------------------------------------------------------
+
+    def run(self):
+        reason = "ended"
+        try:
+            reason = self.session()
+        except Stopped:
+            reason = "stopped"
+        except Failed as error:
+            reason = f"failed: {error}"
+        except Exception as error:  # never kills the receiver: the item is dropped, the reason said
+            reason = f"failed: {error}"
+            traceback.print_exc()
+        finally:
+            self.fetcher.close_all()
+            with self.cond:
+                self.state = "ended"
+            self.say(f"ENDED {reason}")
+
+    def session(self):
+        media, audio = self.open_media(self.url)
+        if media is None:
+            return f"failed: {self.url}: no playable media playlist"
+        self.main, self.audio = Track(media), Track(audio) if audio else None
+        self.last_reload, self.reload_failures, self.stale = time.monotonic(), 0, 0
+        with self.cond:
+            self.duration = None if self.main.live else self.main.end
+            self.state = "playing"
+        position = self.start_position()
+        self.hold(position)
+        target = from_position = None
+        while True:
+            try:
+                if target is not None:
+                    position = self.land(from_position, target)
+                    target = None
+                else:
+                    position = self.join(position)
+                position = self.primary(position)
+                self.post_rolls(position)
+                return "ended"
+            except Seek as seek:
+                with self.cond:
+                    from_position = self.position()
+                target = seek.target
+
+    def start_position(self):
+        if not self.main.live:
+            seconds = self.start_seconds
+            if seconds is None and self.start_fraction:
+                seconds = self.start_fraction * self.main.end
+            return min(seconds or 0.0, self.main.end)
+        offset = self.main.start_offset
+        offset = -3 * self.main.target if offset is None else offset
+        start, end = self.main.window_start, self.main.window_end
+        position = max(start, min(end, end + offset if offset < 0 else start + offset))
+        if not self.main.start_precise:
+            holding = self.main.find(position)
+            position = holding[1] if holding else position
+        return position
+
+    def join(self, position):
+        """Pre-rolls (CUE=PRE, also on a live join), then an interstitial the start position lies in
+        (joining mid-break: from that offset, _HLS_start_offset on its asset list)."""
+        pre = [dr for dr in self.interstitials() if "PRE" in self.cues(dr) and dr["ID"] not in self.consumed]
+        if pre:
+            position = self.play_pod(pre, position)
+        for dr in self.interstitials():
+            length = number(dr.get("DURATION"), dr.get("length"))
+            if (self.is_mid(dr) and length and dr["ID"] not in self.consumed
+                    and dr["at"] + EPS < position < dr["at"] + length - EPS):
+                return self.play_pod([dr], dr["at"], start_offset=position - dr["at"])
+        return position
+
+    def land(self, origin, target):
+        """A seek from `origin` to `target`: a JUMP-restricted interstitial in between plays first
+        (the one nearest the target, with those at its START), then the playhead lands on target."""
+        jumps = [dr for dr in self.interstitials() if self.is_mid(dr) and dr["ID"] not in self.consumed
+                 and "JUMP" in tokens(dr.get("X-RESTRICT"))
+                 and origin - EPS <= self.trigger(dr) < target - EPS]
+        self.consumed = set()
+        self.audio_fetched = set()
+        if jumps and self.behaviour != "seek-past-jump" and target > origin + EPS:
+            point = max(self.trigger(dr) for dr in jumps)
+            self.play_pod([dr for dr in jumps if abs(self.trigger(dr) - point) < EPS], point)
+        self.hold(target)
+        return target
+
+    def primary(self, position):
+        """Plays the primary from `position` to its end, leaving it for each interstitial met."""
+        while True:
+            self.reload(due_only=True)
+            holding = self.next_segment(position)
+            if holding is None:
+                return position
+            url, seg_start, duration = holding
+            position = max(position, seg_start)
+            seg_end = seg_start + duration
+            pods = [(self.trigger(dr), dr) for dr in self.interstitials() if self.is_mid(dr) and dr["ID"] not in self.consumed]
+            pods = [(point, dr) for point, dr in pods if position - EPS <= point < seg_end - EPS]
+            point = min((p for p, _ in pods), default=None)
+            stop = seg_end if point is None else max(point, position)
+            if stop > position + EPS:
+                for init in {t.init for t in (self.main, self.audio) if t and t.init} - self.inits:
+                    self.inits.add(init)
+                    self.get(init)
+                if not self.segment(url, self.audio, position, stop, self.audio_fetched):
+                    return position  # a primary segment that fails ends the playback
+                self.span(stop - position, position, True)
+            position = stop
+            if point is not None:
+                pod = [dr for p, dr in pods if abs(p - point) < EPS]
+                position = self.play_pod(pod, pod[0]["at"], leave=position)
+
+    def next_segment(self, position):
+        """The segment holding `position`; on live, waits for it (reloading) until EXT-X-ENDLIST."""
+        while True:
+            holding = self.main.find(position)
+            if holding:
+                return holding
+            if position < self.main.start - EPS:
+                return self.main.ordered()[0]
+            if not self.main.live or self.main.ended:
+                return None
+            if self.stale >= STALE_RELOADS:
+                raise Failed(f"{self.main.url}: no new segment in {STALE_RELOADS} reloads")
+            self.pause_for(self.main.target / 2 / self.o.speed)
+            self.reload()
+
+    def reload(self, due_only=False):
+        if not self.main.live or self.main.ended:
+            return
+        if due_only and time.monotonic() - self.last_reload < self.main.target / self.o.speed:
+            return
+        self.last_reload, known = time.monotonic(), len(self.main.segments)
+        for track in filter(None, (self.main, self.audio)):
+            playlist = self.playlist(track.url)
+            if playlist is None:
+                self.reload_failures += 1
+                if self.reload_failures >= RELOAD_FAILURES:
+                    raise Failed(f"{track.url}: {RELOAD_FAILURES} reloads failed in a row")
+                return
+            self.reload_failures = 0
+            track.absorb(playlist)
+        self.stale = 0 if len(self.main.segments) > known or self.main.ended else self.stale + 1
+        if self.main.ended:
+            with self.cond:
+                self.duration = self.main.end
+
+    def post_rolls(self, position):
+        post = [dr for dr in self.interstitials() if "POST" in self.cues(dr)]
+        if post:
+            self.play_pod(post, position)
