@@ -41,6 +41,18 @@ final class LabRunScriptTests: XCTestCase {
         XCTAssertNotNil(machine.commands.last?.failure)
     }
 
+    func testACommandAtAPositionWaitsForTheReceiversPosition() {
+        // A receiver playing at twice real time: the scrub goes when the media reaches 6 s, not 6 s of wall time.
+        let scrub = LabScriptedCommand(kind: .scrub, after: 6, atPosition: 6, value: 2)
+        var machine = CellMachine(limits: limits, script: [scrub])
+        _ = machine.playAnswered(at: .zero, startPosition: 0, error: nil)
+        XCTAssert(machine.polled(at: .milliseconds(250), .success(.at(0.5))) == .poll(at: .milliseconds(500)))
+        XCTAssert(machine.polled(at: .milliseconds(2750), .success(.at(5.5))) == .poll(at: .milliseconds(3000)))
+        XCTAssert(machine.polled(at: .milliseconds(3000), .success(.at(6.0))) == .send(scrub))
+        XCTAssertEqual(machine.commandAnswered(at: .milliseconds(3010), scrub, error: nil), .poll(at: .milliseconds(3250)))
+        XCTAssert(machine.commands.last == SentCommand(kind: .scrub, atMs: 3010, value: 2))
+    }
+
     func testNoCommandBeforePlaybackStarts() {
         var machine = CellMachine(limits: limits, script: [LabScriptedCommand(kind: .rate, after: 0, value: 2)])
         _ = machine.playAnswered(at: .zero, startPosition: 0, error: nil)

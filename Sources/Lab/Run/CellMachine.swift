@@ -107,8 +107,8 @@ public struct CellMachine: Sendable {
     /// True once the position moved (or stood above 0 at rate > 0).
     public private(set) var hasPlayed = false
 
-    /// `script`: the case's commands (`LabBehaviour.commands`), each sent at its `after` seconds
-    /// after playback started, right after the first poll at or past that time.
+    /// `script`: the case's commands (`LabBehaviour.commands`), each sent right after the first poll
+    /// at which it is due (`isDue`): at its `atPosition`, else its `after` seconds after playback started.
     public init(limits: CellLimits, script: [LabScriptedCommand] = []) {
         self.limits = limits
         pending = script.sorted { $0.after < $1.after }
@@ -205,15 +205,26 @@ public struct CellMachine: Sendable {
     /// The next poll, on the poll grid (missed ticks skipped), or the timeout's end.
     private mutating func schedule(after now: Duration) -> CellAction {
         if now >= limits.caseTimeout { return stop(timeoutEnd(at: now)) }
-        if let started = playStarted, let next = pending.first, now >= started + Self.duration(next.after) {
+        if let next = pending.first, isDue(next, now: now) {
             pending.removeFirst()
             return .send(next)
         }
         while nextPoll <= now { nextPoll += limits.pollInterval }
         var wake = min(nextPoll, limits.caseTimeout)
-        // A command due before the next tick is sent on time: the poll is brought forward to it.
-        if let started = playStarted, let next = pending.first { wake = min(wake, max(now, started + Self.duration(next.after))) }
+        // A command due by the clock before the next tick is sent on time: the poll is brought forward to it.
+        if let started = playStarted, let next = pending.first, next.atPosition == nil || lastPosition == nil {
+            wake = min(wake, max(now, started + Self.duration(next.after)))
+        }
         return .poll(at: wake)
+    }
+
+    /// A command is due once playback started and the receiver's position reached its `atPosition`
+    /// (the media's own clock, whatever the playback speed), or, without one or without any
+    /// reported position, `after` seconds after playback started.
+    private func isDue(_ command: LabScriptedCommand, now: Duration) -> Bool {
+        guard let started = playStarted else { return false }
+        if let target = command.atPosition, let position = lastPosition { return position >= target - 0.001 }
+        return now >= started + Self.duration(command.after)
     }
 
     static func duration(_ seconds: Double) -> Duration { .milliseconds(Int64((seconds * 1000).rounded())) }

@@ -278,7 +278,7 @@ public struct LabRunner<C: Clock>: Sendable where C.Duration == Duration {
         static func unsentNote(_ commands: [LabScriptedCommand]) -> String {
             let list = commands.map { command in
                 (command.kind == .scrub ? String(format: "scrub to %.1f s", command.value) : String(format: "rate %g", command.value))
-                    + String(format: " at %.1f s", command.after)
+                    + (command.atPosition.map { String(format: " at position %.1f s", $0) } ?? String(format: " at %.1f s", command.after))
             }
             return "\(commands.count) scripted command\(commands.count == 1 ? "" : "s") not sent (\(list.joined(separator: ", "))): the cell ended first"
         }
