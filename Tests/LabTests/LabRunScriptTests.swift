@@ -84,6 +84,20 @@ final class LabRunScriptTests: XCTestCase {
         XCTAssert(action == .stop(CellEnd(kind: .finished, failure: nil)))
     }
 
+    func testALiveCellWithoutADurationIsNotFinishedWhileItsPositionMoves() {
+        var machine = CellMachine(limits: CellLimits(pollInterval: .milliseconds(250), caseTimeout: .seconds(30), live: true))
+        _ = machine.playAnswered(at: .zero, startPosition: 0, error: nil)
+        for tick in 1...12 {
+            let info = PlaybackInfo(position: 2 + Double(tick) * 0.25, rate: 1)
+            XCTAssert(machine.polled(at: .milliseconds(250 * tick), .success(info)) == .poll(at: .milliseconds(250 * (tick + 1))))
+        }
+        XCTAssertTrue(machine.hasPlayed)
+        // The item dropped: an empty answer, four times.
+        var action = CellAction.poll(at: .zero)
+        for tick in 13...16 { action = machine.polled(at: .milliseconds(250 * tick), .success(PlaybackInfo())) }
+        XCTAssert(action == .stop(CellEnd(kind: .finished, failure: nil)))
+    }
+
     func testTheDriverSendsTheScriptOnTheClock() async throws {
         let clock = JumpingClock()
         let receiver = ScriptedReceiver(clock: clock, script: ScriptedReceiver.playing(10))

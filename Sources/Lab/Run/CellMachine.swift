@@ -19,10 +19,15 @@ public struct CellLimits: Sendable, Equatable {
     /// False for a case that goes on past the primary's end (a CUE=POST break): the cell ends when
     /// the receiver drops the item (or at the timeout), not when the position reaches the duration.
     public var stopAtEnd: Bool
+    /// A live stream has no duration until it ends: only an answer with neither a duration nor a
+    /// position counts towards `idlePollsToFinish`.
+    public var live: Bool
 
     public init(pollInterval: Duration = .milliseconds(250), caseTimeout: Duration, endTolerance: Double = 0.5,
-                idlePollsToFinish: Int? = nil, goneAfter: Duration = .seconds(3), startWindow: Double = 2, stopAtEnd: Bool = true) {
+                idlePollsToFinish: Int? = nil, goneAfter: Duration = .seconds(3), startWindow: Double = 2, stopAtEnd: Bool = true,
+                live: Bool = false) {
         self.stopAtEnd = stopAtEnd
+        self.live = live
         self.pollInterval = pollInterval
         self.caseTimeout = caseTimeout
         self.endTolerance = endTolerance
@@ -154,7 +159,7 @@ public struct CellMachine: Sendable {
                position >= duration - limits.endTolerance {
                 return stop(CellEnd(kind: .reachedEnd, failure: nil))
             }
-            if hasPlayed, !hasDuration {
+            if hasPlayed, !hasDuration, !limits.live || info.position == nil {
                 idlePolls += 1
                 if idlePolls >= limits.idlePollsToFinish { return stop(CellEnd(kind: .finished, failure: nil)) }
             } else {

@@ -232,7 +232,8 @@ public struct LabRunner<C: Clock>: Sendable where C.Duration == Duration {
             // A post-roll plays after the primary's end: such a cell waits for the receiver to drop the item.
             let postRoll = labCase.behaviour?.interstitials.contains { $0.cue.contains("POST") } ?? false
             let limits = CellLimits(pollInterval: runner.options.pollInterval, caseTimeout: runner.timeout(for: labCase),
-                                    goneAfter: runner.options.goneAfter, stopAtEnd: !postRoll)
+                                    goneAfter: runner.options.goneAfter, stopAtEnd: !postRoll,
+                                    live: labCase.behaviour?.live != nil)
             let caseURL = url(labCase, target)
             let reporter = progress, name = target.name, done = result.cells.count, total = total, last = last
             let driver = CellDriver(clock: runner.clock, limits: limits, opener: runner.opener) { sample in
