@@ -227,6 +227,7 @@ class Playback(threading.Thread):
         if self.main.live and "IN" in tokens(pod[-1].get("X-SNAP")):
             resume = self.main.nearest_boundary(resume)
         self.hold(resume)
+        self.say(f"RESUME {resume:.3f}")
         return resume
 
     def play_interstitial(self, dr, leave, start_offset):
@@ -388,6 +389,7 @@ class Playback(threading.Thread):
             point = max(self.trigger(dr) for dr in jumps)
             self.play_pod([dr for dr in jumps if abs(self.trigger(dr) - point) < EPS], point)
         self.hold(target)
+        self.say(f"LAND {target:.3f}")
         return target
 
     def primary(self, position):
