@@ -80,7 +80,9 @@ class ResumeTests(ReceiverTestCase):
             self.wait_until(receiver, lambda fetched: "ad-1.0" in fetched)
             positions = []
             while self.fetched(receiver)[-1].startswith("ad-"):
-                positions.append(receiver.info()["position"])
+                position = receiver.info()["position"]
+                if self.fetched(receiver)[-1].startswith("ad-"):  # still in the ad after the answer
+                    positions.append(position)
                 time.sleep(0.02)
             receiver.wait_for("ENDED", timeout=15)
             self.assertEqual(self.fetched(receiver), ["p0", "p1"] + AD1 + ["p4", "p5"])
@@ -89,8 +91,9 @@ class ResumeTests(ReceiverTestCase):
             self.assertTrue(all(4.0 <= p <= 8.0 for p in positions), positions)
             if moves:
                 self.assertGreater(positions[-1] - positions[0], 2.0, f"RANGE: START + time into the ad {positions}")
-            else:
-                self.assertEqual(set(positions), {4.0}, "POINT: the position stays at START")
+            else:  # (8.0 only in the instant between the resume and the next fetch)
+                self.assertLessEqual(set(positions), {4.0, 8.0}, "POINT: the position stays at START")
+                self.assertGreater(positions.count(4.0), 5, positions)
 
 
 class CueTests(ReceiverTestCase):
