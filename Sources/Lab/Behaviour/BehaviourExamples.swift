@@ -38,8 +38,12 @@ public struct BehaviourExample: Sendable {
                 primary: LabMedia(duration: 12), variants: [], behaviour: behaviour)
     }
 
-    /// The sketch's requests, from `client`.
-    public func requests(client: String = "127.0.0.2") -> [LabRequestRecord] { Self.parse(sketch, caseId: Self.caseId, client: client).requests }
+    /// The sketch's requests, from `client`, for the preset played as case `caseId`, from `start`.
+    public func requests(client: String = "127.0.0.2", caseId: String = caseId, start: Date? = nil) -> [LabRequestRecord] {
+        let requests = Self.parse(sketch, caseId: caseId, client: client).requests
+        guard let start else { return requests }
+        return requests.map { var r = $0; r.at = start.addingTimeInterval(r.at.timeIntervalSince(Self.base)); return r }
+    }
 
     /// The sketch's playback series, when it has a command or a report (a `lab run` cell).
     public var series: PlaybackSeries? { Self.parse(sketch, caseId: Self.caseId, client: "").series }
@@ -93,15 +97,16 @@ extension BehaviourExample {
     public enum Preset: Sendable {
         case midRoll, emptyList, failingAsset, playoutLimit, preRoll, postRoll, once, jump, skip, twoBreaks, liveJoin, snap
 
-        static func asset(_ n: Int, fails: Bool = false, folder: String? = nil) -> LabBehaviourAsset {
-            let name = folder ?? "ad-\(n)"
-            return LabBehaviourAsset(playlist: "cases/\(BehaviourExample.caseId)/\(name)/master.m3u8",
-                                     prefix: "cases/\(BehaviourExample.caseId)/\(name)/", duration: 4, fails: fails)
-        }
+        public var behaviour: LabBehaviour { behaviour(in: BehaviourExample.caseId) }
 
-        static func list(_ n: Int) -> String { "cases/\(BehaviourExample.caseId)/list-\(n).json" }
-
-        public var behaviour: LabBehaviour {
+        /// The preset as case `caseId` (its assets under `cases/<caseId>/`).
+        public func behaviour(in caseId: String) -> LabBehaviour {
+            func asset(_ n: Int, fails: Bool = false, folder: String? = nil) -> LabBehaviourAsset {
+                let name = folder ?? "ad-\(n)"
+                return LabBehaviourAsset(playlist: "cases/\(caseId)/\(name)/master.m3u8", prefix: "cases/\(caseId)/\(name)/",
+                                         duration: 4, fails: fails)
+            }
+            func list(_ n: Int) -> String { "cases/\(caseId)/list-\(n).json" }
             typealias I = LabBehaviourInterstitial
             typealias E = LabExpectation
             let because = "draft-pantos-hls-rfc8216bis-22 Appendix D"
@@ -110,61 +115,61 @@ extension BehaviourExample {
                 LabBehaviour(feature: feature, title: feature, live: live, interstitials: interstitials, commands: commands,
                              expectations: expectations)
             }
-            let ad = I(id: "ad", start: 4, duration: 4, assets: [Self.asset(1)], resumeOffset: 0)
+            let ad = I(id: "ad", start: 4, duration: 4, assets: [asset(1)], resumeOffset: 0)
             switch self {
             case .midRoll:
                 return make("resume-offset-zero", [ad], [E(.played, interstitial: "ad", because: because),
                                                          E(.resumesAt, interstitial: "ad", seconds: 4, because: because)])
             case .emptyList:
-                let empty = I(id: "ad", start: 4, duration: 4, assets: [], assetList: Self.list(1))
+                let empty = I(id: "ad", start: 4, duration: 4, assets: [], assetList: list(1))
                 return make("asset-list-empty", [empty], [E(.notPlayed, interstitial: "ad", because: because),
                                                           E(.resumesAt, interstitial: "ad", seconds: 4, because: because)])
             case .failingAsset:
-                let three = I(id: "ad", start: 4, duration: 8, assets: [Self.asset(1), Self.asset(2, fails: true, folder: "missing-ad"), Self.asset(3)],
-                              assetList: Self.list(1), resumeOffset: 0)
+                let three = I(id: "ad", start: 4, duration: 8, assets: [asset(1), asset(2, fails: true, folder: "missing-ad"), asset(3)],
+                              assetList: list(1), resumeOffset: 0)
                 return make("asset-list-failed-asset", [three], [E(.played, interstitial: "ad", because: because),
                                                                  E(.assetsInOrder, interstitial: "ad", because: because),
                                                                  E(.resumesAt, interstitial: "ad", seconds: 4, because: because)])
             case .playoutLimit:
-                let limited = I(id: "ad", start: 4, duration: 4, assets: [Self.asset(1)], playoutLimit: 2)
+                let limited = I(id: "ad", start: 4, duration: 4, assets: [asset(1)], playoutLimit: 2)
                 return make("playout-limit", [limited], [E(.played, interstitial: "ad", because: because),
                                                          E(.playedAtMost, interstitial: "ad", seconds: 2, because: because),
                                                          E(.resumesAt, interstitial: "ad", seconds: 6, because: because)])
             case .preRoll:
-                let pre = I(id: "ad", start: 4, duration: 4, assets: [Self.asset(1)], resumeOffset: 0, cue: ["PRE"])
+                let pre = I(id: "ad", start: 4, duration: 4, assets: [asset(1)], resumeOffset: 0, cue: ["PRE"])
                 return make("cue-pre", [pre], [E(.beforePrimary, interstitial: "ad", because: because),
                                                E(.resumesAt, interstitial: "ad", seconds: 0, because: because)])
             case .postRoll:
-                let post = I(id: "ad", start: 4, duration: 4, assets: [Self.asset(1)], cue: ["POST"])
+                let post = I(id: "ad", start: 4, duration: 4, assets: [asset(1)], cue: ["POST"])
                 return make("cue-post", [post], [E(.afterPrimary, interstitial: "ad", because: because)])
             case .once:
-                let once = I(id: "ad", start: 4, duration: 4, assets: [Self.asset(1)], resumeOffset: 0, cue: ["ONCE"])
+                let once = I(id: "ad", start: 4, duration: 4, assets: [asset(1)], resumeOffset: 0, cue: ["ONCE"])
                 return make("cue-once", [once], [E(.played, interstitial: "ad", because: because), E(.playedOnce, interstitial: "ad", because: because)],
                             commands: [LabScriptedCommand(kind: .scrub, after: 10, value: 2)])
             case .jump:
-                let jump = I(id: "ad", start: 6, duration: 4, assets: [Self.asset(1)], resumeOffset: 0, restrict: ["JUMP"])
+                let jump = I(id: "ad", start: 6, duration: 4, assets: [asset(1)], resumeOffset: 0, restrict: ["JUMP"])
                 return make("restrict-jump", [jump], [E(.played, interstitial: "ad", because: because),
                                                       E(.playedBeforeSeekTarget, interstitial: "ad", seconds: 9, because: because)],
                             commands: [LabScriptedCommand(kind: .scrub, after: 1, value: 9)])
             case .skip:
-                let skip = I(id: "ad", start: 4, duration: 4, assets: [Self.asset(1)], resumeOffset: 0, restrict: ["SKIP"])
+                let skip = I(id: "ad", start: 4, duration: 4, assets: [asset(1)], resumeOffset: 0, restrict: ["SKIP"])
                 return make("restrict-skip", [skip], [E(.played, interstitial: "ad", because: because), E(.rateHeld, interstitial: "ad", because: because),
                                                       E(.resumesAt, interstitial: "ad", seconds: 4, because: because)],
                             commands: [LabScriptedCommand(kind: .rate, after: 5, value: 2)])
             case .twoBreaks:
-                let first = I(id: "ad-uri", start: 2, duration: 4, assets: [Self.asset(1)], resumeOffset: 0)
-                let second = I(id: "ad-list", start: 6, duration: 4, assets: [Self.asset(2)], assetList: Self.list(2), resumeOffset: 0)
+                let first = I(id: "ad-uri", start: 2, duration: 4, assets: [asset(1)], resumeOffset: 0)
+                let second = I(id: "ad-list", start: 6, duration: 4, assets: [asset(2)], assetList: list(2), resumeOffset: 0)
                 return make("primary-id", [first, second], [E(.played, interstitial: "ad-uri", because: because),
                                                             E(.played, interstitial: "ad-list", because: because),
                                                             E(.primaryIdConstant, because: because)])
             case .liveJoin:
-                let join = I(id: "ad", start: 4, duration: 4, assets: [Self.asset(1)], assetList: Self.list(1))
+                let join = I(id: "ad", start: 4, duration: 4, assets: [asset(1)], assetList: list(1))
                 return make("live-join-start-offset", [join], [E(.startOffset, interstitial: "ad", seconds: 1, tolerance: 0.25, because: because),
                                                                E(.played, interstitial: "ad", because: because),
                                                                E(.resumesAt, interstitial: "ad", seconds: 8, because: because)],
                             live: LabLiveWindow(joinEdge: 8, startOffset: -3))
             case .snap:
-                let snap = I(id: "ad", start: 4.6, duration: 4, assets: [Self.asset(1)], snap: ["OUT", "IN"])
+                let snap = I(id: "ad", start: 4.6, duration: 4, assets: [asset(1)], snap: ["OUT", "IN"])
                 return make("snap-live", [snap], [E(.played, interstitial: "ad", because: because),
                                                   E(.leavesAtBoundary, interstitial: "ad", seconds: 4, because: because)],
                             live: LabLiveWindow(joinEdge: 4, startOffset: -2))
