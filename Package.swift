@@ -26,6 +26,9 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-crypto.git", from: "4.0.0"),
         // SRP-6a's 3072-bit modular arithmetic for pair-setup.
         .package(url: "https://github.com/attaswift/BigInt.git", from: "6.0.1"),
+        // PostgreSQL, the shared results store (docs/postgres.md): kept by Vapor and the Swift Server Workgroup,
+        // TLS and SCRAM; only the wire client (not PostgresKit or Fluent).
+        .package(url: "https://github.com/vapor/postgres-nio", from: "1.33.0"),
     ],
     targets: [
         // C libraries from Debian's packages. FFmpeg's headers (libavformat-dev, libavcodec-dev, libavutil-dev, libswscale-dev); the libraries
@@ -52,15 +55,18 @@ let package = Package(
                                                 .product(name: "Crypto", package: "swift-crypto"),
                                                 .product(name: "BigInt", package: "BigInt")]),
         .target(name: "Compatibility", dependencies: ["MediaProbe", "HLS", "Discovery", "Yams"]),
+        // The results database, SQLite or PostgreSQL behind one executor and one versioned schema; knows no
+        // matrix or lab types.
+        .target(name: "Store", dependencies: [.product(name: "GRDB", package: "GRDB.swift"),
+                                              .product(name: "PostgresNIO", package: "postgres-nio"),
+                                              .product(name: "Logging", package: "swift-log")]),
         .target(
             name: "Matrix",
-            dependencies: ["Compatibility", "MediaProbe", "HLS", "Discovery", "Yams",
-                           .product(name: "GRDB", package: "GRDB.swift")]
+            dependencies: ["Compatibility", "MediaProbe", "HLS", "Discovery", "Yams", "Store"]
         ),
         .target(
             name: "Lab",
-            dependencies: ["Compatibility", "HLS", "MediaProbe", "Discovery", "Matrix", "AirPlay", "Yams",
-                           .product(name: "GRDB", package: "GRDB.swift"),
+            dependencies: ["Compatibility", "HLS", "MediaProbe", "Discovery", "Matrix", "AirPlay", "Yams", "Store",
                            .product(name: "Hummingbird", package: "hummingbird"),
                            .product(name: "Logging", package: "swift-log"),
                            .product(name: "NIOCore", package: "swift-nio"),
@@ -72,7 +78,7 @@ let package = Package(
         .executableTarget(
             name: "seamcheck",
             dependencies: [
-                "HLS", "MediaProbe", "Discovery", "Compatibility", "Matrix", "Lab", "Reporting", "AirPlay",
+                "HLS", "MediaProbe", "Discovery", "Compatibility", "Matrix", "Lab", "Reporting", "AirPlay", "Store",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
@@ -81,15 +87,15 @@ let package = Package(
         // Tests: one target per module, plus end-to-end tests of the built binary.
         .target(name: "SeamcheckTestSupport", dependencies: ["Processes"], path: "Tests/SeamcheckTestSupport"),
         .testTarget(name: "HLSTests", dependencies: ["HLS"]),
+        .testTarget(name: "StoreTests", dependencies: ["Store", "SeamcheckTestSupport"]),
         .testTarget(name: "ProcessesTests", dependencies: ["Processes"]),
         .testTarget(name: "MediaProbeTests", dependencies: ["MediaProbe", "SeamcheckTestSupport"]),
         .testTarget(name: "AirPlayTests", dependencies: ["AirPlay", "SeamcheckTestSupport", "Processes",
                                                          .product(name: "BigInt", package: "BigInt")]),
         .testTarget(name: "DiscoveryTests", dependencies: ["Discovery", "SeamcheckTestSupport", "Processes"]),
         .testTarget(name: "CompatibilityTests", dependencies: ["Compatibility", "MediaProbe", "SeamcheckTestSupport"]),
-        .testTarget(name: "MatrixTests", dependencies: ["Matrix", "Compatibility", "MediaProbe", "HLS", "SeamcheckTestSupport",
-                                                        .product(name: "GRDB", package: "GRDB.swift")]),
-        .testTarget(name: "LabTests", dependencies: ["Lab", "Matrix", "Compatibility", "HLS", "AirPlay", "SeamcheckTestSupport",
+        .testTarget(name: "MatrixTests", dependencies: ["Matrix", "Compatibility", "MediaProbe", "HLS", "SeamcheckTestSupport", "Store"]),
+        .testTarget(name: "LabTests", dependencies: ["Lab", "Matrix", "Compatibility", "HLS", "AirPlay", "SeamcheckTestSupport", "Store",
                                                      .product(name: "GRDB", package: "GRDB.swift")]),
         .testTarget(name: "ReportingTests", dependencies: ["Reporting", "Compatibility", "MediaProbe", "Matrix", "SeamcheckTestSupport"]),
         .testTarget(name: "EndToEndTests", dependencies: ["seamcheck", "SeamcheckTestSupport", "Lab", "Reporting", "Processes"]),

@@ -17,6 +17,11 @@
 #   scripts/services.sh kodi-stop    stop everything kodi-start started, delete its namespace
 #   scripts/services.sh kodi-status  print what runs; exit 0 when Kodi answers, 3 when not
 #
+#   scripts/services.sh postgres-start | postgres-stop | postgres-status
+#                                    a private PostgreSQL on 127.0.0.1 and a Unix socket, for the
+#                                    shared results store's tests (scripts/services-postgres.sh);
+#                                    writes .build/services/postgres.env
+#
 # After `start`, `source .build/services/env` points DBUS_SYSTEM_BUS_ADDRESS at the private bus,
 # which libavahi-client, avahi-browse and avahi-publish all honour. Needs root (avahi-daemon
 # refuses to run otherwise); needs no systemd and no /dev/log. Nothing leaves loopback: the
@@ -322,5 +327,13 @@ case "${1:-}" in
       kodi-kill) kodi_lock; kodi_kill ;;
       kodi-status) kodi_status ;;
     esac ;;
-  *) echo "usage: $0 start|stop|status|kodi-start|kodi-stop|kodi-kill|kodi-status" >&2; exit 2 ;;
+  postgres-start|postgres-stop|postgres-status)
+    # shellcheck source=scripts/services-postgres.sh
+    . "$root_dir/scripts/services-postgres.sh"
+    case "$1" in
+      postgres-start) pg_lock; pg_start ;;
+      postgres-stop) pg_lock; pg_stop ;;
+      postgres-status) pg_status ;;
+    esac ;;
+  *) echo "usage: $0 start|stop|status|kodi-start|kodi-stop|kodi-kill|kodi-status|postgres-start|postgres-stop|postgres-status" >&2; exit 2 ;;
 esac

@@ -20,6 +20,8 @@ packages=(
   # Tests/EndToEndTests/KodiReceiverTests): Kodi under Xvfb with Mesa's software GL and a
   # PulseAudio null sink, in a network namespace (iproute2, util-linux's unshare).
   kodi xvfb libgl1-mesa-dri libegl-mesa0 libglx-mesa0 pulseaudio
+  # The shared results store's server for its tests and benchmark (scripts/services.sh postgres-start).
+  postgresql
 )
 
 missing=()

@@ -10,6 +10,7 @@ scripts/setup-deps.sh
 for venv in lab sarif hap; do scripts/python-venv.sh "$venv" >/dev/null; done
 
 started_services=0
+started_postgres=0
 # Kodi (the real AirPlay receiver of the lab tests) is started and stopped by the tests themselves
 # (KodiReceiver); one that a test left behind is stopped here, unless it ran before this script.
 kodi_before=0
@@ -17,6 +18,7 @@ scripts/services.sh kodi-status 2>/dev/null | grep -q '(present)' && kodi_before
 cleanup() {
   if [ "$kodi_before" = 0 ]; then scripts/services.sh kodi-stop >/dev/null 2>&1 || true; fi
   if [ "$started_services" = 1 ]; then scripts/services.sh stop || true; fi
+  if [ "$started_postgres" = 1 ]; then scripts/services.sh postgres-stop || true; fi
 }
 trap cleanup EXIT
 
@@ -25,6 +27,11 @@ if scripts/services.sh status >/dev/null 2>&1; then
 else
   scripts/services.sh start
   started_services=1
+fi
+# The PostgreSQL of the shared results store's tests (TestPostgres); one already running is reused.
+if ! scripts/services.sh postgres-status >/dev/null 2>&1; then
+  scripts/services.sh postgres-start
+  started_postgres=1
 fi
 # shellcheck disable=SC1091
 source .build/services/env
@@ -54,6 +61,7 @@ fi
 # Stop what this run started now, so that the summary below is the last line printed.
 cleanup
 started_services=0
+started_postgres=0
 
 # One plain closing line for CI, from XCTest's own totals
 # ("Executed 138 tests, with 1 test skipped and 0 failures (0 unexpected) in ...").

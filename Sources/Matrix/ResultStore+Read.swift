@@ -1,6 +1,6 @@
 import Compatibility
 import Foundation
-import GRDB
+import Store
 
 /// One line of `seamcheck matrix history`.
 public struct RunSummary: Codable, Sendable, Equatable {
@@ -66,7 +66,7 @@ extension ResultStore {
     /// Runs, newest first.
     public func runs(limit: Int? = nil) throws(StoreError) -> [RunSummary] {
         try read("list runs") { db in
-            let rows = try Row.fetchAll(db, sql: "SELECT * FROM run ORDER BY id DESC" + (limit.map { " LIMIT \($0)" } ?? ""))
+            let rows = try db.query("SELECT * FROM run ORDER BY id DESC" + (limit.map { " LIMIT \($0)" } ?? ""))
             return try rows.map { try summary(db, $0) }
         }
     }
@@ -74,22 +74,22 @@ extension ResultStore {
     public func run(_ id: Int64) throws(StoreError) -> RunRecord {
         let path = self.path
         return try read("load run \(id)") { db in
-            guard let row = try Row.fetchOne(db, sql: "SELECT * FROM run WHERE id = ?", arguments: [id]) else {
-                let ids = try Int64.fetchAll(db, sql: "SELECT id FROM run ORDER BY id")
+            guard let row = try db.queryOne("SELECT * FROM run WHERE id = ?", [id]) else {
+                let ids = try db.query("SELECT id FROM run ORDER BY id").map { $0[0] as Int64 }
                 throw StoreError.noSuchRun(path: path, id: id, available: ids)
             }
             let planned = try JSONText.decode([String].self, row["plannedCases"])
             let classes = try JSONText.decode([String].self, row["deviceClasses"])
-            let findings = try Row.fetchAll(db, sql: "SELECT * FROM finding WHERE runId = ? ORDER BY id", arguments: [id])
-            var byCase: [Int64: [Row]] = [:]
+            let findings = try db.query("SELECT * FROM finding WHERE runId = ? ORDER BY id", [id])
+            var byCase: [Int64: [SQLRow]] = [:]
             for finding in findings { byCase[finding["caseRowId"], default: []].append(finding) }
-            let cellRows = try Row.fetchAll(db, sql: "SELECT * FROM cell WHERE runId = ? ORDER BY id", arguments: [id])
+            let cellRows = try db.query("SELECT * FROM cell WHERE runId = ? ORDER BY id", [id])
             var statuses: [Int64: [String: CellStatus]] = [:]
             for cell in cellRows {
                 statuses[cell["caseRowId"], default: [:]][cell["deviceClass"]] = CellStatus(rawValue: cell["status"]) ?? .error
             }
             var cases: [CaseResult] = []
-            for caseRow in try Row.fetchAll(db, sql: "SELECT * FROM matrixCase WHERE runId = ?", arguments: [id]) {
+            for caseRow in try db.query("SELECT * FROM matrixCase WHERE runId = ?", [id]) {
                 let rowId: Int64 = caseRow["id"]
                 let found = (byCase[rowId] ?? []).map(Self.finding)
                 let cells = classes.map { deviceClass in
@@ -118,8 +118,7 @@ extension ResultStore {
     /// The latest run before `id` of the same matrix name, if any.
     public func previousRun(before id: Int64, matrixName: String) throws(StoreError) -> Int64? {
         try read("find the previous run") { db in
-            try Int64.fetchOne(db, sql: "SELECT id FROM run WHERE id < ? AND matrixName = ? ORDER BY id DESC LIMIT 1",
-                               arguments: [id, matrixName])
+            try db.scalar("SELECT id FROM run WHERE id < ? AND matrixName = ? ORDER BY id DESC LIMIT 1", [id, matrixName])
         }
     }
 
@@ -134,13 +133,13 @@ extension ResultStore {
         return (previous, latest.id)
     }
 
-    private func summary(_ db: Database, _ row: Row) throws -> RunSummary {
+    private func summary(_ db: any SQLConnection, _ row: SQLRow) throws -> RunSummary {
         let id: Int64 = row["id"]
         var cells = Dictionary(uniqueKeysWithValues: CellStatus.allCases.map { ($0.rawValue, 0) })
-        for count in try Row.fetchAll(db, sql: "SELECT status, COUNT(*) AS n FROM cell WHERE runId = ? GROUP BY status", arguments: [id]) {
+        for count in try db.query("SELECT status, COUNT(*) AS n FROM cell WHERE runId = ? GROUP BY status", [id]) {
             cells[count["status"]] = count["n"]
         }
-        let finished = try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM matrixCase WHERE runId = ?", arguments: [id]) ?? 0
+        let finished = try db.scalar("SELECT COUNT(*) FROM matrixCase WHERE runId = ?", [id]) ?? 0
         var status = RunStatus(rawValue: row["status"]) ?? .abandoned
         if status == .running {
             let heartbeat: Double? = row["heartbeatAt"], lease: Double? = row["leaseSeconds"]
@@ -167,7 +166,7 @@ extension ResultStore {
         return kill(pid, 0) == 0 || errno == EPERM
     }
 
-    private static func finding(_ row: Row) -> MatrixFinding {
+    private static func finding(_ row: SQLRow) -> MatrixFinding {
         MatrixFinding(
             finding: Finding(rule: row["rule"], severity: Severity(rawValue: row["severity"]) ?? .error,
                              deviceClass: row["deviceClass"], subject: row["subject"], expected: row["expected"],

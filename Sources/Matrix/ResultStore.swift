@@ -1,7 +1,7 @@
 import Compatibility
 import Foundation
 import HLS
-import GRDB
+import Store
 
 /// Why the results database could not be used. Names the file and what to do.
 public enum StoreError: Error, Sendable, Equatable, CustomStringConvertible {
@@ -10,6 +10,19 @@ public enum StoreError: Error, Sendable, Equatable, CustomStringConvertible {
     case failed(path: String, operation: String, reason: String)
     case noSuchRun(path: String, id: Int64, available: [Int64])
     case notEnoughRuns(path: String, found: Int)
+    /// The database server cannot be reached (exit 3), refused the login, or has a newer schema (exit 2).
+    case database(StoreFailure)
+
+    /// A needed service (the PostgreSQL server) is missing: exit 3 rather than 2.
+    public var serviceMissing: Bool { if case .database(let failure) = self { return failure.serviceMissing } else { return false } }
+
+    init(_ failure: StoreFailure) {
+        switch failure {
+        case .missing(let location): self = .missing(path: location)
+        case .cannotOpen(let location, let reason): self = .cannotOpen(path: location, reason: reason)
+        default: self = .database(failure)
+        }
+    }
 
     public var description: String {
         switch self {
@@ -24,6 +37,8 @@ public enum StoreError: Error, Sendable, Equatable, CustomStringConvertible {
             return "\(path): no run \(id); runs: \(shown.isEmpty ? "none" : shown) (see `seamcheck matrix history`)"
         case .notEnoughRuns(let path, let found):
             return "\(path): diff needs two runs of the matrix and found \(found); run the matrix again, or name two runs"
+        case .database(let failure):
+            return failure.description
         }
     }
 }
@@ -63,97 +78,50 @@ public struct RunStart: Sendable {
     }
 }
 
-/// The results database (SQLite through GRDB): runs, their cases, a cell per case and device
-/// class, and the findings. WAL mode; each case is one transaction, committed as the case
-/// finishes, so a killed run keeps every case that finished. Schema: docs/matrix.md.
-///
-/// `synchronous=NORMAL`: a killed process loses nothing committed; a power cut may lose the
-/// last cases (never corrupt the file).
+/// The results database, SQLite (one machine) or PostgreSQL (several workers; docs/postgres.md),
+/// through one executor and one schema (Store's `Schema`): runs, their cases, a cell per case and
+/// device class, and the findings. Each case is one transaction, committed as the case finishes,
+/// so a killed run keeps every case that finished. Schema: docs/matrix.md.
 public final class ResultStore: Sendable {
+    /// The database as shown to users: a SQLite path, or a PostgreSQL URL without its password.
     public let path: String
-    let pool: DatabasePool
+    public let executor: any SQLExecutor
 
-    /// Opens (and migrates) the database at `path`; with `create` false a missing file is an error.
+    /// Opens (and migrates) the database at `path` (a SQLite path or a `postgres://` URL); with
+    /// `create` false a missing SQLite file is an error.
     public init(path: String, create: Bool = true) throws(StoreError) {
-        self.path = path
-        do { pool = try ResultsDatabase.open(path, create: create, migrator: Self.migrator) } catch {
-            switch error {
-            case .missing: throw .missing(path: path)
-            case .cannotOpen(let reason): throw .cannotOpen(path: path, reason: reason)
-            }
-        }
+        do { executor = try ResultsDatabaseOpener.open(path, create: create) } catch { throw StoreError(error) }
+        self.path = executor.location.description
     }
 
-    static var migrator: DatabaseMigrator {
-        var migrator = DatabaseMigrator()
-        migrator.registerMigration("v1-runs-cases-cells-findings") { db in
-            try db.execute(sql: """
-                CREATE TABLE run (
-                  id INTEGER PRIMARY KEY AUTOINCREMENT,
-                  matrixName TEXT NOT NULL, matrixFile TEXT NOT NULL,
-                  startedAt TEXT NOT NULL, finishedAt TEXT,
-                  status TEXT NOT NULL, failOn TEXT NOT NULL, jobs INTEGER NOT NULL, caseTimeout REAL NOT NULL,
-                  deviceClasses TEXT NOT NULL, plannedCases TEXT NOT NULL, expectedIssues TEXT NOT NULL,
-                  profiles TEXT NOT NULL, probesPerformed INTEGER, distinctInputs INTEGER,
-                  pid INTEGER NOT NULL, host TEXT NOT NULL);
-                CREATE TABLE matrixCase (
-                  id INTEGER PRIMARY KEY AUTOINCREMENT,
-                  runId INTEGER NOT NULL REFERENCES run(id) ON DELETE CASCADE,
-                  caseId TEXT NOT NULL, kind TEXT NOT NULL, primaryInput TEXT NOT NULL,
-                  interstitials TEXT NOT NULL, tags TEXT NOT NULL, startedAt TEXT NOT NULL, seconds REAL NOT NULL,
-                  errorKind TEXT, errorInput TEXT, errorReason TEXT,
-                  assets TEXT NOT NULL, placements TEXT NOT NULL,
-                  UNIQUE (runId, caseId));
-                CREATE TABLE cell (
-                  id INTEGER PRIMARY KEY AUTOINCREMENT,
-                  caseRowId INTEGER NOT NULL REFERENCES matrixCase(id) ON DELETE CASCADE,
-                  runId INTEGER NOT NULL, caseId TEXT NOT NULL, deviceClass TEXT NOT NULL, status TEXT NOT NULL,
-                  UNIQUE (caseRowId, deviceClass));
-                CREATE INDEX cellByRun ON cell(runId, status);
-                CREATE TABLE finding (
-                  id INTEGER PRIMARY KEY AUTOINCREMENT,
-                  caseRowId INTEGER NOT NULL REFERENCES matrixCase(id) ON DELETE CASCADE,
-                  runId INTEGER NOT NULL, caseId TEXT NOT NULL, deviceClass TEXT,
-                  rule TEXT NOT NULL, severity TEXT NOT NULL, subject TEXT NOT NULL,
-                  expected TEXT, actual TEXT, message TEXT NOT NULL, remediation TEXT,
-                  knownReason TEXT, expectedIssue INTEGER, fingerprint TEXT NOT NULL);
-                CREATE INDEX findingByRun ON finding(runId, fingerprint);
-                CREATE INDEX findingByCase ON finding(caseRowId);
-                """)
-        }
-        migrator.registerMigration("v2-run-heartbeat-lease") { db in
-            // Runs from before have neither: their liveness is judged by PID, as it was.
-            try db.execute(sql: """
-                ALTER TABLE run ADD COLUMN heartbeatAt REAL;
-                ALTER TABLE run ADD COLUMN leaseSeconds REAL;
-                """)
-        }
-        return migrator
+    /// A store on an executor already open and migrated.
+    public init(executor: any SQLExecutor) {
+        self.executor = executor
+        path = executor.location.description
     }
 
     /// Records a new run as `running` under `lease` and returns its id. Keep the lease with
     /// `heartbeat(runId:lease:)` while the run goes on; a reader takes the run as interrupted
     /// once its heartbeat is older than the lease.
     public func beginRun(_ start: RunStart, lease: RunLease = .standard) throws(StoreError) -> Int64 {
-        try write("record the run start") { db in
-            try db.execute(sql: """
-                INSERT INTO run (matrixName, matrixFile, startedAt, status, failOn, jobs, caseTimeout, deviceClasses,
-                                 plannedCases, expectedIssues, profiles, pid, host, heartbeatAt, leaseSeconds)
-                VALUES (?, ?, ?, 'running', ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-                """, arguments: [start.matrixName, start.matrixFile, Timestamp.text(start.startedAt), start.failOn.rawValue,
+        let values: [any SQLBindable] = try encoded("record the run start") { [start.matrixName, start.matrixFile, Timestamp.text(start.startedAt), start.failOn.rawValue,
                                  start.jobs, start.caseTimeout, try JSONText.encode(start.profiles.map(\.id)),
                                  try JSONText.encode(start.plannedCases), try JSONText.encode(start.expectedIssues),
                                  try JSONText.encode(start.profiles), Int(getpid()), ProcessInfo.processInfo.hostName,
-                                 Date().timeIntervalSince1970, lease.seconds])
-            return db.lastInsertedRowID
+                                 Date().timeIntervalSince1970, lease.seconds] }
+        return try write("record the run start") { db in
+            try db.insert("""
+                INSERT INTO run (matrixName, matrixFile, startedAt, status, failOn, jobs, caseTimeout, deviceClasses,
+                                 plannedCases, expectedIssues, profiles, pid, host, heartbeatAt, leaseSeconds)
+                VALUES (?, ?, ?, 'running', ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                """, values)
         }
     }
 
     /// Records that run `id` is alive at `date` (its heartbeat).
     public func beat(_ id: Int64, at date: Date = Date()) throws(StoreError) {
         try write("record the heartbeat of run \(id)") { db in
-            try db.execute(sql: "UPDATE run SET heartbeatAt = ? WHERE id = ? AND status = 'running'",
-                           arguments: [date.timeIntervalSince1970, id])
+            try db.execute("UPDATE run SET heartbeatAt = ? WHERE id = ? AND status = 'running'", [date.timeIntervalSince1970, id])
         }
     }
 
@@ -165,63 +133,79 @@ public final class ResultStore: Sendable {
         return heartbeat
     }
 
-    /// Commits one finished case (its row, cells and findings) in one transaction.
-    public func record(_ result: CaseResult, runId: Int64) throws(StoreError) {
-        try write("record case \(result.caseId)") { db in
-            try db.execute(sql: """
-                INSERT INTO matrixCase (runId, caseId, kind, primaryInput, interstitials, tags, startedAt, seconds,
-                                        errorKind, errorInput, errorReason, assets, placements)
-                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-                """, arguments: [runId, result.caseId, result.kind, result.primary, try JSONText.encode(result.interstitials),
-                                 try JSONText.encode(result.tags), Timestamp.text(result.startedAt), result.seconds,
-                                 result.failure?.kind.rawValue, result.failure?.input, result.failure?.reason,
-                                 try JSONText.encode(result.assets), try JSONText.encode(result.placements)])
-            let caseRow = db.lastInsertedRowID
-            var classless = Set<String>()
-            for cell in result.cells {
-                try db.execute(sql: "INSERT INTO cell (caseRowId, runId, caseId, deviceClass, status) VALUES (?, ?, ?, ?, ?)",
-                               arguments: [caseRow, runId, result.caseId, cell.deviceClass, cell.status.rawValue])
-                for item in cell.findings {
-                    let f = item.finding
-                    let fingerprint = Fingerprint.of(caseId: result.caseId, f)
-                    // A finding of no class is in every cell: stored once.
-                    if f.deviceClass == nil, !classless.insert(fingerprint + f.message).inserted { continue }
-                    try db.execute(sql: """
-                        INSERT INTO finding (caseRowId, runId, caseId, deviceClass, rule, severity, subject, expected, actual,
-                                             message, remediation, knownReason, expectedIssue, fingerprint)
-                        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-                        """, arguments: [caseRow, runId, result.caseId, f.deviceClass, f.rule, f.severity.rawValue, f.subject,
-                                         f.expected, f.actual, f.message, f.remediation, item.knownReason, item.expectedIssue,
-                                         fingerprint])
-                }
+    /// Commits one finished case (its row, cells and findings) in one transaction. A case already
+    /// recorded in the run (a worker whose lease lapsed finished it too) is kept as it was: each
+    /// case is in a run once. Returns false then.
+    @discardableResult
+    public func record(_ result: CaseResult, runId: Int64) throws(StoreError) -> Bool {
+        try write("record case \(result.caseId)") { db in try Self.insert(result, runId: runId, db) }
+    }
+
+    /// The statements of `record`, inside a transaction the caller holds.
+    static func insert(_ result: CaseResult, runId: Int64, _ db: any SQLConnection) throws -> Bool {
+        let inserted: Int64? = try db.scalar("""
+            INSERT INTO matrixCase (runId, caseId, kind, primaryInput, interstitials, tags, startedAt, seconds,
+                                    errorKind, errorInput, errorReason, assets, placements)
+            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+            ON CONFLICT (runId, caseId) DO NOTHING RETURNING id
+            """, [runId, result.caseId, result.kind, result.primary, try JSONText.encode(result.interstitials),
+                  try JSONText.encode(result.tags), Timestamp.text(result.startedAt), result.seconds,
+                  result.failure?.kind.rawValue, result.failure?.input, result.failure?.reason,
+                  try JSONText.encode(result.assets), try JSONText.encode(result.placements)])
+        guard let caseRow = inserted else { return false }
+        var classless = Set<String>()
+        for cell in result.cells {
+            try db.execute("INSERT INTO cell (caseRowId, runId, caseId, deviceClass, status) VALUES (?, ?, ?, ?, ?)",
+                           [caseRow, runId, result.caseId, cell.deviceClass, cell.status.rawValue])
+            for item in cell.findings {
+                let f = item.finding
+                let fingerprint = Fingerprint.of(caseId: result.caseId, f)
+                // A finding of no class is in every cell: stored once.
+                if f.deviceClass == nil, !classless.insert(fingerprint + f.message).inserted { continue }
+                try db.execute("""
+                    INSERT INTO finding (caseRowId, runId, caseId, deviceClass, rule, severity, subject, expected, actual,
+                                         message, remediation, knownReason, expectedIssue, fingerprint)
+                    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                    """, [caseRow, runId, result.caseId, f.deviceClass, f.rule, f.severity.rawValue, f.subject,
+                          f.expected, f.actual, f.message, f.remediation, item.knownReason, item.expectedIssue, fingerprint])
             }
         }
+        return true
     }
 
     /// Marks the run completed or interrupted, with the probe counts.
     public func finishRun(_ id: Int64, status: RunStatus, probesPerformed: Int, distinctInputs: Int,
                           at date: Date = Date()) throws(StoreError) {
         try write("record the run end") { db in
-            try db.execute(sql: "UPDATE run SET status = ?, finishedAt = ?, probesPerformed = ?, distinctInputs = ? WHERE id = ?",
-                           arguments: [status.rawValue, Timestamp.text(date), probesPerformed, distinctInputs, id])
+            try db.execute("UPDATE run SET status = ?, finishedAt = ?, probesPerformed = ?, distinctInputs = ? WHERE id = ?",
+                           [status.rawValue, Timestamp.text(date), probesPerformed, distinctInputs, id])
         }
     }
 
-    func write<T>(_ operation: String, _ body: (Database) throws -> T) throws(StoreError) -> T {
-        do { return try pool.write(body) } catch {
-            throw .failed(path: path, operation: operation, reason: Self.reason(error))
-        }
+    func write<T>(_ operation: String, _ body: (any SQLConnection) throws -> T) throws(StoreError) -> T {
+        do { return try executor.write(body) } catch { throw mapped(error, operation) }
     }
 
-    func read<T>(_ operation: String, _ body: (Database) throws -> T) throws(StoreError) -> T {
-        do { return try pool.read(body) } catch let error as StoreError {
-            throw error
-        } catch {
-            throw .failed(path: path, operation: operation, reason: Self.reason(error))
-        }
+    func read<T>(_ operation: String, _ body: (any SQLConnection) throws -> T) throws(StoreError) -> T {
+        do { return try executor.read(body) } catch { throw mapped(error, operation) }
     }
 
-    static func reason(_ error: Error) -> String { ResultsDatabase.reason(error) }
+    private func encoded<T>(_ operation: String, _ body: () throws -> T) throws(StoreError) -> T {
+        do { return try body() } catch { throw .failed(path: path, operation: operation, reason: "\(error)") }
+    }
+
+    private func mapped(_ error: any Error, _ operation: String) -> StoreError {
+        switch error {
+        case let error as StoreError: return error
+        case let failure as StoreFailure:
+            switch failure {
+            case .unreachable, .rejected, .newerSchema: return .database(failure)
+            case .failed(_, let reason): return .failed(path: path, operation: operation, reason: reason)
+            default: return .failed(path: path, operation: operation, reason: failure.description)
+            }
+        default: return .failed(path: path, operation: operation, reason: "\(error)")
+        }
+    }
 }
 
 /// Records each finished case of a run in the store.

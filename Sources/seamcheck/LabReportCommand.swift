@@ -89,7 +89,7 @@ enum LabReporting {
     static func build(database: LabDatabaseOption, streams: String?, profilesDir: String?,
                       thresholds: MeasurementThresholds = .defaults) throws -> LabReport {
         let store = try database.open(create: false)
-        let manifest = try LabContext.manifest(store: store, streams: streams, db: database.path)
+        let manifest = try LabContext.manifest(store: store, streams: streams, db: database.shown)
         let profiles = try ProfileLocator.load(explicitDirectory: profilesDir, selecting: [])
         let sessions = SessionBuilder(manifest: manifest, receivers: try store.receivers(), history: try store.receiverHistory(),
                                       profiles: profiles)
@@ -155,7 +155,7 @@ extension ProfilesCommand {
             let report = try LabReporting.build(database: database, streams: streams, profilesDir: profilesDir.path,
                                                 thresholds: try thresholds.load(profilesDir: profilesDir.path))
             let store = try database.open(create: false)
-            let manifest = try LabContext.manifest(store: store, streams: streams, db: database.path)
+            let manifest = try LabContext.manifest(store: store, streams: streams, db: database.shown)
             let directory = try ProfileLocator.directory(explicit: profilesDir.path)
             let profiles = try ProfileLocator.load(explicitDirectory: profilesDir.path, selecting: [])
             let proposals = ProfileCalibration(manifest: manifest, profiles: profiles, minObservations: minObservations)

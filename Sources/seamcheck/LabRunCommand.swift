@@ -144,7 +144,7 @@ struct LabRunCommand: AsyncParsableCommand {
         let store = try database.open(create: true)
         let previous = try resume ? Self.interruptedRun(runId, store: store) : nil
         let suite: LabSuite? = server == nil || streams != nil ? try LabSuite.load(streams ?? "Reports/lab") : nil
-        guard let manifest = try suite?.manifest ?? store.latestManifest() else { throw LabInputError.noSuite(db: database.path) }
+        guard let manifest = try suite?.manifest ?? store.latestManifest() else { throw LabInputError.noSuite(db: database.shown) }
         let chosenCases = try CaseSelection.select(cases.isEmpty ? (previous?.cases ?? []) : cases, from: manifest)
         let pairings = try credentials.load()
         let (targets, skipped) = try await lookup.resolve(receivers.isEmpty ? (previous?.receivers ?? []) : receivers)

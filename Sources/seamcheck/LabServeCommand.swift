@@ -3,11 +3,17 @@ import Compatibility
 import Foundation
 import Lab
 import Logging
+import Store
 
 /// Options every lab command shares.
 struct LabDatabaseOption: ParsableArguments {
-    @Option(name: .customLong("db"), help: "The results database (SQLite), shared with `matrix run`.")
-    var path: String = "Reports/seamcheck.sqlite"
+    @Option(name: .customLong("db"), help: DatabaseText.help)
+    var given: String?
+
+    /// What to open: --db, else SEAMCHECK_DB, else Reports/seamcheck.sqlite (may hold a password: never print it).
+    var path: String { DatabaseText.resolve(given) }
+    /// The database as printed: a path, or a URL without its password.
+    var shown: String { DatabaseText.shown(path) }
 
     func open(create: Bool) throws(LabStoreError) -> LabStore {
         try LabStore(path: path, create: create)
@@ -56,7 +62,7 @@ struct LabServeCommand: AsyncParsableCommand {
                                discussion: "The lab page carries it; scripts send it in the \(LabAccess.tokenHeader) header."))
     var token: String?
 
-    @Option(name: .customLong("token-file"), help: "Where to write the token for scripts, readable by you only (default: the database path + .lab-token).")
+    @Option(name: .customLong("token-file"), help: "Where to write the token for scripts, readable by you only (default: the database path + .lab-token; Reports/seamcheck.lab-token for PostgreSQL).")
     var tokenFile: String?
 
     @Option(name: .customLong("log-level"), help: "trace, debug, info, notice, warning, error or critical.")
@@ -89,9 +95,9 @@ struct LabServeCommand: AsyncParsableCommand {
             throw CLIFailure.input("\(LabAccess.tokenVariable) must be 16 to 256 hexadecimal digits (such as `openssl rand -hex 32`)")
         }
         options.token = token ?? environmentToken ?? LabAccess.newToken()
-        let tokenPath = tokenFile ?? database.path + ".lab-token"
+        let tokenPath = tokenFile ?? (store.executor.location.isPostgres ? "Reports/seamcheck" : database.path) + ".lab-token"
         try LabAccess.writeToken(options.token, to: tokenPath)
-        let bind = self.bind, db = database.path
+        let bind = self.bind, db = database.shown
         try await LabServer.run(options, store: store, logger: logger) { port in
             Terminal.writeStderr("seamcheck: lab: serving http://\(bind):\(port)/ (suite \(suite.root), database \(db)); verdict token in \(tokenPath)\n")
         }

@@ -28,7 +28,7 @@ struct LabSessionsCommand: AsyncParsableCommand {
 
     func run() async throws {
         let store = try database.open(create: false)
-        let manifest = try LabContext.manifest(store: store, streams: streams, db: database.path)
+        let manifest = try LabContext.manifest(store: store, streams: streams, db: database.shown)
         let profiles = try ProfileLocator.load(explicitDirectory: profilesDir.path, selecting: [])
         let sessions = SessionBuilder(manifest: manifest, receivers: try store.receivers(), history: try store.receiverHistory(),
                                       profiles: profiles)
@@ -80,7 +80,7 @@ struct LabRecordCommand: AsyncParsableCommand {
         // Never created here: a verdict names a receiver or client that `lab serve` recorded, so a
         // new database (a typo in --db) could only fail, after leaving an empty file behind.
         let store = try database.open(create: false)
-        let manifest = try LabContext.manifest(store: store, streams: streams, db: database.path)
+        let manifest = try LabContext.manifest(store: store, streams: streams, db: database.shown)
         let recorded = try VerdictDesk(store: store, manifest: manifest)
             .record(receiver: receiver, caseId: caseId, verdict: verdict, seconds: seconds, note: note, source: "cli")
         switch ListFormat.resolve(format) {

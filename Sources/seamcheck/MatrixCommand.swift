@@ -4,6 +4,7 @@ import Foundation
 import HLS
 import MediaProbe
 import Matrix
+import Store
 import Reporting
 
 extension MatrixReportFormat: ExpressibleByArgument {}
@@ -17,8 +18,28 @@ struct MatrixCommand: AsyncParsableCommand {
 }
 
 struct DatabaseOption: ParsableArguments {
-    @Option(name: .customLong("db"), help: "The results database (SQLite).")
-    var path: String = "Reports/seamcheck.sqlite"
+    @Option(name: .customLong("db"), help: DatabaseText.help)
+    var given: String?
+
+    /// What to open: --db, else SEAMCHECK_DB, else Reports/seamcheck.sqlite (may hold a password: never print it).
+    var path: String { DatabaseText.resolve(given) }
+    /// The database as printed: a path, or a URL without its password.
+    var shown: String { DatabaseText.shown(path) }
+}
+
+/// The `--db` option's words and default, for every command that takes it.
+enum DatabaseText {
+    static let fallback = "Reports/seamcheck.sqlite"
+    static let help = ArgumentHelp(
+        "The results database: a SQLite file, or postgres://USER[:PASSWORD]@HOST[:PORT]/DB[?sslmode=...&host=/socket/dir] "
+            + "(default: $\(DatabaseLocation.environmentVariable), else \(fallback); docs/postgres.md).",
+        valueName: "path|url")
+
+    static func resolve(_ given: String?) -> String { DatabaseLocation.text(given, fallback: fallback) }
+
+    static func shown(_ text: String) -> String {
+        (try? DatabaseLocation(parsing: text))?.description ?? PostgresURL.redact(text)
+    }
 }
 
 struct MatrixRunCommand: AsyncParsableCommand {
@@ -34,7 +55,10 @@ struct MatrixRunCommand: AsyncParsableCommand {
         junit.xml, report.html, report.sarif) go to --output (default Reports/<run id>/); --format chooses what is printed on stdout. \
         Exit codes: 0 no fail cell; 1 a fail cell; 2 a bad matrix file (before the run) or error cells (inputs that \
         could not be audited); 3 avahi-daemon missing for `discovered`; 130 interrupted by SIGINT (Ctrl-C), 143 by \
-        SIGTERM, with every finished case kept and the run marked interrupted. A second signal exits at once.
+        SIGTERM, with every finished case kept and the run marked interrupted. A second signal exits at once. \
+        With --worker and --run-name, any number of workers on any machines drain one run through a PostgreSQL --db \
+        (docs/postgres.md): each claims cases under a lease, and each prints the whole run's report once every case is \
+        done; a database that cannot be reached is exit 3, a refused login or a newer schema exit 2.
         """)
 
     @Argument(help: "The matrix file (YAML).")
@@ -62,7 +86,19 @@ struct MatrixRunCommand: AsyncParsableCommand {
     @OptionGroup var profilesDir: ProfilesDirOption
     @OptionGroup var config: ConfigOption
 
+    @Flag(help: ArgumentHelp("Drain one run shared by many workers through the database (PostgreSQL): every worker runs the same "
+                             + "matrix file with the same --run-name and claims cases from the run's queue (docs/postgres.md)."))
+    var worker = false
+
+    @Option(name: .customLong("run-name"), help: ArgumentHelp("With --worker: the shared run's name (such as a CI pipeline id); "
+                                                             + "the first worker records the run, the others join it.", valueName: "name"))
+    var runName: String?
+
     func validate() throws {
+        if worker, (runName ?? "").isEmpty {
+            throw ValidationError("--worker needs --run-name NAME: every worker of one run gives the same name (such as the CI pipeline's id)")
+        }
+        if runName != nil, !worker { throw ValidationError("--run-name is for --worker") }
         try OptionChecks.jobs(jobs)
         if let timeout, !(timeout > 0 && timeout <= ProbeOptions.maxTimeout) {
             throw ValidationError("--timeout must be a positive number of seconds (at most \(Int(ProbeOptions.maxTimeout)))")
@@ -99,34 +135,40 @@ struct MatrixRunCommand: AsyncParsableCommand {
         let jobs = self.jobs ?? spec.defaults.jobs ?? ProcessInfo.processInfo.activeProcessorCount
         let threshold = failOn ?? spec.defaults.failOn
         let lease = RunLease.fromEnvironment()
-        let runId = try store.beginRun(RunStart(matrixName: spec.name, matrixFile: URL(fileURLWithPath: spec.file).standardizedFileURL.path,
-                                                failOn: threshold, jobs: jobs,
-                                                caseTimeout: caseTimeout, profiles: profiles, plannedCases: spec.cases.map(\.id),
-                                                expectedIssues: spec.expectedIssues), lease: lease)
-        // While it runs, the run keeps its lease: killed, it reads as interrupted once the lease lapses.
-        let heartbeat = store.heartbeat(runId, lease: lease) { error in Terminal.writeStderr("seamcheck: \(error.description)\n") }
-        defer { heartbeat.stop() }
-
+        let start = RunStart(matrixName: spec.name, matrixFile: URL(fileURLWithPath: spec.file).standardizedFileURL.path,
+                             failOn: threshold, jobs: jobs,
+                             caseTimeout: caseTimeout, profiles: profiles, plannedCases: spec.cases.map(\.id),
+                             expectedIssues: spec.expectedIssues)
         let runner = MatrixRunner(cases: spec.cases, profiles: profiles, auditors: auditors, jobs: jobs, caseTimeout: caseTimeout,
                                   grader: CellGrader(expectedIssues: spec.expectedIssues, threshold: threshold.severity))
         let probes = SharedProbes(session: ProbeSession(options: ProbeOptions(timeout: caseTimeout), maxConcurrent: jobs))
         let progress = ProgressPrinter<MatrixProgress>(enabled: isatty(STDERR_FILENO) != 0) { progress, elapsed in
             [MatrixProgressLine.render(progress, elapsed: elapsed)]
         }
-        let recorder = StoreRecorder(store: store, runId: runId)
-        let task = Task { try await runner.run(probes: probes, recorder: recorder, progress: progress.update) }
-        let trap = InterruptTrap { _ in task.cancel() }
-        let totals: MatrixRunTotals
-        do { totals = try await task.value } catch {
+        let runId: Int64, totals: MatrixRunTotals, signal: Int32?
+        if worker, let runName {
+            (runId, totals, signal) = try await Self.runWorker(start, name: runName, matrix: matrix, store: store, runner: runner,
+                                                               probes: probes, lease: lease, progress: progress)
+        } else {
+            runId = try store.beginRun(start, lease: lease)
+            // While it runs, the run keeps its lease: killed, it reads as interrupted once the lease lapses.
+            let heartbeat = store.heartbeat(runId, lease: lease) { error in Terminal.writeStderr("seamcheck: \(error.description)\n") }
+            defer { heartbeat.stop() }
+            let recorder = StoreRecorder(store: store, runId: runId)
+            let task = Task { try await runner.run(probes: probes, recorder: recorder, progress: progress.update) }
+            let trap = InterruptTrap { _ in task.cancel() }
+            do { totals = try await task.value } catch {
+                progress.finish()
+                try? store.finishRun(runId, status: .interrupted, probesPerformed: await probes.probesPerformed, distinctInputs: await probes.distinctInputs)
+                throw CLIFailure.input("run \(runId) stopped: \(error)")
+            }
             progress.finish()
-            try? store.finishRun(runId, status: .interrupted, probesPerformed: await probes.probesPerformed, distinctInputs: await probes.distinctInputs)
-            throw CLIFailure.input("run \(runId) stopped: \(error)")
+            signal = trap.received
+            withExtendedLifetime(trap) {}
+            try store.finishRun(runId, status: totals.interrupted || signal != nil ? .interrupted : .completed,
+                                probesPerformed: totals.probesPerformed, distinctInputs: totals.distinctInputs)
         }
-        progress.finish()
-        let signal = trap.received
         let interrupted = totals.interrupted || signal != nil
-        try store.finishRun(runId, status: interrupted ? .interrupted : .completed, probesPerformed: totals.probesPerformed,
-                            distinctInputs: totals.distinctInputs)
 
         let report = try Self.report(store: store, runId: runId)
         let folder = output ?? "Reports/\(runId)"
@@ -135,12 +177,36 @@ struct MatrixRunCommand: AsyncParsableCommand {
         }
         let chosen = format ?? (Terminal.stdoutIsTerminal ? .table : .json)
         try Output.write(chosen.reporter.render(report), to: nil)
-        Terminal.writeStderr("seamcheck: run \(runId)\(interrupted ? " interrupted" : ""): \(totals.finished) of \(totals.total) case(s), "
+        Terminal.writeStderr("seamcheck: run \(runId)\(interrupted ? " interrupted" : ""): \(totals.finished) of \(totals.total) case(s)\(worker ? " by this worker" : ""), "
             + "\(totals.probesPerformed) probe(s) for \(totals.distinctInputs) distinct input(s); reports in \(folder)\n")
-        withExtendedLifetime(trap) {}
         if interrupted { throw ExitCode(signal == SIGTERM ? Self.interruptedBySIGTERM : Self.interruptedBySIGINT) }
         if report.hasErrors { throw ExitCode(CLIFailure.usage) }
         if report.hasFailures { throw ExitCode(CLIFailure.findings) }
+    }
+
+    /// One worker of the shared run `name`: joins it (or records it), drains its queue with the
+    /// others, and adds its probe counts. A store failure after the retries gives back its cases
+    /// and ends with the store's error (exit 3 when the server is gone).
+    static func runWorker(_ start: RunStart, name: String, matrix: String, store: ResultStore, runner: MatrixRunner, probes: SharedProbes,
+                          lease: RunLease, progress: ProgressPrinter<MatrixProgress>) async throws -> (Int64, MatrixRunTotals, Int32?) {
+        let hash: String
+        do { hash = MatrixFileHash.of(try Data(contentsOf: URL(fileURLWithPath: matrix))) } catch {
+            throw CLIFailure.input("\(matrix): cannot read the matrix file (\(error.localizedDescription))")
+        }
+        let joined = try store.joinRun(start, name: name, matrixHash: hash, lease: lease)
+        let worker = MatrixWorker(runner: runner, store: store, runId: joined.id, lease: lease)
+        Terminal.writeStderr("seamcheck: worker \(worker.worker) \(joined.created ? "started" : "joined") run \(joined.id) (\(name))\n")
+        let task = Task { try await worker.run(probes: probes, progress: progress.update) }
+        let trap = InterruptTrap { _ in task.cancel() }
+        let totals: MatrixRunTotals
+        do { totals = try await task.value } catch {
+            progress.finish()
+            throw error
+        }
+        progress.finish()
+        withExtendedLifetime(trap) {}
+        try store.finishWorker(runId: joined.id, probesPerformed: totals.probesPerformed, distinctInputs: totals.distinctInputs)
+        return (joined.id, totals, trap.received)
     }
 
     /// Creates the --output folder (and its parents) if needed; a file there is exit 2.
@@ -164,6 +230,19 @@ struct MatrixRunCommand: AsyncParsableCommand {
             changes = RunDiff(from: try store.run(previous), to: record)
         }
         return MatrixReport(run: record, changes: changes)
+    }
+}
+
+/// A matrix file's identity for `--worker`: FNV-1a 64 of its bytes (workers with different files under one
+/// --run-name are refused; not a security check).
+enum MatrixFileHash {
+    static func of(_ data: Data) -> String {
+        var hash: UInt64 = 0xcbf2_9ce4_8422_2325
+        for byte in data {
+            hash ^= UInt64(byte)
+            hash = hash &* 0x100_0000_01b3
+        }
+        return String(hash, radix: 16)
     }
 }
 

@@ -15,7 +15,8 @@ struct Seamcheck: AsyncParsableCommand {
         """,
         version: seamcheckVersion,
         subcommands: [AuditCommand.self, LintCommand.self, InspectCommand.self, ProbeCommand.self, DiscoverCommand.self,
-                      MatrixCommand.self, LabCommand.self, AirPlayCommand.self, ProfilesCommand.self, RulesCommand.self, ConfigCommand.self]
+                      MatrixCommand.self, LabCommand.self, AirPlayCommand.self, ProfilesCommand.self, RulesCommand.self, ConfigCommand.self,
+                      DbCommand.self]
     )
 
     /// Runs the command and maps every failure to INTERFACE.md's exit codes, here and nowhere

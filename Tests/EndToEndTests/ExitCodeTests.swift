@@ -6,6 +6,7 @@ import Lab
 import Matrix
 import MediaProbe
 @testable import seamcheck
+import Store
 import XCTest
 
 /// INTERFACE.md's exit codes, per error type the commands throw: `Seamcheck.main` ends the
@@ -23,6 +24,11 @@ final class ExitCodeTests: XCTestCase {
             ProjectConfigError.unreadable(file: ".seamcheck.yml", reason: "no such file"),
             StoreError.missing(path: "Reports/seamcheck.sqlite"),
             LabStoreError.missing(path: "Reports/seamcheck.sqlite"),
+            StoreFailure.rejected(location: "postgres://u:***@db/x", reason: "password authentication failed [28P01]"),
+            StoreFailure.newerSchema(location: "postgres://u@db/x", unknown: ["v9"]),
+            StoreError.database(.rejected(location: "postgres://u@db/x", reason: "no such database [3D000]")),
+            LabStoreError.database(.newerSchema(location: "postgres://u@db/x", unknown: ["v9"])),
+            RunJoinError.otherMatrix(name: "nightly", runId: 1),
             LabSuiteError.missingManifest(folder: "Reports/lab"),
             LabServeError.portInUse(bind: "127.0.0.1", port: 8080),
             LabInputError.badSeconds(-1),
@@ -46,6 +52,9 @@ final class ExitCodeTests: XCTestCase {
             DiscoveryError.daemonNotRunning(reason: "Daemon not running"),
             DiscoveryError.avahiFailure(operation: "browse _airplay._tcp", reason: "Access denied"),
             DiscoveryFailure("avahi-daemon is not running", serviceMissing: true),
+            StoreFailure.unreachable(location: "postgres://u@db/x", reason: "connection refused"),
+            StoreError.database(.unreachable(location: "postgres://u@db/x", reason: "connection refused")),
+            LabStoreError.database(.unreachable(location: "postgres://u@db/x", reason: "connection refused")),
         ]
         for error in errors {
             XCTAssertEqual(error.exitCode, 3, "\(type(of: error)): \(error)")

@@ -1,16 +1,19 @@
 import AirPlay
 import Foundation
-import GRDB
+import SeamcheckTestSupport
 import XCTest
 @testable import Lab
 
 /// The run tables on a real SQLite file: what `lab runs`, `--resume` and the reports read back.
-final class LabRunStoreTests: XCTestCase {
+/// `PostgresLabRunStoreTests` runs the same tests on PostgreSQL.
+class LabRunStoreTests: XCTestCase {
     var path = ""
     var store: LabStore!
 
+    func makeDatabase() throws -> String { LabTestData.temporaryDatabase() }
+
     override func setUpWithError() throws {
-        path = LabTestData.temporaryDatabase()
+        path = try makeDatabase()
         store = try LabStore(path: path)
     }
 
@@ -107,5 +110,41 @@ final class LabRunStoreTests: XCTestCase {
         XCTAssertEqual(window.count, 11)
         XCTAssertTrue(window.allSatisfy { $0.client == "10.0.0.2" })
         XCTAssertEqual(window.map(\.at), window.map(\.at).sorted())
+    }
+}
+
+/// The run tables and the request log on a real PostgreSQL (scripts/services.sh postgres-start).
+final class PostgresLabRunStoreTests: LabRunStoreTests {
+    override func makeDatabase() throws -> String { try TestPostgres.shared().makeDatabase("labrun") }
+
+    override func tearDown() {}
+
+    func testServeRunsReceiversAndVerdictsRoundTrip() throws {
+        let serve = try store.beginServe(bind: "0.0.0.0", port: 8080, streams: "/s", manifest: LabTestData.manifest)
+        try store.append(LabTestData.midRoll("10.0.0.2", from: 0), serveId: serve)
+        try store.endServe(serve)
+        XCTAssertEqual(try store.latestManifest(), LabTestData.manifest)
+        let logged = try store.requests(), sent = LabTestData.midRoll("10.0.0.2", from: 0)
+        XCTAssertEqual(logged.map(\.path), sent.map(\.path))
+        XCTAssertEqual(logged.map(\.query), sent.map(\.query))
+        for (a, b) in zip(logged, sent) { XCTAssertEqual(a.at.timeIntervalSince1970, b.at.timeIntervalSince1970, accuracy: 1e-6) }
+        let den = LabReceiverRecord(address: "10.0.0.2", name: "Den", deviceId: "AA", deviceClass: "apple-tv-4k", reason: "model",
+                                    source: .avahi, seenAt: LabTestData.start, declaredHDRFormats: ["HDR10"], supportsInterstitials: true)
+        try store.upsert(den)
+        var renamed = den
+        renamed.name = "Den 2"
+        try store.upsert(renamed)
+        try store.upsert(renamed)
+        try store.markGone(addresses: ["10.0.0.2"], at: LabTestData.start.addingTimeInterval(5))
+        let receivers = try store.receivers()
+        XCTAssertEqual(receivers.map(\.name), ["Den 2"])
+        XCTAssertEqual(receivers.first?.declaredHDRFormats, ["HDR10"])
+        XCTAssertEqual(receivers.first?.supportsInterstitials, true)
+        XCTAssertNotNil(receivers.first?.goneAt)
+        XCTAssertEqual(try store.receiverHistory().map(\.name), ["Den", "Den 2"], "a row only when something changed")
+        let id = try store.record(LabVerdictRecord(recordedAt: LabTestData.start, receiver: "Den", caseId: "control", verdict: .glitch,
+                                                   seconds: 1.5, note: "n", source: .operator, via: "page"))
+        XCTAssertEqual(try store.verdicts().map(\.id), [id])
+        XCTAssertEqual(try store.verdicts().first?.via, "page")
     }
 }

@@ -1,12 +1,18 @@
 import Compatibility
 import Foundation
-import GRDB
+import SeamcheckTestSupport
+import Store
 @testable import Matrix
 import MediaProbe
 import XCTest
 
-final class ResultStoreTests: XCTestCase {
+/// The store on a SQLite file; `PostgresResultStoreTests` runs the same tests on PostgreSQL.
+class ResultStoreTests: XCTestCase {
     var directory: URL!
+
+    /// Where a test's database named `name` goes: a file under `directory` here.
+    func database(_ name: String) throws -> String { directory.appendingPathComponent(name).path }
+    var isSQLite: Bool { true }
 
     override func setUpWithError() throws {
         directory = try temporaryDirectory("store")
@@ -40,7 +46,7 @@ final class ResultStoreTests: XCTestCase {
         let profiles = try profiles()
         let issues = [ExpectedIssue(caseId: "b", rule: "*", deviceClass: "smart-tv-low-end", reason: "ADS-7")]
         let grader = CellGrader(expectedIssues: issues, threshold: .error)
-        let store = try ResultStore(path: directory.appendingPathComponent("r/seamcheck.sqlite").path)
+        let store = try ResultStore(path: try database("r/seamcheck.sqlite"))
         let id = try store.beginRun(start(profiles, cases: ["a", "b", "c"], issues: issues))
         let a = result("a", ad: media("/m/fps25.mp4", rate: Rational(25, 1)), grader: grader, profiles: profiles)
         let b = result("b", ad: media("/m/hevc.mp4", codec: "hevc"), grader: grader, profiles: profiles)
@@ -51,7 +57,7 @@ final class ResultStoreTests: XCTestCase {
         for item in [a, b, c] { try store.record(item, runId: id) }
         try store.finishRun(id, status: .completed, probesPerformed: 4, distinctInputs: 4)
 
-        let reopened = try ResultStore(path: store.path, create: false)
+        let reopened = try ResultStore(executor: try ResultsDatabaseOpener.open(location(store), create: false))
         let record = try reopened.run(id)
         XCTAssertEqual(record.cases, [a, b, c], "what was recorded comes back, cells, findings, media and placements included")
         XCTAssertEqual(record.profiles, profiles)
@@ -59,19 +65,21 @@ final class ResultStoreTests: XCTestCase {
         XCTAssertEqual(record.summary.status, .completed)
         XCTAssertEqual(record.summary.cells, ["pass": 2, "known": 1, "warn": 0, "fail": 1, "error": 2])
         XCTAssertEqual(record.summary.probesPerformed, 4)
-        let mode = try reopened.pool.read { try String.fetchOne($0, sql: "PRAGMA journal_mode") }
-        XCTAssertEqual(mode, "wal")
+        if isSQLite {
+            let mode: String? = try reopened.executor.read { try $0.scalar("PRAGMA journal_mode") }
+            XCTAssertEqual(mode, "wal")
+        }
     }
 
     func testHistoryListsRunsNewestFirstAndSpotsAbandonedRuns() throws {
         let profiles = try profiles()
-        let store = try ResultStore(path: directory.appendingPathComponent("h.sqlite").path)
+        let store = try ResultStore(path: try database("h.sqlite"))
         let first = try store.beginRun(start(profiles, cases: ["a"]))
         try store.finishRun(first, status: .completed, probesPerformed: 2, distinctInputs: 2)
         let second = try store.beginRun(start(profiles, cases: ["a", "b"]))
         // A run recorded before heartbeats (no heartbeat, no lease): judged by its PID, as it was.
-        try store.pool.write {
-            try $0.execute(sql: "UPDATE run SET pid = 2147483000, heartbeatAt = NULL, leaseSeconds = NULL WHERE id = ?", arguments: [second])
+        try store.executor.write {
+            try $0.execute("UPDATE run SET pid = 2147483000, heartbeatAt = NULL, leaseSeconds = NULL WHERE id = ?", [second])
         }
         let third = try store.beginRun(start(profiles, cases: ["a"]))
         let runs = try store.runs()
@@ -81,13 +89,13 @@ final class ResultStoreTests: XCTestCase {
         XCTAssertThrowsError(try ResultStore(path: directory.appendingPathComponent("none.sqlite").path, create: false)) { error in
             XCTAssertTrue("\(error)".contains("no results database"))
         }
-        XCTAssertThrowsError(try store.run(99)) { error in XCTAssertTrue("\(error)".contains("no run 99; runs: 1, 2, 3")) }
+        XCTAssertThrowsError(try store.run(99)) { error in XCTAssertTrue("\(error)".contains("no run 99; runs: 1, 2, 3"), "\(error)") }
     }
 
     func testDiffShowsNewAndFixedFindingsAndStatusChanges() throws {
         let profiles = try profiles()
         let grader = CellGrader(expectedIssues: [], threshold: .error)
-        let store = try ResultStore(path: directory.appendingPathComponent("d.sqlite").path)
+        let store = try ResultStore(path: try database("d.sqlite"))
         let before = try store.beginRun(start(profiles, cases: ["a", "b", "c"]))
         try store.record(result("a", ad: media("/m/fps25.mp4", rate: Rational(25, 1)), grader: grader, profiles: profiles), runId: before)
         try store.record(result("b", ad: media("/m/ok.mp4"), grader: grader, profiles: profiles), runId: before)
@@ -112,7 +120,7 @@ final class ResultStoreTests: XCTestCase {
     func testACaseThatFailedIsNeitherFixedNorNew() throws {
         let profiles = try profiles()
         let grader = CellGrader(expectedIssues: [], threshold: .error)
-        let store = try ResultStore(path: directory.appendingPathComponent("f.sqlite").path)
+        let store = try ResultStore(path: try database("f.sqlite"))
         let before = try store.beginRun(start(profiles, cases: ["a"]))
         try store.record(result("a", ad: media("/m/fps25.mp4", rate: Rational(25, 1)), grader: grader, profiles: profiles), runId: before)
         try store.finishRun(before, status: .completed, probesPerformed: 2, distinctInputs: 2)
@@ -132,10 +140,33 @@ final class ResultStoreTests: XCTestCase {
     }
 
     func testAnUnusableFileIsAnError() throws {
+        guard isSQLite else { return }
         let path = directory.appendingPathComponent("not.sqlite").path
         try "not a database".write(toFile: path, atomically: true, encoding: .utf8)
         XCTAssertThrowsError(try ResultStore(path: path)) { error in
             XCTAssertTrue("\(error)".hasPrefix("\(path): cannot open the results database"), "\(error)")
         }
+    }
+
+    /// The location a store was opened at, password included (`path` hides it).
+    func location(_ store: ResultStore) -> String {
+        if case .postgres = store.executor.location { return opened[store.path] ?? store.path }
+        return store.path
+    }
+
+    var opened: [String: String] = [:]
+}
+
+/// The same tests on a real PostgreSQL (scripts/services.sh postgres-start): one new database a test.
+final class PostgresResultStoreTests: ResultStoreTests {
+    override var isSQLite: Bool { false }
+    var url: String?
+
+    override func database(_ name: String) throws -> String {
+        if let url { return url }
+        let made = try TestPostgres.shared().makeDatabase("rs")
+        url = made
+        if case .postgres(let parsed) = try DatabaseLocation(parsing: made) { opened[parsed.redacted] = made }
+        return made
     }
 }

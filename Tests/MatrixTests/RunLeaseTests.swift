@@ -54,15 +54,14 @@ final class RunLeaseTests: XCTestCase {
         let lease = RunLease(seconds: 10)
         let fresh = try store.beginRun(start(), lease: lease)
         // Another namespace's PID 1, or a PID since reused by a live process: says nothing either way.
-        try store.pool.write { try $0.execute(sql: "UPDATE run SET pid = 1 WHERE id = ?", arguments: [fresh]) }
+        try store.executor.write { try $0.execute("UPDATE run SET pid = 1 WHERE id = ?", [fresh]) }
         let stale = try store.beginRun(start(), lease: lease)
-        try store.pool.write {
-            try $0.execute(sql: "UPDATE run SET pid = ?, heartbeatAt = ? WHERE id = ?",
-                           arguments: [Int(getpid()), Date().timeIntervalSince1970 - 11, stale])
+        try store.executor.write {
+            try $0.execute("UPDATE run SET pid = ?, heartbeatAt = ? WHERE id = ?", [Int(getpid()), Date().timeIntervalSince1970 - 11, stale])
         }
         let revived = try store.beginRun(start(), lease: lease)
-        try store.pool.write {
-            try $0.execute(sql: "UPDATE run SET heartbeatAt = ? WHERE id = ?", arguments: [Date().timeIntervalSince1970 - 60, revived])
+        try store.executor.write {
+            try $0.execute("UPDATE run SET heartbeatAt = ? WHERE id = ?", [Date().timeIntervalSince1970 - 60, revived])
         }
         try store.beat(revived)
         let finished = try store.beginRun(start(), lease: lease)

@@ -1,45 +1,27 @@
 import Foundation
-import GRDB
+import Store
 
 /// What the lab knew of each receiver over time, so that a session shows the class its receiver
 /// had while it played (not the one it has now), and which receivers Avahi has since removed.
 /// `labReceiverHistory` gets a row whenever an address's receiver, name or class changes;
 /// `labReceiver.goneAt` is set when Avahi removes it, cleared when it returns.
 extension LabStore {
-    static func registerReceiverHistory(_ migrator: inout DatabaseMigrator) {
-        migrator.registerMigration("lab-receiver-history-and-presence") { db in
-            try db.execute(sql: """
-                ALTER TABLE labReceiver ADD COLUMN goneAt REAL;
-                CREATE TABLE labReceiverHistory (
-                  id INTEGER PRIMARY KEY AUTOINCREMENT,
-                  address TEXT NOT NULL, name TEXT NOT NULL, deviceId TEXT, model TEXT, deviceClass TEXT,
-                  classifiedBy TEXT, reason TEXT NOT NULL, source TEXT NOT NULL, seenAt REAL NOT NULL,
-                  declaredHDRFormats TEXT, declaredCodecs TEXT, supportsInterstitials INTEGER);
-                CREATE INDEX labReceiverHistoryByAddress ON labReceiverHistory(address, seenAt);
-                INSERT INTO labReceiverHistory (address, name, deviceId, model, deviceClass, classifiedBy, reason, source, seenAt,
-                                                declaredHDRFormats, declaredCodecs, supportsInterstitials)
-                  SELECT address, name, deviceId, model, deviceClass, classifiedBy, reason, source, seenAt,
-                         declaredHDRFormats, declaredCodecs, supportsInterstitials FROM labReceiver;
-                """)
-        }
-    }
-
     /// Appends `record` to the history of its address when what it says differs from the last entry.
-    static func appendHistory(_ db: Database, _ record: LabReceiverRecord) throws {
-        let last = try Row.fetchOne(db, sql: """
+    static func appendHistory(_ db: any SQLConnection, _ record: LabReceiverRecord) throws {
+        let last = try db.queryOne("""
             SELECT name, deviceId, deviceClass, classifiedBy, declaredHDRFormats FROM labReceiverHistory
             WHERE address = ? ORDER BY seenAt DESC, id DESC LIMIT 1
-            """, arguments: [record.address])
+            """, [record.address])
         let hdr = record.declaredHDRFormats?.joined(separator: ",")
         if let last, last["name"] == record.name, last["deviceId"] == record.deviceId, last["deviceClass"] == record.deviceClass,
-           last["classifiedBy"] == record.classifiedBy, last["declaredHDRFormats"] == hdr {
+           last["classifiedBy"] == record.classifiedBy, last["declaredHDRFormats"] as String? == hdr {
             return
         }
-        try db.execute(sql: """
+        try db.execute("""
             INSERT INTO labReceiverHistory (address, name, deviceId, model, deviceClass, classifiedBy, reason, source, seenAt,
                                             declaredHDRFormats, declaredCodecs, supportsInterstitials)
             VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-            """, arguments: [record.address, record.name, record.deviceId, record.model, record.deviceClass, record.classifiedBy,
+            """, [record.address, record.name, record.deviceId, record.model, record.deviceClass, record.classifiedBy,
                              record.reason, record.source.rawValue, record.seenAt.timeIntervalSince1970, hdr,
                              record.declaredCodecs?.joined(separator: ","), record.supportsInterstitials])
     }
@@ -49,8 +31,8 @@ extension LabStore {
         guard !addresses.isEmpty else { return }
         try write("mark receivers gone") { db in
             for address in addresses {
-                try db.execute(sql: "UPDATE labReceiver SET goneAt = ? WHERE address = ? AND source = 'avahi'",
-                               arguments: [date.timeIntervalSince1970, address])
+                try db.execute("UPDATE labReceiver SET goneAt = ? WHERE address = ? AND source = 'avahi'",
+                               [date.timeIntervalSince1970, address])
             }
         }
     }
@@ -58,12 +40,12 @@ extension LabStore {
     /// Every entry of every address's history, oldest first.
     public func receiverHistory() throws(LabStoreError) -> [LabReceiverRecord] {
         try read("read the receiver history") { db in
-            try Row.fetchAll(db, sql: "SELECT * FROM labReceiverHistory ORDER BY address, seenAt, id").map(Self.receiver)
+            try db.query("SELECT * FROM labReceiverHistory ORDER BY address, seenAt, id").map(Self.receiver)
         }
     }
 
     /// A receiver record from a `labReceiver` or `labReceiverHistory` row.
-    static func receiver(_ row: Row) -> LabReceiverRecord {
+    static func receiver(_ row: SQLRow) -> LabReceiverRecord {
         var record = LabReceiverRecord(address: row["address"], name: row["name"], deviceId: row["deviceId"], model: row["model"],
                                        deviceClass: row["deviceClass"], classifiedBy: row["classifiedBy"], reason: row["reason"],
                                        source: LabReceiverRecord.Source(rawValue: row["source"]) ?? .avahi,

@@ -1,5 +1,5 @@
 import Foundation
-import GRDB
+import Store
 
 /// One request the lab server answered, as it went: what a receiver fetched, and how far.
 public struct LabRequestRecord: Codable, Sendable, Equatable {
@@ -103,9 +103,7 @@ public enum LabVerdictSource: String, Codable, Sendable, CaseIterable {
 
 /// One recorded verdict. A Codable record: its coding keys are the `labVerdict` table's columns,
 /// and its JSON (`lab record --format json`, `/api/verdicts`) carries the same names.
-public struct LabVerdictRecord: Codable, Sendable, Equatable, FetchableRecord, MutablePersistableRecord {
-    public static let databaseTableName = "labVerdict"
-
+public struct LabVerdictRecord: Codable, Sendable, Equatable {
     public var id: Int64?
     public var recordedAt: Date
     /// The receiver's name as the lab knows it.
@@ -170,16 +168,26 @@ public struct LabVerdictRecord: Codable, Sendable, Equatable, FetchableRecord, M
                   runId: try c.decodeIfPresent(String.self, forKey: .runId))
     }
 
-    public static func databaseDateEncodingStrategy(for column: String) -> DatabaseDateEncodingStrategy { .timeIntervalSince1970 }
-    public static func databaseDateDecodingStrategy(for column: String) -> DatabaseDateDecodingStrategy { .timeIntervalSince1970 }
+    /// Inserts the verdict (its `id` ignored) and returns the new row's id. `recordedAt` is seconds since 1970.
+    static func insert(_ verdict: LabVerdictRecord, _ db: any SQLConnection) throws -> Int64 {
+        try db.insert("""
+            INSERT INTO labVerdict (recordedAt, receiver, deviceId, deviceClass, client, caseId, verdict, seconds, note, source, via, runId)
+            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+            """, [verdict.recordedAt.timeIntervalSince1970, verdict.receiver, verdict.deviceId, verdict.deviceClass, verdict.client,
+                  verdict.caseId, verdict.verdict.rawValue, verdict.seconds, verdict.note, verdict.source.rawValue, verdict.via,
+                  verdict.runId])
+    }
 
-    public mutating func didInsert(_ inserted: InsertionSuccess) { id = inserted.rowID }
-
-    /// Adds `via` and `runId` to `labVerdict` (rows written before keep them null, their source "page"/"cli").
-    static func registerMigrations(_ migrator: inout DatabaseMigrator) {
-        migrator.registerMigration("lab-v4-verdict-via-run") { db in
-            try db.execute(sql: "ALTER TABLE labVerdict ADD COLUMN via TEXT; ALTER TABLE labVerdict ADD COLUMN runId TEXT;")
-        }
+    /// A `labVerdict` row; nil when its verdict is one this version does not know. Rows written
+    /// before sources were typed hold "page" or "cli" in `source` and no `via`: the old text becomes `via`.
+    static func from(_ row: SQLRow) -> LabVerdictRecord? {
+        guard let verdict = LabVerdict(rawValue: row["verdict"]) else { return nil }
+        let stored: String = row["source"]
+        return LabVerdictRecord(id: row["id"], recordedAt: Date(timeIntervalSince1970: row["recordedAt"]), receiver: row["receiver"],
+                                deviceId: row["deviceId"], deviceClass: row["deviceClass"], client: row["client"], caseId: row["caseId"],
+                                verdict: verdict, seconds: row["seconds"], note: row["note"], source: LabVerdictSource(stored: stored),
+                                via: row["via"] ?? (LabVerdictSource.allCases.map(\.rawValue).contains(stored) ? nil : stored),
+                                runId: row["runId"])
     }
 }
 
@@ -191,25 +199,23 @@ extension LabStore {
             throw .failed(path: path, operation: "record the suite", reason: "\(error)")
         }
         return try write("record the serve start") { db in
-            try db.execute(sql: """
+            try db.insert("""
                 INSERT INTO labServe (startedAt, bind, port, streams, manifest, pid, host) VALUES (?, ?, ?, ?, ?, ?, ?)
-                """, arguments: [Date().timeIntervalSince1970.description, bind, port, streams, text, Int(getpid()),
-                                 ProcessInfo.processInfo.hostName])
-            return db.lastInsertedRowID
+                """, [Date().timeIntervalSince1970.description, bind, port, streams, text, Int(getpid()),
+                      ProcessInfo.processInfo.hostName])
         }
     }
 
     public func endServe(_ id: Int64) throws(LabStoreError) {
         try write("record the serve end") { db in
-            try db.execute(sql: "UPDATE labServe SET stoppedAt = ? WHERE id = ?",
-                           arguments: [Date().timeIntervalSince1970.description, id])
+            try db.execute("UPDATE labServe SET stoppedAt = ? WHERE id = ?", [Date().timeIntervalSince1970.description, id])
         }
     }
 
     /// The manifest of the suite the latest serve run served, if any.
     public func latestManifest() throws(LabStoreError) -> LabManifest? {
         let text = try read("read the suite") { db in
-            try String.fetchOne(db, sql: "SELECT manifest FROM labServe ORDER BY id DESC LIMIT 1")
+            try db.scalar("SELECT manifest FROM labServe ORDER BY id DESC LIMIT 1") as String?
         }
         guard let text else { return nil }
         do { return try JSONDecoder().decode(LabManifest.self, from: Data(text.utf8)) } catch {
@@ -221,13 +227,13 @@ extension LabStore {
     public func append(_ requests: [LabRequestRecord], serveId: Int64) throws(LabStoreError) {
         guard !requests.isEmpty else { return }
         try write("record \(requests.count) requests") { db in
-            let statement = try db.cachedStatement(sql: """
+            let sql = """
                 INSERT INTO labRequest (serveId, at, client, clientPort, method, path, query, range, status, bytes,
                                         expectedBytes, durationMs, userAgent, caseId, completed)
                 VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-                """)
+                """
             for r in requests {
-                try statement.execute(arguments: [serveId, r.at.timeIntervalSince1970, r.client, r.clientPort, r.method, r.path,
+                try db.execute(sql, [serveId, r.at.timeIntervalSince1970, r.client, r.clientPort, r.method, r.path,
                                                   r.query, r.range, r.status, r.bytes, r.expectedBytes, r.durationMs,
                                                   r.userAgent, r.caseId, r.completed])
             }
@@ -237,7 +243,7 @@ extension LabStore {
     /// Every logged request, per client in time order.
     public func requests() throws(LabStoreError) -> [LabRequestRecord] {
         try read("read the request log") { db in
-            try Row.fetchAll(db, sql: """
+            try db.query("""
                 SELECT at, client, clientPort, method, path, query, range, status, bytes, expectedBytes, durationMs,
                        userAgent, caseId, completed FROM labRequest ORDER BY client, at, id
                 """).map { row in
@@ -251,13 +257,13 @@ extension LabStore {
     }
 
     public func requestCount() throws(LabStoreError) -> Int {
-        try read("count requests") { db in try Int.fetchOne(db, sql: "SELECT count(*) FROM labRequest") ?? 0 }
+        try read("count requests") { db in try db.scalar("SELECT count(*) FROM labRequest") ?? 0 }
     }
 
     /// Adds or refreshes what the lab knows of the receiver at `record.address`.
     public func upsert(_ record: LabReceiverRecord) throws(LabStoreError) {
         try write("record receiver \(record.name)") { db in
-            try db.execute(sql: """
+            try db.execute("""
                 INSERT INTO labReceiver (address, name, deviceId, model, deviceClass, classifiedBy, reason, source, seenAt,
                                          declaredHDRFormats, declaredCodecs, supportsInterstitials)
                 VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
@@ -265,7 +271,7 @@ extension LabStore {
                   deviceClass = excluded.deviceClass, classifiedBy = excluded.classifiedBy, reason = excluded.reason,
                   source = excluded.source, seenAt = excluded.seenAt, declaredHDRFormats = excluded.declaredHDRFormats,
                   declaredCodecs = excluded.declaredCodecs, supportsInterstitials = excluded.supportsInterstitials, goneAt = NULL
-                """, arguments: [record.address, record.name, record.deviceId, record.model, record.deviceClass,
+                """, [record.address, record.name, record.deviceId, record.model, record.deviceClass,
                                  record.classifiedBy, record.reason, record.source.rawValue, record.seenAt.timeIntervalSince1970,
                                  record.declaredHDRFormats?.joined(separator: ","), record.declaredCodecs?.joined(separator: ","),
                                  record.supportsInterstitials])
@@ -275,7 +281,7 @@ extension LabStore {
 
     public func receivers() throws(LabStoreError) -> [LabReceiverRecord] {
         try read("read receivers") { db in
-            try Row.fetchAll(db, sql: "SELECT * FROM labReceiver ORDER BY name, address").map(Self.receiver)
+            try db.query("SELECT * FROM labReceiver ORDER BY name, address").map(Self.receiver)
         }
     }
 
@@ -286,20 +292,13 @@ extension LabStore {
     /// Records a verdict at once (its own transaction): a verdict is never lost to a later crash.
     @discardableResult
     public func record(_ verdict: LabVerdictRecord) throws(LabStoreError) -> Int64 {
-        try write("record the verdict") { db in
-            var row = verdict
-            row.id = nil
-            try row.insert(db)
-            return row.id ?? db.lastInsertedRowID
-        }
+        try write("record the verdict") { db in try LabVerdictRecord.insert(verdict, db) }
     }
 
     /// Every verdict, oldest first; a row whose verdict this version does not know is left out.
     public func verdicts() throws(LabStoreError) -> [LabVerdictRecord] {
         try read("read verdicts") { db in
-            try Row.fetchAll(db, sql: "SELECT * FROM labVerdict ORDER BY recordedAt, id").compactMap { row in
-                try? LabVerdictRecord(row: row)
-            }
+            try db.query("SELECT * FROM labVerdict ORDER BY recordedAt, id").compactMap(LabVerdictRecord.from)
         }
     }
 }

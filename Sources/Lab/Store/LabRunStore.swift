@@ -1,5 +1,5 @@
 import Foundation
-import GRDB
+import Store
 
 /// A cell of a run as stored: the cell, and whether it counts as done for `--resume`.
 public struct LabRunCellKey: Hashable, Sendable {
@@ -16,36 +16,14 @@ public struct LabRunCellKey: Hashable, Sendable {
 /// requests and measurement as JSON text). A cell and its `measured` verdict are written in one
 /// transaction as the cell finishes, so a killed run keeps every finished cell.
 extension LabStore {
-    static func createRunTables(_ db: Database) throws {
-        try db.execute(sql: """
-            CREATE TABLE labRun (
-              id TEXT PRIMARY KEY,
-              startedAt REAL NOT NULL, finishedAt REAL,
-              state TEXT NOT NULL,
-              heartbeatAt REAL NOT NULL, leaseSeconds REAL NOT NULL,
-              server TEXT NOT NULL, receivers TEXT NOT NULL, cases TEXT NOT NULL,
-              pollIntervalMs REAL NOT NULL, cellsTotal INTEGER NOT NULL, host TEXT NOT NULL);
-            CREATE TABLE labCell (
-              id INTEGER PRIMARY KEY AUTOINCREMENT,
-              runId TEXT NOT NULL REFERENCES labRun(id),
-              receiver TEXT NOT NULL, deviceId TEXT, deviceClass TEXT, address TEXT NOT NULL,
-              caseId TEXT NOT NULL, attempt INTEGER NOT NULL,
-              startedAt REAL NOT NULL, finishedAt REAL NOT NULL, url TEXT NOT NULL,
-              outcome TEXT NOT NULL, done INTEGER NOT NULL,
-              series TEXT NOT NULL, requests TEXT NOT NULL, measurement TEXT NOT NULL);
-            CREATE INDEX labCellByRun ON labCell(runId, receiver, caseId);
-            CREATE INDEX labCellByCase ON labCell(receiver, caseId, finishedAt);
-            """)
-    }
-
     /// Records a new run as `running`, its heartbeat now.
     public func beginRun(_ run: LabRunSummary, leaseSeconds: Double) throws(LabStoreError) {
         let receivers = try json(run.receivers), cases = try json(run.cases)
         try write("record the run start") { db in
-            try db.execute(sql: """
+            try db.execute("""
                 INSERT INTO labRun (id, startedAt, state, heartbeatAt, leaseSeconds, server, receivers, cases, pollIntervalMs,
                                     cellsTotal, host) VALUES (?, ?, 'running', ?, ?, ?, ?, ?, ?, ?, ?)
-                """, arguments: [run.id, run.startedAt.timeIntervalSince1970, Date().timeIntervalSince1970, leaseSeconds,
+                """, [run.id, run.startedAt.timeIntervalSince1970, Date().timeIntervalSince1970, leaseSeconds,
                                  run.server, receivers, cases, run.pollIntervalMs, run.cellsTotal, ProcessInfo.processInfo.hostName])
         }
     }
@@ -59,8 +37,8 @@ extension LabStore {
                           reason: run.state == .running ? "it is still running (its heartbeat is within its lease)" : "it is finished")
         }
         try write("resume run \(id)") { db in
-            try db.execute(sql: "UPDATE labRun SET state = 'running', finishedAt = NULL, heartbeatAt = ?, leaseSeconds = ?, server = ? WHERE id = ?",
-                           arguments: [Date().timeIntervalSince1970, leaseSeconds, server, id])
+            try db.execute("UPDATE labRun SET state = 'running', finishedAt = NULL, heartbeatAt = ?, leaseSeconds = ?, server = ? WHERE id = ?",
+                           [Date().timeIntervalSince1970, leaseSeconds, server, id])
         }
         return try self.run(id) ?? run
     }
@@ -68,15 +46,15 @@ extension LabStore {
     /// The owner is alive: moves the heartbeat to now.
     public func heartbeat(_ runId: String) throws(LabStoreError) {
         try write("record the run's heartbeat") { db in
-            try db.execute(sql: "UPDATE labRun SET heartbeatAt = ? WHERE id = ? AND state = 'running'",
-                           arguments: [Date().timeIntervalSince1970, runId])
+            try db.execute("UPDATE labRun SET heartbeatAt = ? WHERE id = ? AND state = 'running'",
+                           [Date().timeIntervalSince1970, runId])
         }
     }
 
     public func finishRun(_ runId: String, state: LabRunSummary.State) throws(LabStoreError) {
         try write("record the run's end") { db in
-            try db.execute(sql: "UPDATE labRun SET state = ?, finishedAt = ?, heartbeatAt = ? WHERE id = ?",
-                           arguments: [state.rawValue, Date().timeIntervalSince1970, Date().timeIntervalSince1970, runId])
+            try db.execute("UPDATE labRun SET state = ?, finishedAt = ?, heartbeatAt = ? WHERE id = ?",
+                           [state.rawValue, Date().timeIntervalSince1970, Date().timeIntervalSince1970, runId])
         }
     }
 
@@ -85,27 +63,26 @@ extension LabStore {
     public func record(_ cell: LabRunCell, done: Bool) throws(LabStoreError) {
         let series = try json(cell.series), requests = try json(cell.requests), measurement = try json(cell.measurement)
         try write("record cell \(cell.caseId) on \(cell.receiver)") { db in
-            try db.execute(sql: """
+            try db.execute("""
                 INSERT INTO labCell (runId, receiver, deviceId, deviceClass, address, caseId, attempt, startedAt, finishedAt, url,
                                      outcome, done, series, requests, measurement) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-                """, arguments: [cell.runId, cell.receiver, cell.deviceId, cell.deviceClass, cell.address, cell.caseId, cell.attempt,
+                """, [cell.runId, cell.receiver, cell.deviceId, cell.deviceClass, cell.address, cell.caseId, cell.attempt,
                                  cell.startedAt.timeIntervalSince1970, cell.finishedAt.timeIntervalSince1970, cell.url,
                                  cell.measurement.outcome.rawValue, done, series, requests, measurement])
             guard done else { return }
-            var verdict = LabVerdictRecord.measured(for: cell)
-            try verdict.insert(db)
+            _ = try LabVerdictRecord.insert(LabVerdictRecord.measured(for: cell), db)
         }
     }
 
     /// Every run, newest first. A `running` run whose heartbeat is older than its lease is shown
     /// `interrupted` (its owner died without saying so).
     public func runs() throws(LabStoreError) -> [LabRunSummary] {
-        try read("read the runs") { db in try Row.fetchAll(db, sql: Self.runSelect + " ORDER BY r.startedAt DESC, r.id DESC") }
+        try read("read the runs") { db in try db.query(Self.runSelect + " ORDER BY r.startedAt DESC, r.id DESC") }
             .map(Self.summary)
     }
 
     public func run(_ id: String) throws(LabStoreError) -> LabRunSummary? {
-        try read("read run \(id)") { db in try Row.fetchOne(db, sql: Self.runSelect + " WHERE r.id = ?", arguments: [id]) }
+        try read("read run \(id)") { db in try db.queryOne(Self.runSelect + " WHERE r.id = ?", [id]) }
             .map(Self.summary)
     }
 
@@ -130,7 +107,7 @@ extension LabStore {
     /// The receiver x case cells of a run that `--resume` does not play again.
     public func doneCells(runId: String) throws(LabStoreError) -> Set<LabRunCellKey> {
         Set(try read("read run \(runId)'s cells") { db in
-            try Row.fetchAll(db, sql: "SELECT DISTINCT receiver, caseId FROM labCell WHERE runId = ? AND done = 1", arguments: [runId])
+            try db.query("SELECT DISTINCT receiver, caseId FROM labCell WHERE runId = ? AND done = 1", [runId])
                 .map { LabRunCellKey(receiver: $0["receiver"], caseId: $0["caseId"]) }
         })
     }
@@ -138,10 +115,10 @@ extension LabStore {
     /// The requests one client made between two times, in time order (what a cell's receiver fetched).
     public func requests(client: String, from: Date, to: Date) throws(LabStoreError) -> [LabRequestRecord] {
         try read("read the request log") { db in
-            try Row.fetchAll(db, sql: """
+            try db.query("""
                 SELECT at, client, clientPort, method, path, query, range, status, bytes, expectedBytes, durationMs,
                        userAgent, caseId, completed FROM labRequest WHERE client = ? AND at >= ? AND at <= ? ORDER BY at, id LIMIT 20000
-                """, arguments: [client, from.timeIntervalSince1970, to.timeIntervalSince1970]).map { row in
+                """, [client, from.timeIntervalSince1970, to.timeIntervalSince1970]).map { row in
                 LabRequestRecord(at: Date(timeIntervalSince1970: row["at"]), client: row["client"], clientPort: row["clientPort"],
                                  method: row["method"], path: row["path"], query: row["query"], range: row["range"],
                                  status: row["status"], bytes: row["bytes"], expectedBytes: row["expectedBytes"],
@@ -152,11 +129,11 @@ extension LabStore {
     }
 
     private static let runSelect = """
-        SELECT r.*, (SELECT count(*) FROM (SELECT DISTINCT receiver, caseId FROM labCell c WHERE c.runId = r.id AND c.done = 1))
+        SELECT r.*, (SELECT count(*) FROM (SELECT DISTINCT receiver, caseId FROM labCell c WHERE c.runId = r.id AND c.done = 1) AS d)
                AS cellsDone FROM labRun r
         """
 
-    private static func summary(_ row: Row) -> LabRunSummary {
+    private static func summary(_ row: SQLRow) -> LabRunSummary {
         var state = LabRunSummary.State(rawValue: row["state"]) ?? .interrupted
         let heartbeat: Double = row["heartbeatAt"], lease: Double = row["leaseSeconds"]
         if state == .running, Date().timeIntervalSince1970 - heartbeat > lease { state = .interrupted }
@@ -168,9 +145,9 @@ extension LabStore {
                              pollIntervalMs: row["pollIntervalMs"], cellsDone: row["cellsDone"], cellsTotal: row["cellsTotal"])
     }
 
-    private func cells(where condition: String, _ arguments: StatementArguments) throws(LabStoreError) -> [LabRunCell] {
+    private func cells(where condition: String, _ arguments: [any SQLBindable]) throws(LabStoreError) -> [LabRunCell] {
         let rows = try read("read cells") { db in
-            try Row.fetchAll(db, sql: "SELECT * FROM labCell WHERE \(condition) ORDER BY finishedAt, id", arguments: arguments)
+            try db.query("SELECT * FROM labCell WHERE \(condition) ORDER BY finishedAt, id", arguments)
         }
         let decoder = Self.decoder()
         var cells: [LabRunCell] = []

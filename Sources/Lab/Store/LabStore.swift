@@ -1,12 +1,25 @@
 import Foundation
-import GRDB
 import Matrix
+import Store
 
 /// Why the lab's tables in the results database could not be used. Names the file and what to do.
 public enum LabStoreError: Error, Sendable, Equatable, CustomStringConvertible {
     case missing(path: String)
     case cannotOpen(path: String, reason: String)
     case failed(path: String, operation: String, reason: String)
+    /// The database server cannot be reached (exit 3), refused the login, or has a newer schema (exit 2).
+    case database(StoreFailure)
+
+    /// A needed service (the PostgreSQL server) is missing: exit 3 rather than 2.
+    public var serviceMissing: Bool { if case .database(let failure) = self { return failure.serviceMissing } else { return false } }
+
+    init(_ failure: StoreFailure) {
+        switch failure {
+        case .missing(let location): self = .missing(path: location)
+        case .cannotOpen(let location, let reason): self = .cannotOpen(path: location, reason: reason)
+        default: self = .database(failure)
+        }
+    }
 
     public var description: String {
         switch self {
@@ -16,85 +29,52 @@ public enum LabStoreError: Error, Sendable, Equatable, CustomStringConvertible {
             return "\(path): cannot open the results database (\(reason)); check the path is a seamcheck SQLite file and writable"
         case .failed(let path, let operation, let reason):
             return "\(path): could not \(operation) (\(reason)); check free disk space and permissions"
+        case .database(let failure):
+            return failure.description
         }
     }
 }
 
-/// The lab's tables in the results database the matrix also uses (opened by `ResultsDatabase`):
-/// the serve runs with their suite manifest, every request the server answered, the receivers
-/// client addresses map to, and the operators' verdicts. Their migrations are named `lab-*`, apart
-/// from the matrix's, so either side opens a database the other created.
+/// The lab's tables in the results database the matrix also uses, SQLite or PostgreSQL through
+/// one executor and one schema (Store's `Schema`, `LabSchema`): the serve runs with their suite
+/// manifest, every request the server answered, the receivers client addresses map to, and the
+/// operators' verdicts. Either store opens a database the other created.
 public final class LabStore: Sendable {
+    /// The database as shown to users: a SQLite path, or a PostgreSQL URL without its password.
     public let path: String
-    let pool: DatabasePool
+    public let executor: any SQLExecutor
 
-    /// Opens (and migrates) the database at `path`; with `create` false a missing file is an error.
+    /// Opens (and migrates) the database at `path` (a SQLite path or a `postgres://` URL); with
+    /// `create` false a missing SQLite file is an error.
     public init(path: String, create: Bool = true) throws(LabStoreError) {
-        self.path = path
-        do { pool = try ResultsDatabase.open(path, create: create, migrator: Self.migrator) } catch {
-            switch error {
-            case .missing: throw .missing(path: path)
-            case .cannotOpen(let reason): throw .cannotOpen(path: path, reason: reason)
+        do { executor = try ResultsDatabaseOpener.open(path, create: create) } catch { throw LabStoreError(error) }
+        self.path = executor.location.description
+    }
+
+    /// A store on an executor already open and migrated.
+    public init(executor: any SQLExecutor) {
+        self.executor = executor
+        path = executor.location.description
+    }
+
+    func write<T>(_ operation: String, _ body: (any SQLConnection) throws -> T) throws(LabStoreError) -> T {
+        do { return try executor.write(body) } catch { throw mapped(error, operation) }
+    }
+
+    func read<T>(_ operation: String, _ body: (any SQLConnection) throws -> T) throws(LabStoreError) -> T {
+        do { return try executor.read(body) } catch { throw mapped(error, operation) }
+    }
+
+    private func mapped(_ error: any Error, _ operation: String) -> LabStoreError {
+        switch error {
+        case let error as LabStoreError: return error
+        case let failure as StoreFailure:
+            switch failure {
+            case .unreachable, .rejected, .newerSchema: return .database(failure)
+            case .failed(_, let reason): return .failed(path: path, operation: operation, reason: reason)
+            default: return .failed(path: path, operation: operation, reason: failure.description)
             }
+        default: return .failed(path: path, operation: operation, reason: "\(error)")
         }
     }
-
-    static var migrator: DatabaseMigrator {
-        var migrator = DatabaseMigrator()
-        migrator.registerMigration("lab-v1-serves-requests-receivers-verdicts") { db in
-            try db.execute(sql: """
-                CREATE TABLE labServe (
-                  id INTEGER PRIMARY KEY AUTOINCREMENT,
-                  startedAt TEXT NOT NULL, stoppedAt TEXT,
-                  bind TEXT NOT NULL, port INTEGER NOT NULL, streams TEXT NOT NULL, manifest TEXT NOT NULL,
-                  pid INTEGER NOT NULL, host TEXT NOT NULL);
-                CREATE TABLE labRequest (
-                  id INTEGER PRIMARY KEY AUTOINCREMENT,
-                  serveId INTEGER NOT NULL,
-                  at REAL NOT NULL,
-                  client TEXT NOT NULL, clientPort INTEGER,
-                  method TEXT NOT NULL, path TEXT NOT NULL, query TEXT,
-                  range TEXT, status INTEGER NOT NULL, bytes INTEGER NOT NULL, expectedBytes INTEGER,
-                  durationMs REAL NOT NULL, userAgent TEXT, caseId TEXT, completed INTEGER NOT NULL);
-                CREATE INDEX labRequestByClient ON labRequest(client, at);
-                CREATE TABLE labReceiver (
-                  address TEXT PRIMARY KEY,
-                  name TEXT NOT NULL, deviceId TEXT, model TEXT, deviceClass TEXT, classifiedBy TEXT,
-                  reason TEXT NOT NULL, source TEXT NOT NULL, seenAt REAL NOT NULL);
-                CREATE TABLE labVerdict (
-                  id INTEGER PRIMARY KEY AUTOINCREMENT,
-                  recordedAt REAL NOT NULL,
-                  receiver TEXT NOT NULL, deviceId TEXT, deviceClass TEXT, client TEXT,
-                  caseId TEXT NOT NULL, verdict TEXT NOT NULL, seconds REAL, note TEXT, source TEXT NOT NULL);
-                CREATE INDEX labVerdictByCase ON labVerdict(caseId, receiver);
-                """)
-        }
-        migrator.registerMigration("lab-v2-receiver-info") { db in
-            try db.execute(sql: """
-                ALTER TABLE labReceiver ADD COLUMN declaredHDRFormats TEXT;
-                ALTER TABLE labReceiver ADD COLUMN declaredCodecs TEXT;
-                ALTER TABLE labReceiver ADD COLUMN supportsInterstitials INTEGER;
-                """)
-        }
-        // Unattended runs (`lab run`): LabRunStore.swift reads and writes these.
-        migrator.registerMigration("lab-v3-runs") { db in try LabStore.createRunTables(db) }
-        // Verdicts' via and runId (LabRecords.swift).
-        LabVerdictRecord.registerMigrations(&migrator)
-        registerReceiverHistory(&migrator)
-        return migrator
-    }
-
-    func write<T>(_ operation: String, _ body: (Database) throws -> T) throws(LabStoreError) -> T {
-        do { return try pool.write(body) } catch {
-            throw .failed(path: path, operation: operation, reason: Self.reason(error))
-        }
-    }
-
-    func read<T>(_ operation: String, _ body: (Database) throws -> T) throws(LabStoreError) -> T {
-        do { return try pool.read(body) } catch {
-            throw .failed(path: path, operation: operation, reason: Self.reason(error))
-        }
-    }
-
-    static func reason(_ error: any Error) -> String { ResultsDatabase.reason(error) }
 }

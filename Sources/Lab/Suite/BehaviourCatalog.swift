@@ -65,7 +65,9 @@ enum BehaviourCatalog {
                                     "Appendix D: live, X-RESUME-OFFSET absent: resume at START-DATE plus the played duration (the live edge moved on)")])
         },
         vod("playout-limit", "X-PLAYOUT-LIMIT=d, half the ad: end the ad at the limit") { c, g in
-            let i = mid(c, g, at: g.s(2), playoutLimit: g.d)
+            // DURATION is what plays: the limit (lint's interstitial-duration-mismatch expects so).
+            var i = mid(c, g, at: g.s(2), playoutLimit: g.d)
+            i.duration = ms(g.d)
             return (i, [played(i),
                         LabExpectation(.playedAtMost, interstitial: i.id, seconds: g.d,
                                        because: "Appendix D: X-PLAYOUT-LIMIT: the client ends the interstitial at this offset"),
@@ -85,7 +87,9 @@ enum BehaviourCatalog {
         Entry(feature: "cue-once", title: "CUE=ONCE: seeking back over the ad does not play it again") { c, g in
             let i = mid(c, g, at: g.s(2), resumeOffset: 0, cue: ["ONCE"])
             return LabBehaviour(feature: "cue-once", title: "", interstitials: [i],
-                                commands: [LabScriptedCommand(kind: .scrub, after: ms(g.s(2) + g.A + g.d), value: g.s(1))],
+                                // 10 s of playback: the primary to START, the ad, one more segment (position s(2) + d).
+                                commands: [LabScriptedCommand(kind: .scrub, after: ms(g.s(2) + g.A + g.d), atPosition: ms(g.s(2) + g.d),
+                                                              value: g.s(1))],
                                 expectations: [played(i), LabExpectation(.playedOnce, interstitial: i.id,
                                     because: "Appendix D: CUE=ONCE: play the interstitial once; a seek back over it does not play it again")])
         },
@@ -136,14 +140,15 @@ enum BehaviourCatalog {
             let i = mid(c, g, at: g.s(3), resumeOffset: 0, restrict: ["JUMP"])
             let target = ms(g.s(4) + g.d / 2)
             return LabBehaviour(feature: "restrict-jump", title: "", interstitials: [i],
-                                commands: [LabScriptedCommand(kind: .scrub, after: ms(g.d / 2), value: target)],
+                                commands: [LabScriptedCommand(kind: .scrub, after: ms(g.d / 2), atPosition: ms(g.d / 2), value: target)],
                                 expectations: [played(i), LabExpectation(.playedBeforeSeekTarget, interstitial: i.id, seconds: target,
                                     because: "Appendix D: X-RESTRICT=JUMP: no seeking past START-DATE without playing the interstitial")])
         },
         Entry(feature: "restrict-skip", title: "X-RESTRICT=SKIP: rate 2 during the ad is refused") { c, g in
             let i = mid(c, g, at: g.s(2), resumeOffset: 0, restrict: ["SKIP"])
             return LabBehaviour(feature: "restrict-skip", title: "", interstitials: [i],
-                                commands: [LabScriptedCommand(kind: .rate, after: ms(g.s(2) + g.d / 2), value: 2)],
+                                // During a POINT ad the receiver reports START: the first report at START is (nearly always) in the ad.
+                                commands: [LabScriptedCommand(kind: .rate, after: ms(g.s(2) + g.d / 2), atPosition: g.s(2), value: 2)],
                                 expectations: [played(i), LabExpectation(.rateHeld, interstitial: i.id,
                                     because: "Appendix D: X-RESTRICT=SKIP: no seeking forward and no rate above 1 while the interstitial plays"),
                                                resumes(i, because: "Appendix D: X-RESUME-OFFSET=0: resume at START-DATE")])

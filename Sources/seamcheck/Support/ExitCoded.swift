@@ -5,6 +5,7 @@ import HLS
 import Lab
 import Matrix
 import MediaProbe
+import Store
 
 /// An error that ends a command: `description` goes to stderr (one `seamcheck: error:` line per
 /// line) and `exitCode` is the process status, as INTERFACE.md says: 1 findings, 2 bad usage or
@@ -37,8 +38,13 @@ extension PlaylistAuditError: ExitCoded {}
 // Matrix and Lab: specs, project files, suites and databases.
 extension MatrixSpecError: ExitCoded {}
 extension ProjectConfigError: ExitCoded {}
-extension StoreError: ExitCoded {}
-extension LabStoreError: ExitCoded {}
+extension RunJoinError: ExitCoded {}
+extension StoreError: ExitCoded {
+    var exitCode: Int32 { serviceMissing ? CLIFailure.serviceMissing : CLIFailure.usage }
+}
+extension LabStoreError: ExitCoded {
+    var exitCode: Int32 { serviceMissing ? CLIFailure.serviceMissing : CLIFailure.usage }
+}
 extension LabSuiteError: ExitCoded {}
 extension LabServeError: ExitCoded {}
 extension LabInputError: ExitCoded {}
@@ -46,6 +52,11 @@ extension MeasurementThresholdsError: ExitCoded {}
 extension LabAccessError: ExitCoded {}
 extension AirPlayError: ExitCoded {}
 extension CredentialStoreError: ExitCoded {}
+
+// Store: the PostgreSQL server unreachable is 3, a refused login or a newer schema 2.
+extension StoreFailure: ExitCoded {
+    var exitCode: Int32 { serviceMissing ? CLIFailure.serviceMissing : CLIFailure.usage }
+}
 
 // Discovery: avahi-daemon or D-Bus missing is 3 (`DiscoveryError.exitCode` is the module's own).
 extension DiscoveryError: ExitCoded {}
