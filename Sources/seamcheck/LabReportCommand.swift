@@ -102,7 +102,7 @@ enum LabReporting {
     /// session of a behaviour case in the request log (a person at the lab page), judged now.
     static func buildBehaviour(database: LabDatabaseOption, streams: String?, profilesDir: String?) throws -> BehaviourReport {
         let store = try database.open(create: false)
-        let manifest = try LabContext.manifest(store: store, streams: streams, db: database.path)
+        let manifest = try LabContext.manifest(store: store, streams: streams, db: database.shown)
         let profiles = (try? ProfileLocator.load(explicitDirectory: profilesDir, selecting: [])) ?? []
         let requests = try store.requests()
         let sessions = SessionBuilder(manifest: manifest, receivers: try store.receivers(), history: try store.receiverHistory(),
