@@ -30,7 +30,7 @@ extension BehaviourReportText {
         <style>body{font:14px/1.4 system-ui,sans-serif;margin:1em auto;max-width:1600px;padding:0 1em}
         table{border-collapse:collapse;margin:.5em 0}td,th{border:1px solid #ccc;padding:4px 6px;text-align:left;vertical-align:top}
         thead th{font-weight:normal;writing-mode:vertical-rl;transform:rotate(180deg);white-space:nowrap}th.rx{white-space:nowrap}
-        td{min-width:7em;font-size:13px}td.conforms{background:#e3f4e3}td.deviates{background:#fbdcd9}td.ignores{background:#fdf0c8}
+        td{min-width:6em;font-size:13px}.wide{overflow-x:auto}td.conforms{background:#e3f4e3}td.deviates{background:#fbdcd9}td.ignores{background:#fdf0c8}
         td.not-judged{background:#eef0f3;color:#555}td.not-applicable{background:#f7f7f7;color:#888}
         details summary{cursor:pointer;font-weight:600}details p{margin:.2em 0}ul{margin:.2em 0;padding-left:1.1em}
         .ok{color:#1b6e1b}.bad{color:#a3261b}.open{color:#666}code,pre{font-size:12px}pre{margin:.2em 0;white-space:pre-wrap}</style></head><body>
@@ -38,9 +38,9 @@ extension BehaviourReportText {
         <p>\(xmlEscape(headline(report))). Receivers as rows, interstitial features as columns (draft-pantos-hls-rfc8216bis-22 Appendix D); the newest judgement of each receiver and feature, from <code>lab run</code> cells and sessions played from the lab page. Open a cell for what was expected and what happened.</p>
         <p><small>\(xmlEscape(legend))</small></p>
         \(empty)
-        <table class="behaviour"><thead><tr><th>receiver</th>\(header)</tr></thead><tbody>
+        <div class="wide"><table class="behaviour"><thead><tr><th>receiver</th>\(header)</tr></thead><tbody>
         \(rows)
-        </tbody></table>
+        </tbody></table></div>
         <h2>Per device class</h2>
         \(classTable)
         </body></html>

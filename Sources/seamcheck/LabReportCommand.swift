@@ -106,7 +106,7 @@ enum LabReporting {
                                profilesDir: String?) throws -> BehaviourReport {
         let store = try database.open(create: false)
         let only = try station.resolve(in: store)
-        let manifest = try LabContext.manifest(store: store, streams: streams, db: database.path, station: only)
+        let manifest = try LabContext.manifest(store: store, streams: streams, db: database.shown, station: only)
         let profiles = (try? ProfileLocator.load(explicitDirectory: profilesDir, selecting: [])) ?? []
         let requests = try store.requests(station: only)
         let sessions = SessionBuilder(manifest: manifest, receivers: try store.receivers(station: only),

@@ -60,7 +60,7 @@ final class BehaviourCatalogTests: XCTestCase {
         func first(_ feature: String) throws -> LabBehaviourInterstitial { try XCTUnwrap(all[feature]?.interstitials.first) }
         XCTAssertEqual(try first("restrict-jump").start, 6)
         XCTAssertEqual(try first("snap-live").start, 4.6, accuracy: 0.0005)
-        XCTAssertEqual(try first("live-preroll").start, 2)
+        XCTAssertEqual(try first("live-preroll").start, 0, "the break ends before the join: only CUE=PRE plays it")
         XCTAssertEqual(all["primary-id"]?.interstitials.map(\.start), [2, 6])
         XCTAssertEqual(all["primary-id"]?.interstitials.map(\.assetList), [nil, "cases/behaviour-primary-id/list-2.json"])
         XCTAssertEqual(try first("playout-limit").playoutLimit, 2)
@@ -71,7 +71,7 @@ final class BehaviourCatalogTests: XCTestCase {
         XCTAssertEqual(all["restrict-skip"]?.commands, [LabScriptedCommand(kind: .rate, after: 5, atPosition: 4, value: 2)])
 
         XCTAssertEqual(all["resume-offset-live"]?.live, LabLiveWindow(joinEdge: 4, startOffset: -2))
-        XCTAssertEqual(all["live-preroll"]?.live, LabLiveWindow(joinEdge: 6, startOffset: -2))
+        XCTAssertEqual(all["live-preroll"]?.live, LabLiveWindow(joinEdge: 8, startOffset: -2))
         XCTAssertEqual(all["live-join-start-offset"]?.live, LabLiveWindow(joinEdge: 8, startOffset: -3))
         XCTAssertEqual(all["snap-live"]?.live, LabLiveWindow(joinEdge: 4, startOffset: -2))
         XCTAssertEqual(all.values.filter { $0.live != nil }.count, 4)

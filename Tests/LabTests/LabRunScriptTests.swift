@@ -20,9 +20,10 @@ final class LabRunScriptTests: XCTestCase {
         XCTAssert(machine.polled(at: .milliseconds(1000), .success(.at(0.45))) == .poll(at: .milliseconds(1250)))
         XCTAssert(machine.polled(at: .milliseconds(1500), .success(.at(0.95))) == .poll(at: .milliseconds(1750)))
         XCTAssert(machine.polled(at: .milliseconds(1750), .success(.at(1.2))) == .send(LabScriptedCommand(kind: .scrub, after: 1, value: 9)))
-        XCTAssert(machine.commandAnswered(at: .milliseconds(1770), LabScriptedCommand(kind: .scrub, after: 1, value: 9), error: nil)
-            == .poll(at: .milliseconds(2000)))
-        XCTAssert(machine.commands.last == SentCommand(kind: .scrub, atMs: 1770, value: 9))
+        XCTAssert(machine.commandAnswered(sentAt: .milliseconds(1752), at: .milliseconds(1770), LabScriptedCommand(kind: .scrub, after: 1, value: 9),
+                                          error: nil) == .poll(at: .milliseconds(2000)))
+        // Recorded when it was sent: the receiver may fetch the target before its answer arrives.
+        XCTAssert(machine.commands.last == SentCommand(kind: .scrub, atMs: 1752, value: 9))
         XCTAssert(machine.pending.isEmpty)
     }
 

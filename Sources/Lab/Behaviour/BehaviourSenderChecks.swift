@@ -24,7 +24,8 @@ extension BehaviourChecks {
             guard let jump else { return .notJudged(expected, "no seek past \(i.id) in the session's requests") }
             seekAt = jump.0.fetch.at
         }
-        guard let landed = primary.first(where: { $0.fetch.at >= seekAt && $0.index == holding }) else {
+        // The request log and the sender share a clock; the slack covers a log time taken as the request ended.
+        guard let landed = primary.first(where: { $0.fetch.at >= seekAt - seekSlack && $0.index == holding }) else {
             return .notJudged(expected, "the primary at \(T.s(target)) was not fetched after the seek (at \(T.s(seekAt))): the session ended first")
         }
         let adBefore = c.trace.assetSegments(i).first { $0.fetch.index < landed.fetch.index }?.fetch
@@ -35,6 +36,9 @@ extension BehaviourChecks {
         return .deviates(expected, "landed on \(T.s(target)) (\(file(landed.fetch.path)) at \(T.s(landed.fetch.at))) without playing \(i.id): "
                          + "the seek skipped the JUMP-restricted ad", [landed.fetch])
     }
+
+    /// Seconds a fetch may appear before the command that caused it.
+    static let seekSlack = 0.25
 
     static func rateHeld(_ c: BehaviourContext, _ e: LabExpectation, _ i: LabBehaviourInterstitial) -> CheckResult {
         let expected = "rate 1 while \(i.id) plays, the sender's rate command refused (X-RESTRICT=SKIP)"

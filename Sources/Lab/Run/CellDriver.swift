@@ -69,13 +69,14 @@ public struct CellDriver<C: Clock>: Sendable where C.Duration == Duration {
                 if let sample = machine.samples.last { onSample(sample) }
             case .send(let command):
                 var commandError: AirPlayError?
+                let sentAt = elapsed(since: origin)
                 do {
                     switch command.kind {
                     case .scrub: try await playback.scrub(to: command.value)
                     case .rate: try await playback.setRate(command.value)
                     }
                 } catch { commandError = error }
-                action = machine.commandAnswered(at: elapsed(since: origin), command, error: commandError)
+                action = machine.commandAnswered(sentAt: sentAt, at: elapsed(since: origin), command, error: commandError)
             case .stop:
                 var stopError: AirPlayError?
                 do { try await playback.stop() } catch { stopError = error }

@@ -194,10 +194,11 @@ public struct CellMachine: Sendable {
         return true
     }
 
-    /// A scripted command was answered (or failed) `at` after `/play`.
-    public mutating func commandAnswered(at: Duration, _ command: LabScriptedCommand, error: AirPlayError?) -> CellAction {
+    /// A scripted command sent `sentAt` after `/play` was answered (or failed) `at`. It is recorded
+    /// at `sentAt`: the receiver may act on it (fetch the scrub's target) before its answer arrives.
+    public mutating func commandAnswered(sentAt: Duration? = nil, at: Duration, _ command: LabScriptedCommand, error: AirPlayError?) -> CellAction {
         let kind: SentCommand.Kind = command.kind == .scrub ? .scrub : .rate
-        commands.append(SentCommand(kind: kind, atMs: Self.ms(at), value: command.value, failure: error?.description))
+        commands.append(SentCommand(kind: kind, atMs: Self.ms(sentAt ?? at), value: command.value, failure: error?.description))
         return schedule(after: at)
     }
 

@@ -93,9 +93,11 @@ enum BehaviourCatalog {
                                 expectations: [played(i), LabExpectation(.playedOnce, interstitial: i.id,
                                     because: "Appendix D: CUE=ONCE: play the interstitial once; a seek back over it does not play it again")])
         },
+        // The break ends before the join point (and before the window): a client that reads it as a
+        // mid-roll passes it by; only CUE=PRE makes it play.
         Entry(feature: "live-preroll", title: "Live join with a CUE=PRE ad behind the join: the pre-roll plays first") { c, g in
-            let i = mid(c, g, at: g.s(1), resumeOffset: 0, cue: ["PRE"])
-            return LabBehaviour(feature: "live-preroll", title: "", live: LabLiveWindow(joinEdge: g.s(3), startOffset: -g.d),
+            let i = mid(c, g, at: g.s(0), resumeOffset: 0, cue: ["PRE"])
+            return LabBehaviour(feature: "live-preroll", title: "", live: LabLiveWindow(joinEdge: g.s(4), startOffset: -g.d),
                                 interstitials: [i], expectations: [played(i), LabExpectation(.beforePrimary, interstitial: i.id,
                                     because: "Appendix D: CUE=PRE on joining a live stream: play the pre-roll before the primary")])
         },
