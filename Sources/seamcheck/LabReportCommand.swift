@@ -16,7 +16,9 @@ struct LabReportCommand: AsyncParsableCommand {
         `lab run` measured shows its first frame and the stall at each transition; its stall is graded through \
         the thresholds (DeviceProfiles/lab/measurement.yaml: 200 ms a warning, 1000 ms an error). An operator's \
         verdict wins over the measured one; both are shown. The HTML report draws a timeline per measured cell. \
-        Disagreements come first. Exit 1 when any cell disagrees and --fail-on-disagreement is given.
+        Disagreements come first. Exit 1 when any cell disagrees and --fail-on-disagreement is given. Stations \
+        sharing the database are all read (--station NAME reads one); a receiver is a name at a station \
+        (docs/lab-stations.md).
         """)
 
     @OptionGroup var database: LabDatabaseOption
@@ -127,7 +129,7 @@ extension ProfilesCommand {
             1000 ms or more an error, 200 ms a warning; --thresholds FILE, --threshold grades.errorMs=800). \
             Where at least --min-observations of them give a most common level that differs from the profile's \
             severity, the profile's `rules` entry is changed. Prints the diff; --write changes the files (and \
-            checks they still load).
+            checks they still load). Every station's evidence counts unless --station NAME names one.
             """)
 
         @OptionGroup var database: LabDatabaseOption
