@@ -62,7 +62,7 @@ public struct MatrixWorker: Sendable {
                         failure = error
                         break
                     }
-                    try? await Task.sleep(for: .milliseconds(Int64(min(lease.interval, 1) * 1000)))
+                    try? await Task.sleep(for: .milliseconds(Int64(min(lease.interval, 0.25) * 1000)))
                     fill()
                     continue
                 }

@@ -30,12 +30,20 @@ public enum DatabaseCopy {
         for table in tables {
             var count = TableCount(table: table.name, read: 0, copied: 0)
             var offset = 0
+            var after: SQLValue?
+            let single = !table.key.contains(",")
             while true {
+                // Pages by key (a page costs the same at the end of a large table as at its start); by offset for a composite key.
                 let rows = try source.read { c in
-                    try c.query("SELECT \(table.columns.joined(separator: ", ")) FROM \(table.name) ORDER BY \(table.key) LIMIT \(batchRows * 5) OFFSET \(offset)")
+                    let list = table.columns.joined(separator: ", "), page = batchRows * 5
+                    if single, let after {
+                        return try c.query("SELECT \(list) FROM \(table.name) WHERE \(table.key) > ? ORDER BY \(table.key) LIMIT \(page)", [after])
+                    }
+                    return try c.query("SELECT \(list) FROM \(table.name) ORDER BY \(table.key) LIMIT \(page) OFFSET \(single ? 0 : offset)")
                 }
                 if rows.isEmpty { break }
                 offset += rows.count
+                after = rows.last?.value(table.key)
                 count.read += rows.count
                 count.copied += try target.write { c in
                     var copied = 0

@@ -271,8 +271,10 @@ public final class PostgresExecutor: SQLExecutor, @unchecked Sendable {
         case .bool: return (try? cell.decode(Bool.self)).map { .integer($0 ? 1 : 0) } ?? .null
         case .bytea: return (try? cell.decode(ByteBuffer.self)).map { .blob(Data(buffer: $0)) } ?? .null
         case .numeric:
-            if let text = try? cell.decode(String.self) { return Int64(text).map { .integer($0) } ?? Double(text).map { .real($0) } ?? .text(text) }
-            return (try? cell.decode(Decimal.self)).map { .real(NSDecimalNumber(decimal: $0).doubleValue) } ?? .null
+            // sum() of a BIGINT column: whole numbers stay integers.
+            guard let decimal = try? cell.decode(Decimal.self) else { return .null }
+            let number = NSDecimalNumber(decimal: decimal)
+            return decimal == Decimal(number.int64Value) ? .integer(number.int64Value) : .real(number.doubleValue)
         default: return (try? cell.decode(String.self)).map { .text($0) } ?? .null
         }
     }

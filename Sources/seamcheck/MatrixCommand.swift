@@ -160,7 +160,8 @@ struct MatrixRunCommand: AsyncParsableCommand {
             do { totals = try await task.value } catch {
                 progress.finish()
                 try? store.finishRun(runId, status: .interrupted, probesPerformed: await probes.probesPerformed, distinctInputs: await probes.distinctInputs)
-                throw CLIFailure.input("run \(runId) stopped: \(error)")
+                // The database gone for longer than the retries is a missing service (3), as at the start.
+                throw CLIFailure(message: "run \(runId) stopped: \(error)", exitCode: (error as? any ExitCoded)?.exitCode ?? CLIFailure.usage)
             }
             progress.finish()
             signal = trap.received

@@ -157,4 +157,26 @@ final class MatrixWorkerTests: XCTestCase {
         XCTAssertEqual(rescuer.wait(timeout: 120), 0, rescuer.output)
         XCTAssertEqual(try postgres.psql(database2, "SELECT count(*) || ' ' || count(DISTINCT caseId) FROM matrixCase"), "\(cases) \(cases)")
     }
+
+    func testAWorkerStoppedBySIGTERMGivesBackItsCasesAndAnotherFinishesTheRun() throws {
+        let postgres = try TestPostgres.shared()
+        let url = try postgres.makeDatabase("sigterm")
+        let database = TestPostgres.databaseName(url)
+        let cases = 6
+        let matrix = try matrix(count: cases, delay: 2)
+        // A long lease: only the explicit give-back can free its cases in time.
+        let stopped = try worker(matrix, db: url, name: "term", output: "stopped", lease: 600)
+        defer { if stopped.exitCode == nil { kill(stopped.pid, SIGKILL) } }
+        let deadline = Date().addingTimeInterval(60)
+        while Date() < deadline, stopped.exitCode == nil,
+              (try? postgres.psql(database, "SELECT count(*) FROM runQueue WHERE state = 'claimed'")) != "2" {
+            Thread.sleep(forTimeInterval: 0.05)
+        }
+        kill(stopped.pid, SIGTERM)
+        XCTAssertEqual(stopped.wait(timeout: 60), 143, stopped.output)
+        XCTAssertEqual(try postgres.psql(database, "SELECT count(*) FROM runQueue WHERE state = 'claimed'"), "0", "its cases were given back")
+        let rescuer = try worker(matrix, db: url, name: "term", output: "rescuer", lease: 600)
+        XCTAssertEqual(rescuer.wait(timeout: 120), 0, rescuer.output)
+        XCTAssertEqual(try postgres.psql(database, "SELECT count(*) || ' ' || count(DISTINCT caseId) FROM matrixCase"), "\(cases) \(cases)")
+    }
 }

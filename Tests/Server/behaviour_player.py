@@ -1,10 +1,8 @@
 """One playback of behaviour_receiver.py: an HLS client that plays interstitials as
 draft-pantos-hls-rfc8216bis-22 Appendix D says (or, with a behaviour, deviates on purpose), in real
-time times `speed`, interrupted by the sender's seek, rate and stop. Python standard library only.
-
-Its clock: media advances `speed * rate` seconds per wall second while a segment plays and stands
-still while one is fetched (loopback fetches take milliseconds). It fetches each segment just
-before it plays it, so the order of its requests is the order of playback.
+time times `speed` (behaviour_clock.Transport), interrupted by the sender's seek, rate and stop.
+It fetches each segment just before it plays it, so the order of its requests is the order of
+playback. Python standard library only.
 """
 import json
 import threading
@@ -12,137 +10,34 @@ import time
 import traceback
 import uuid
 
+from behaviour_clock import EPS, Seek, Stopped, Transport
 from hls_client import Fetcher, FetchError, Playlist, Track, choose_variant, number, tokens
 
-EPS = 1e-3
 BEHAVIOURS = ("conforming", "ignore-interstitials", "ignore-resume-offset", "ignore-playout-limit",
               "drop-primary-id", "seek-past-jump", "allow-skip-rate", "ignore-cue")
 RELOAD_FAILURES = 5  # a live playlist failing this many reloads in a row ends the playback
 STALE_RELOADS = 12  # nor growing for this many half-target-duration waits (6 target durations)
 
 
-class Stopped(Exception):
-    """/stop, or a new /play."""
-
-
 class Failed(Exception):
     """The playback cannot go on (a live playlist that stopped answering or growing)."""
 
 
-class Seek(Exception):
-    def __init__(self, target):
-        super().__init__(target)
-        self.target = target
-
-
 class Playback(threading.Thread):
+    """The player thread of one /play; `info`, `seek`, `set_rate` and `stop` are for the HTTP threads."""
+
     def __init__(self, url, seconds, fraction, options, say, trace):
         super().__init__(daemon=True)
         self.url, self.start_seconds, self.start_fraction = url, seconds, fraction
         self.o, self.say, self.trace = options, say, trace
         self.behaviour = options.behaviour
         self.primary_id = str(uuid.uuid4()).upper()
-        self.cond = threading.Condition()
-        self.state, self.started, self.duration, self.rate = "loading", False, None, 1.0
-        self.clock = {"base": 0.0, "moving": False, "length": 0.0, "acc": 0.0, "t": 0.0, "running": False}
-        self.seek_request, self.stop_requested, self.skip_ad = None, False, False
+        self.t = Transport(options.speed, self.behaviour == "allow-skip-rate", say)
+        self.info, self.seek, self.set_rate, self.stop = self.t.info, self.t.seek, self.t.set_rate, self.t.stop
         self.once_played, self.consumed, self.audio_fetched, self.inits = set(), set(), set(), set()
         self.main = self.audio = None
         self.began = time.monotonic()
         self.fetcher = Fetcher(options.host, options.timeout, record=self.record)
-
-    # The sender's side (HTTP threads) ----------------------------------------------------------
-
-    def info(self):
-        with self.cond:
-            if self.state == "ended":
-                return {}  # the item is dropped, as Kodi answers
-            position = self.position()
-            info = {"position": round(position, 3), "rate": self.rate if self.started else 0.0,
-                    "readyToPlay": self.started, "playbackBufferEmpty": not self.started,
-                    "playbackBufferFull": False, "playbackLikelyToKeepUp": self.started}
-            if self.duration:
-                info["duration"] = round(self.duration, 3)
-                info["seekableTimeRanges"] = [{"start": 0.0, "duration": round(self.duration, 3)}]
-            return info
-
-    def seek(self, target):
-        with self.cond:
-            self.seek_request = target
-            self.cond.notify_all()
-
-    def set_rate(self, rate):
-        """False when refused: above 1 during an X-RESTRICT=SKIP interstitial (the rate stays)."""
-        with self.cond:
-            if rate > 1 + EPS and self.skip_ad and self.behaviour != "allow-skip-rate":
-                return False
-            self.fold()
-            self.rate = max(rate, 0.0)
-            self.cond.notify_all()
-            return True
-
-    def stop(self):
-        with self.cond:
-            self.stop_requested = True
-            self.cond.notify_all()
-
-    # The clock (under self.cond) ----------------------------------------------------------------
-
-    def done(self):
-        c = self.clock
-        extra = (time.monotonic() - c["t"]) * self.rate * self.o.speed if c["running"] else 0.0
-        return min(c["acc"] + extra, c["length"])
-
-    def fold(self):
-        self.clock["acc"], self.clock["t"] = self.done(), time.monotonic()
-
-    def position(self):
-        c = self.clock
-        return c["base"] + (self.done() if c["moving"] else 0.0)
-
-    def hold(self, position):
-        with self.cond:
-            self.clock.update(base=position, moving=False, length=0.0, acc=0.0, running=False)
-
-    def commands(self):
-        """Raises what the sender asked for: Stopped, or Seek (a forward one is refused during a
-        SKIP-restricted interstitial)."""
-        if self.stop_requested:
-            raise Stopped()
-        if self.seek_request is not None:
-            target, self.seek_request = self.seek_request, None
-            if self.skip_ad and target > self.position() + EPS:
-                self.say(f"SCRUB-REFUSED {target:g}")
-            else:
-                raise Seek(target)
-
-    def span(self, length, base, moving):
-        """Plays `length` media seconds; the reported position is `base` (plus the time played when
-        `moving`). Interrupted by the sender's commands."""
-        with self.cond:
-            self.clock.update(base=base, moving=moving, length=length, acc=0.0, t=time.monotonic(), running=True)
-            try:
-                while True:
-                    self.commands()
-                    left = length - self.done()
-                    if left <= 1e-9:
-                        return
-                    pace = self.rate * self.o.speed
-                    self.cond.wait(min(left / pace, 0.5) if pace > 0 else 0.5)
-            finally:
-                self.fold()
-                self.clock["running"] = False
-
-    def pause_for(self, wall_seconds):
-        """Waits without playing (a live edge not there yet), still taking commands."""
-        deadline = time.monotonic() + wall_seconds
-        with self.cond:
-            while True:
-                self.commands()
-                left = deadline - time.monotonic()
-                if left <= 0:
-                    return
-                self.cond.wait(min(left, 0.5))
 
     # Fetching ----------------------------------------------------------------------------------
 
@@ -152,8 +47,7 @@ class Playback(threading.Thread):
 
     def get(self, url, query=None):
         """The body, or None (HTTP error, no answer, bad URL); commands are taken first."""
-        with self.cond:
-            self.commands()
+        self.t.check()
         try:
             status, body = self.fetcher.get(url, query)
         except FetchError as error:
@@ -180,8 +74,7 @@ class Playback(threading.Thread):
         """Fetches a segment and the audio segments (of `audio`, a Track) overlapping [start, end)."""
         if self.get(url) is None:
             return False
-        with self.cond:
-            self.started = True
+        self.t.update(started=True)
         for a_url, a_start, a_duration in audio.ordered() if audio else []:
             if a_url not in fetched and a_start < end - EPS and a_start + a_duration > start + EPS:
                 fetched.add(a_url)
@@ -226,7 +119,8 @@ class Playback(threading.Thread):
         resume = base + offset
         if self.main.live and "IN" in tokens(pod[-1].get("X-SNAP")):
             resume = self.main.nearest_boundary(resume)
-        self.hold(resume)
+        self.t.hold(resume)
+        self.say(f"RESUME {resume:.3f}")
         return resume
 
     def play_interstitial(self, dr, leave, start_offset):
@@ -238,8 +132,7 @@ class Playback(threading.Thread):
         resume = number(dr.get("X-RESUME-OFFSET"))
         if self.behaviour == "ignore-resume-offset":
             resume = 0.0
-        with self.cond:
-            self.skip_ad = "SKIP" in tokens(dr.get("X-RESTRICT"))
+        self.t.update(skip_ad="SKIP" in tokens(dr.get("X-RESTRICT")))
         try:
             if "X-ASSET-LIST" in dr:
                 list_query = dict(query, _HLS_start_offset="%.3f" % start_offset) if start_offset > EPS else query
@@ -273,8 +166,7 @@ class Playback(threading.Thread):
             length = number(dr.get("DURATION"), dr.get("length"))
             return length if occupies_range and length is not None else into
         finally:
-            with self.cond:
-                self.skip_ad = False
+            self.t.update(skip_ad=False)
 
     def asset_list(self, url, query):
         body = self.get(url, query)
@@ -298,7 +190,7 @@ class Playback(threading.Thread):
                 continue
             if not self.segment(url, audio_track, a, b, fetched):
                 break  # a failing segment ends the asset
-            self.span(b - a, leave + (into + played if occupies_range else 0.0), occupies_range)
+            self.t.span(b - a, leave + (into + played if occupies_range else 0.0), occupies_range)
             played += b - a
         return played
 
@@ -317,8 +209,7 @@ class Playback(threading.Thread):
             traceback.print_exc()
         finally:
             self.fetcher.close_all()
-            with self.cond:
-                self.state = "ended"
+            self.t.update(state="ended")
             self.say(f"ENDED {reason}")
 
     def session(self):
@@ -327,11 +218,9 @@ class Playback(threading.Thread):
             return f"failed: {self.url}: no playable media playlist"
         self.main, self.audio = Track(media), Track(audio) if audio else None
         self.last_reload, self.reload_failures, self.stale = time.monotonic(), 0, 0
-        with self.cond:
-            self.duration = None if self.main.live else self.main.end
-            self.state = "playing"
+        self.t.update(duration=None if self.main.live else self.main.end, state="playing")
         position = self.start_position()
-        self.hold(position)
+        self.t.hold(position)
         target = from_position = None
         while True:
             try:
@@ -344,8 +233,7 @@ class Playback(threading.Thread):
                 self.post_rolls(position)
                 return "ended"
             except Seek as seek:
-                with self.cond:
-                    from_position = self.position()
+                from_position = self.t.current()
                 target = seek.target
 
     def start_position(self):
@@ -387,7 +275,8 @@ class Playback(threading.Thread):
         if jumps and self.behaviour != "seek-past-jump" and target > origin + EPS:
             point = max(self.trigger(dr) for dr in jumps)
             self.play_pod([dr for dr in jumps if abs(self.trigger(dr) - point) < EPS], point)
-        self.hold(target)
+        self.t.hold(target)
+        self.say(f"LAND {target:.3f}")
         return target
 
     def primary(self, position):
@@ -410,7 +299,7 @@ class Playback(threading.Thread):
                     self.get(init)
                 if not self.segment(url, self.audio, position, stop, self.audio_fetched):
                     return position  # a primary segment that fails ends the playback
-                self.span(stop - position, position, True)
+                self.t.span(stop - position, position, True)
             position = stop
             if point is not None:
                 pod = [dr for p, dr in pods if abs(p - point) < EPS]
@@ -428,7 +317,7 @@ class Playback(threading.Thread):
                 return None
             if self.stale >= STALE_RELOADS:
                 raise Failed(f"{self.main.url}: no new segment in {STALE_RELOADS} reloads")
-            self.pause_for(self.main.target / 2 / self.o.speed)
+            self.t.pause_for(self.main.target / 2 / self.o.speed)
             self.reload()
 
     def reload(self, due_only=False):
@@ -448,8 +337,7 @@ class Playback(threading.Thread):
             track.absorb(playlist)
         self.stale = 0 if len(self.main.segments) > known or self.main.ended else self.stale + 1
         if self.main.ended:
-            with self.cond:
-                self.duration = self.main.end
+            self.t.update(duration=self.main.end)
 
     def post_rolls(self, position):
         post = [dr for dr in self.interstitials() if "POST" in self.cues(dr)]

@@ -11,9 +11,16 @@ plus the time into it), the duration (absent for live until EXT-X-ENDLIST) and t
 the first segment arrived). After the primary (and its post-rolls) the item is dropped: an empty
 plist, as Kodi answers. It decodes nothing.
 
---behaviour NAME plays one deliberate deviation (see BEHAVIOURS). Prints "PORT n", "READY", then
-a line per command and per playback end; with --trace one JSON line per fetch on stderr.
-Python standard library only.
+--behaviour NAME plays one deliberate deviation (behaviour_player.BEHAVIOURS): ignore-interstitials
+(never fetches an asset or an asset list), ignore-resume-offset (resumes where it left the
+primary), ignore-playout-limit (plays the whole ad), drop-primary-id (no _HLS_primary_id),
+seek-past-jump (a seek past a JUMP-restricted ad lands at once), allow-skip-rate (rate 2 honoured
+during a SKIP-restricted ad), ignore-cue (PRE, POST and ONCE read as a mid-roll at START, every time).
+
+Prints "PORT n", "READY", then a line per event: PLAY url, SCRUB s, SCRUB-REFUSED s, RATE r
+accepted|refused, STOP, INTERSTITIAL id at s [from s], ASSET-FAILED, ASSET-LIST-FAILED, RESUME s,
+LAND s, FETCH-FAILED, ENDED ended|stopped|failed: why. With --trace, one JSON line per fetch on
+stderr (at, path, query, status, bytes). Python standard library only.
 """
 import argparse
 import json

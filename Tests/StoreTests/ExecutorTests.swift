@@ -102,6 +102,36 @@ final class ExecutorTests: XCTestCase {
     }
 }
 
+extension ExecutorTests {
+    func testCopyPagesThroughALargeTableOnceAndOnlyOnce() throws {
+        let source = try ResultsDatabaseOpener.open(directory.appendingPathComponent("big.sqlite").path, create: true)
+        defer { source.close() }
+        let rows = 2_345
+        try source.write { c in
+            for n in 0..<rows {
+                try c.execute("""
+                    INSERT INTO labRequest (serveId, at, client, method, path, status, bytes, durationMs, completed)
+                    VALUES (1, ?, '10.0.0.2', 'GET', ?, 200, ?, 0.5, 1)
+                    """, [1_800_000_000.0 + Double(n) / 7, "/p/\(n)", n])
+            }
+        }
+        let target = try ResultsDatabaseOpener.open(try TestPostgres.shared().makeDatabase("bigcopy"), create: true)
+        defer { target.close() }
+        let first = try DatabaseCopy.copy(from: source, to: target)
+        XCTAssertEqual(first.first { $0.table == "labRequest" }, DatabaseCopy.TableCount(table: "labRequest", read: rows, copied: rows))
+        let again = try DatabaseCopy.copy(from: source, to: target)
+        XCTAssertEqual(again.map(\.copied).reduce(0, +), 0, "a second copy adds nothing")
+        let sums: SQLRow? = try target.read { c in try c.queryOne("SELECT count(*) AS n, sum(bytes) AS b, max(at) AS m FROM labRequest") }
+        XCTAssertEqual(sums?["n"], rows)
+        XCTAssertEqual(sums?["b"], Int64(rows * (rows - 1) / 2))
+        XCTAssertEqual(sums?["m"], 1_800_000_000.0 + Double(rows - 1) / 7)
+        let next = try target.write { c in
+            try c.insert("INSERT INTO labRequest (serveId, at, client, method, path, status, bytes, durationMs, completed) VALUES (1, 0, 'x', 'GET', '/', 200, 0, 0, 1)", [])
+        }
+        XCTAssertEqual(next, Int64(rows + 1), "new rows get ids after the copied ones")
+    }
+}
+
 final class ErrorList: @unchecked Sendable {
     private let lock = NSLock()
     private var errors: [any Error] = []

@@ -223,19 +223,25 @@ extension LabStore {
         }
     }
 
-    /// Appends requests in one transaction.
+    /// Appends requests in one transaction, up to 64 rows a statement (one round trip each to PostgreSQL).
     public func append(_ requests: [LabRequestRecord], serveId: Int64) throws(LabStoreError) {
         guard !requests.isEmpty else { return }
         try write("record \(requests.count) requests") { db in
-            let sql = """
-                INSERT INTO labRequest (serveId, at, client, clientPort, method, path, query, range, status, bytes,
-                                        expectedBytes, durationMs, userAgent, caseId, completed)
-                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-                """
-            for r in requests {
-                try db.execute(sql, [serveId, r.at.timeIntervalSince1970, r.client, r.clientPort, r.method, r.path,
-                                                  r.query, r.range, r.status, r.bytes, r.expectedBytes, r.durationMs,
-                                                  r.userAgent, r.caseId, r.completed])
+            var start = 0
+            while start < requests.count {
+                let chunk = requests[start..<min(start + 64, requests.count)]
+                start += chunk.count
+                let rows = Array(repeating: "(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", count: chunk.count).joined(separator: ", ")
+                var values: [any SQLBindable] = []
+                values.reserveCapacity(chunk.count * 15)
+                for r in chunk {
+                    values += [serveId, r.at.timeIntervalSince1970, r.client, r.clientPort, r.method, r.path, r.query, r.range,
+                               r.status, r.bytes, r.expectedBytes, r.durationMs, r.userAgent, r.caseId, r.completed] as [any SQLBindable]
+                }
+                try db.execute("""
+                    INSERT INTO labRequest (serveId, at, client, clientPort, method, path, query, range, status, bytes,
+                                            expectedBytes, durationMs, userAgent, caseId, completed) VALUES \(rows)
+                    """, values)
             }
         }
     }
