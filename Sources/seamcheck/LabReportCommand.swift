@@ -107,8 +107,10 @@ enum LabReporting {
         let requests = try store.requests()
         let sessions = SessionBuilder(manifest: manifest, receivers: try store.receivers(), history: try store.receiverHistory(),
                                       profiles: profiles).sessions(from: requests)
-        return BehaviourReportBuilder(manifest: manifest, profiles: profiles)
-            .report(sessions: sessions, requests: requests, cells: try runCells(store))
+        // Every run's cells, not only the newest per receiver x case: each is a judgement (agreement counts
+        // them), and an older run's requests must not come back as a lab-page session.
+        let cells = try store.runs().flatMap { run throws(LabStoreError) in try store.cells(runId: run.id) }
+        return BehaviourReportBuilder(manifest: manifest, profiles: profiles).report(sessions: sessions, requests: requests, cells: cells)
     }
 
     /// The measured cells `lab run` stored: the newest played cell per receiver x case, across runs.
