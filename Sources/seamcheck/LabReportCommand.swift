@@ -113,8 +113,10 @@ enum LabReporting {
         let requests = try store.requests(station: only)
         let sessions = SessionBuilder(manifest: manifest, receivers: try store.receivers(station: only),
                                       history: try store.receiverHistory(station: only), profiles: profiles).sessions(from: requests)
-        return BehaviourReportBuilder(manifest: manifest, profiles: profiles)
-            .report(sessions: sessions, requests: requests, cells: try store.latestCells(station: only))
+        // Every run's cells, not only the newest per receiver x case: each is a judgement (agreement counts
+        // them), and an older run's requests must not come back as a lab-page session.
+        let cells = try store.runs(station: only).flatMap { run throws(LabStoreError) in try store.cells(runId: run.id) }
+        return BehaviourReportBuilder(manifest: manifest, profiles: profiles).report(sessions: sessions, requests: requests, cells: cells)
     }
 }
 

@@ -28,7 +28,8 @@ final class LintInspectCommandTests: XCTestCase {
         try XCTUnwrap(try JSONSerialization.jsonObject(with: Data(text.utf8)) as? [String: Any], text)
     }
 
-    /// The WWDC23 pod with local VOD assets: clean under every rule.
+    /// The WWDC23 pod with local VOD assets, its break on the boundary between the primary's two
+    /// segments: clean under every rule.
     private func writePod(adDuration: Int = 10) throws -> String {
         let ad1 = try write("ad1.m3u8", "#EXTM3U\n#EXT-X-TARGETDURATION:10\n#EXTINF:\(adDuration),\nad1.ts\n#EXT-X-ENDLIST\n")
         let ad2 = try write("ad2.m3u8", "#EXTM3U\n#EXT-X-TARGETDURATION:10\n#EXTINF:10,\nad2.ts\n#EXT-X-ENDLIST\n")
@@ -37,10 +38,12 @@ final class LintInspectCommandTests: XCTestCase {
             #EXT-X-TARGETDURATION:10
             #EXT-X-PLAYLIST-TYPE:VOD
             #EXT-X-PROGRAM-DATE-TIME:2023-06-06T12:00:00.000Z
-            #EXTINF:10.0,
+            #EXTINF:5.0,
             main.ts
             #EXT-X-DATERANGE:ID="ad1",CLASS="com.apple.hls.interstitial",START-DATE="2023-06-06T12:00:05.000Z",DURATION=10.0,X-ASSET-URI="file://\(ad1)",X-RESUME-OFFSET=0,X-RESTRICT="SKIP"
             #EXT-X-DATERANGE:ID="ad2",CLASS="com.apple.hls.interstitial",START-DATE="2023-06-06T12:00:05.000Z",DURATION=10.0,X-ASSET-URI="file://\(ad2)",X-RESUME-OFFSET=0
+            #EXTINF:5.0,
+            main2.ts
             #EXT-X-ENDLIST
 
             """)
@@ -90,7 +93,7 @@ final class LintInspectCommandTests: XCTestCase {
         let document = try json(result.stdout)
         XCTAssertEqual(document["kind"] as? String, "media")
         let media = try XCTUnwrap((document["mediaPlaylists"] as? [[String: Any]])?.first)
-        XCTAssertEqual(media["segmentCount"] as? Int, 1)
+        XCTAssertEqual(media["segmentCount"] as? Int, 2)
         XCTAssertEqual(media["startDate"] as? String, "2023-06-06T12:00:00.000Z")
         let schedule = try XCTUnwrap(document["schedule"] as? [String: Any])
         let pods = try XCTUnwrap(schedule["pods"] as? [[String: Any]])

@@ -89,7 +89,10 @@ final class BehaviourJudgeTests: XCTestCase {
         // A seek from 2 s to 9 s never met the ad at 6 s in play: the jump case deviates, it does not "ignore".
         let judgement = try judge(.jump, "m p0 scrub=9 p4 p5")
         XCTAssertEqual(judgement.outcome, .deviates)
-        XCTAssertEqual(judgement.checks.first { $0.kind == .played }?.outcome, .notJudged)
+        let played = try XCTUnwrap(judgement.checks.first { $0.kind == .played })
+        XCTAssertEqual(played.outcome, .notJudged)
+        XCTAssertTrue(played.observed.contains("never played up to ad (START 6.0 s): it reached 12.0 s of the primary by a seek over it"),
+                      "not 'ended before' a point it passed: \(played.observed)")
     }
 
     func testRateHeldNeedsTheSeries() throws {

@@ -62,6 +62,24 @@ final class BehaviourReportTests: XCTestCase {
         XCTAssertEqual(report.summary, ["conforms": 1, "deviates": 2])
     }
 
+    func testEveryRunsCellCountsAndNoneComesBackAsASession() throws {
+        let first = session("127.0.0.5", resume, .midRoll, "m p0 p1 ad-1:0 ad-1:1 p4 p5", at: 0)
+        let second = session("127.0.0.5", resume, .midRoll, "m p0 p1 ad-1:0 ad-1:1 p2 p3", at: 400)
+        var older = cell("Den", address: "127.0.0.5", deviceClass: "apple-tv-4k", resume, requests: first, finished: 20)
+        older.runId = "run-0"
+        let cells = [older, cell("Den", address: "127.0.0.5", deviceClass: "apple-tv-4k", resume, requests: second, finished: 420)]
+        let requests = first + second
+        let sessions = SessionBuilder(manifest: manifest, receivers: []).sessions(from: requests)
+        XCTAssertEqual(sessions.count, 2)
+        let report = BehaviourReportBuilder(manifest: manifest, profiles: []).report(sessions: sessions, requests: requests, cells: cells)
+        let den = try XCTUnwrap(report.cell("Den", "resume-offset-zero"))
+        XCTAssertEqual(den.outcome, .conforms, "the newer run wins")
+        XCTAssertEqual(den.runId, "run-1")
+        XCTAssertEqual(den.judgements, 2)
+        XCTAssertEqual(den.agreeing, 1)
+        XCTAssertEqual(report.receivers.count, 1)
+    }
+
     func testAnAudioOnlyClassIsNotApplicableInTheTable() throws {
         let speaker = DeviceProfile(id: "speaker-audio-only", name: "Speaker",
                                     plays: Capabilities(video: false, videoCodecs: [], maxWidth: nil, maxHeight: nil, maxFrameRate: nil,

@@ -213,6 +213,10 @@ enum BehaviourChecks {
     static func endedBefore(_ i: LabBehaviourInterstitial, _ trace: BehaviourTrace) -> String {
         let place = i.cue.contains("PRE") ? "the primary's start" : i.cue.contains("POST") ? "the primary's end" : "START \(T.s(i.start))"
         guard let furthest = trace.furthest else { return "no primary segment fetched: the session ended before \(i.id) (\(place))" }
+        if !i.cue.contains("PRE"), !i.cue.contains("POST"), furthest > i.start {
+            // Past START, yet never met in order: a seek jumped over it.
+            return "the playback never played up to \(i.id) (\(place)): it reached \(T.s(furthest)) of the primary by a seek over it"
+        }
         return "the session ended at \(T.s(furthest)) of the primary, before \(i.id) (\(place))"
     }
 
