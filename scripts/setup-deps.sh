@@ -22,6 +22,8 @@ packages=(
   kodi xvfb libgl1-mesa-dri libegl-mesa0 libglx-mesa0 pulseaudio
   # The shared results store's server for its tests and benchmark (scripts/services.sh postgres-start).
   postgresql
+  # The HTTP load of the lab server benchmarks (scripts/bench/lab-serve.sh, lab-serve-postgres.sh).
+  wrk
 )
 
 missing=()
