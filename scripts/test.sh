@@ -68,6 +68,9 @@ started_postgres=0
 summary=$(grep -E "^[[:space:]]*Executed [0-9]+ tests?, with " "$log" | tail -n 1 || true)
 # The failures again, last, so that a CI log cut to its tail still says which test failed and why.
 failures=$(grep -E "(: error: |^Test Case '.*' failed)" "$log" | head -n 40 || true)
+# XCTest's total counts failed assertions; a test is counted once. grep -c prints 0 and exits 1
+# when nothing failed: `|| true` keeps set -e from ending the script there.
+failed_tests=$(grep -cE "^Test Case '.*' failed" "$log" || true)
 if [ -n "$failures" ]; then
   echo "test: failures (repeated from above):"
   echo "$failures"
@@ -76,6 +79,8 @@ rm -f "$log"
 if [ -n "$summary" ]; then
   total=$(echo "$summary" | sed -E 's/.*Executed ([0-9]+) tests?.*/\1/')
   failed=$(echo "$summary" | sed -E 's/.* ([0-9]+) failures? .*/\1/')
+  # Failed tests rather than failed assertions, when the log names them.
+  if [ "$failed" != 0 ] && [ "${failed_tests:-0}" -gt 0 ]; then failed=$failed_tests; fi
   skipped=0
   if echo "$summary" | grep -qE '[0-9]+ tests? skipped'; then
     skipped=$(echo "$summary" | sed -E 's/.* ([0-9]+) tests? skipped.*/\1/')

@@ -29,6 +29,9 @@ struct AuditEvaluation {
     var playlists: AssetPlaylists
     /// What each class plays of the primary, by class id; set by `auditPrimary`.
     private(set) var primaryPicks: [String: RenditionPick] = [:]
+    /// For a class whose primary could not be probed: that rendition as its media playlist alone
+    /// describes it (its keys), so `encryption-change` is still seen.
+    private(set) var unprobedPrimaries: [String: MediaDescription] = [:]
     /// Capability, transition and per-class findings, in evaluation order.
     private(set) var findings: [Finding] = []
     private(set) var declared = DeclaredFindings()
@@ -54,6 +57,8 @@ struct AuditEvaluation {
             case .failed(let error, let skipped):
                 if Task.isCancelled { throw .probe(.cancelled(input.description)) }
                 primaryProblem = primaryProblem ?? "not probed: \(AuditFindings.reason(error))"
+                unprobedPrimaries[profile.id] = Self.playlistOnly(error, skipped: skipped, root: presentation.root,
+                                                                  at: presentation.location, probes: probes)
                 if let finding = AuditFindings.notProbed(error, skipped: skipped, label: "primary", subject: subject, profile: profile) {
                     findings.append(finding)
                 }
@@ -97,6 +102,9 @@ struct AuditEvaluation {
                 findings += configuration.auditor.capabilityFindings(pick.media, subject: subject, profile: profile)
                 guard let primary = primaryPicks[profile.id] else {
                     if let finding = AuditFindings.primaryNotProbed(label: label, subject: subject, profile: profile) { findings.append(finding) }
+                    if let finding = unprobedPrimaryEncryptionFinding(pick.media, label: label, subject: subject, profile: profile) {
+                        findings.append(finding)
+                    }
                     continue
                 }
                 let pair = await loudness?.pair(primary: primary, interstitial: pick, role: role, profile: profile)

@@ -33,11 +33,28 @@ struct LabReportCommand: AsyncParsableCommand {
     @Flag(name: .customLong("fail-on-disagreement"), help: "Exit 1 when an observation disagrees with its prediction.")
     var failOnDisagreement = false
 
+    @Flag(help: ArgumentHelp("The behaviour conformance table instead: receivers x interstitial features, each conforms, ignores, "
+                             + "deviates, not judged or not applicable, with its evidence (docs/lab-behaviour.md). "
+                             + "Formats table, json, markdown, html."))
+    var behaviour = false
+
     @OptionGroup var profilesDir: ProfilesDirOption
 
     @OptionGroup var thresholds: ThresholdsOption
 
+    func validate() throws {
+        if behaviour, format == .junit { throw ValidationError("--behaviour has no junit form: use table, json, markdown or html") }
+        if behaviour, failOnDisagreement { throw ValidationError("--fail-on-disagreement compares predictions; it has no meaning with --behaviour") }
+    }
+
     func run() async throws {
+        if behaviour {
+            let report = try LabReporting.buildBehaviour(database: database, streams: streams, profilesDir: profilesDir.path)
+            let chosen = format.flatMap { BehaviourReportFormat(rawValue: $0.rawValue) }
+                ?? (Terminal.stdoutIsTerminal && output == nil ? .table : .json)
+            try Output.write(chosen.render(report), to: output)
+            return
+        }
         let report = try LabReporting.build(database: database, streams: streams, profilesDir: profilesDir.path,
                                             thresholds: try thresholds.load(profilesDir: profilesDir.path))
         let chosen = format ?? (Terminal.stdoutIsTerminal && output == nil ? .table : .json)
@@ -79,6 +96,21 @@ enum LabReporting {
             .sessions(from: try store.requests())
         return LabReportBuilder(manifest: manifest, profiles: profiles, thresholds: thresholds)
             .report(verdicts: try store.verdicts(), sessions: sessions, cells: try runCells(store))
+    }
+
+    /// The behaviour conformance table: `lab run`'s cells (judged as they were played) and every
+    /// session of a behaviour case in the request log (a person at the lab page), judged now.
+    static func buildBehaviour(database: LabDatabaseOption, streams: String?, profilesDir: String?) throws -> BehaviourReport {
+        let store = try database.open(create: false)
+        let manifest = try LabContext.manifest(store: store, streams: streams, db: database.shown)
+        let profiles = (try? ProfileLocator.load(explicitDirectory: profilesDir, selecting: [])) ?? []
+        let requests = try store.requests()
+        let sessions = SessionBuilder(manifest: manifest, receivers: try store.receivers(), history: try store.receiverHistory(),
+                                      profiles: profiles).sessions(from: requests)
+        // Every run's cells, not only the newest per receiver x case: each is a judgement (agreement counts
+        // them), and an older run's requests must not come back as a lab-page session.
+        let cells = try store.runs().flatMap { run throws(LabStoreError) in try store.cells(runId: run.id) }
+        return BehaviourReportBuilder(manifest: manifest, profiles: profiles).report(sessions: sessions, requests: requests, cells: cells)
     }
 
     /// The measured cells `lab run` stored: the newest played cell per receiver x case, across runs.

@@ -167,6 +167,10 @@ struct LabRunCommand: AsyncParsableCommand {
         options.caseTimeout = caseTimeout.map { .milliseconds(Int64($0 * 1000)) }
         options.comebackWait = .milliseconds(Int64(comebackWait * 1000))
         options.thresholds = try thresholds.load(profilesDir: lookup.profilesDir.path)
+        // Behaviour cells are judged as they finish: the timeline maps segment requests to positions, a class
+        // profile says whether the receiver can show video at all (no profiles found: every case applies).
+        options.primaryTimeline = manifest.primaryTimeline
+        options.profiles = (try? ProfileLocator.load(explicitDirectory: lookup.profilesDir.path, selecting: [])) ?? []
         if !inputs.isEmpty {
             let streams = CaptureStreams(manifest: manifest)
             options.capture = { target in

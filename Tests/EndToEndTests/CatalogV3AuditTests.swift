@@ -41,6 +41,12 @@ final class CatalogV3AuditTests: ServedStreamTestCase {
         XCTAssertEqual((finding["location"] as? [String: Any])?["line"] as? Int != nil, true, "\(finding)")
         // Only the boundary changed: the ad itself still matches.
         XCTAssertEqual(Set(audit.findings.compactMap { $0["rule"] as? String }), ["break-off-segment-boundary"], "\(audit.findings)")
+        // lint needs only the playlist to see it: the same finding, at the rule's own severity.
+        let lint = try run("lint", [server.url(path)])
+        let linted = lint.findings("break-off-segment-boundary")
+        XCTAssertEqual(linted.count, 1, "\(lint.findings)")
+        XCTAssertEqual(linted.first?["severity"] as? String, "info")
+        XCTAssertEqual(linted.first.map { lint.string($0, "message") }, message)
     }
 
     func testABreakThatSnapsOutOrSitsOnABoundaryIsNotFound() throws {
@@ -49,6 +55,7 @@ final class CatalogV3AuditTests: ServedStreamTestCase {
         _ = try moveBreak(by: 0.3, attributes: ",X-SNAP=\"OUT,IN\"")
         let audit = try run("audit", [server.url(path), "--no-loudness"])
         XCTAssertEqual(audit.findings("break-off-segment-boundary").count, 0, "\(audit.findings)")
+        XCTAssertEqual(try run("lint", [server.url(path)]).findings("break-off-segment-boundary").count, 0)
     }
 
     func testAnAdCutIntoLongerSegmentsThanThePrimarysTargetIsASegmentDurationChange() throws {

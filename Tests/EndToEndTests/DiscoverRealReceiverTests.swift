@@ -63,7 +63,9 @@ final class DiscoverRealReceiverTests: XCTestCase {
             for entry in json["receivers"] as? [[String: Any]] ?? [] {
                 if let name = entry["name"] as? String, [speakerName, mirrorName].contains(name) { found[name] = entry }
             }
-        } while found.count < 2 && Date() < deadline
+            // UxPlay registers its two records one after the other: a browse between them (a loaded
+            // machine) sees the RAOP one only. Wait for both, as a user re-running discover would.
+        } while (found.count < 2 || (found[mirrorName]?["services"] as? [String])?.count ?? 0 < 2) && Date() < deadline
         let shairport = try XCTUnwrap(found[speakerName], "shairport-sync not discovered: \(speaker.output)")
         let uxplay = try XCTUnwrap(found[mirrorName], "uxplay not discovered: \(mirror.output)")
         print("shairport-sync: \(Self.text(shairport))\nuxplay: \(Self.text(uxplay))")  // for the record

@@ -37,14 +37,16 @@ final class LabStreamsCommandTests: XCTestCase {
         defer { server.stop() }
         let implemented = try implementedRules()
         let cases = try cases
-        XCTAssertEqual(cases.count, 38, "20 scheduled (19 transitions and the ladder), 18 stitched: not the MPEG-TS ad")
+        XCTAssertEqual(cases.count, 57, "20 scheduled (19 transitions and the ladder), 18 stitched: not the MPEG-TS ad, 19 behaviour")
         for labCase in cases {
             let id = try XCTUnwrap(labCase["id"] as? String)
             let rules = Set(labCase["rules"] as? [String] ?? [])
             XCTAssertTrue(rules.isSubset(of: implemented), "\(id) names rules the catalog lacks: \(rules)")
             // audit compares interstitials scheduled with date ranges; a splice between two
             // discontinuities (the stitched cases) is not audited, so it raises nothing.
-            let expected = labCase["delivery"] as? String == "stitched" ? [] : rules
+            // A behaviour case raises what its deliberate feature does (an empty list, a failing URI).
+            let behaviour = Set((LabBehaviourLintTests.expected[id] ?? []).map { String($0.split(separator: " ")[1]) })
+            let expected = labCase["delivery"] as? String == "stitched" ? [] : labCase["kind"] as? String == "behaviour" ? behaviour : rules
             let raised = try findings(server.url("/files/" + (labCase["playlist"] as? String ?? "")), profile: "smart-tv-dolby-vision")
             // Not only transition rules: no spec, declared or capability finding either.
             XCTAssertEqual(Set(raised.compactMap { $0["rule"] as? String }), expected,

@@ -99,6 +99,29 @@ final class SampleAESTests: ServedStreamTestCase {
         XCTAssertEqual(media["encryption"] as? String, "SAMPLE-AES")
     }
 
+    /// The reverse: a primary whose media cannot be probed (SAMPLE-AES inside MPEG-TS) and a clear
+    /// ad. Its transitions are not audited, but its keys are in its playlist: the change is seen.
+    func testAnUnprobeablePrimaryStillShowsTheEncryptionChangeToAClearAd() throws {
+        let stream = InterstitialStream(primary: Fixtures.primaryWithSegments, primaryCodecs: "avc1.64000d,mp4a.40.2",
+                                        ads: [.init(id: "clear-match", source: Fixtures.matching, boundary: 2)],
+                                        primarySegmentType: .mpegts)
+        let path = try stream.write(into: root, port: server.port)
+        try InterstitialStream.insert([SampleAESRendition.fairPlayKey(method: "SAMPLE-AES")],
+                                      beforeFirstSegmentOf: root.appendingPathComponent("primary/index.m3u8"))
+        let audit = try run("audit", [server.url(path), "--profile", "smart-tv-low-end", "--no-loudness"])
+        let notProbed = audit.findings("media-not-probed")
+        XCTAssertFalse(notProbed.isEmpty, "the primary is not probed: \(audit.findings)")
+        let change = audit.findings("encryption-change")
+        XCTAssertEqual(change.count, 1, "\(audit.findings)")
+        let finding = try XCTUnwrap(change.first)
+        XCTAssertEqual(finding["expected"] as? String, "SAMPLE-AES (FairPlay)")
+        XCTAssertEqual(finding["actual"] as? String, "clear")
+        XCTAssertEqual(finding["deviceClass"] as? String, "smart-tv-low-end")
+        XCTAssertTrue(audit.string(finding, "message").contains("read from its playlist: the primary's media could not be probed"), "\(finding)")
+        // No media rule compared an unknown primary against the ad.
+        XCTAssertEqual(audit.findings("frame-rate-mismatch").count + audit.findings("video-codec-mismatch").count, 0, "\(audit.findings)")
+    }
+
     func testAnAuditFlagsAnEncryptedAdFromItsContainerAndNamesTheMethodOfATransportStreamOne() throws {
         let stream = InterstitialStream(primary: Fixtures.primaryWithSegments, primaryCodecs: "avc1.64000d,mp4a.40.2",
                                         ads: [.init(id: "enc-match", source: nil, rawPath: "/files/enc-match/index.m3u8", boundary: 1),

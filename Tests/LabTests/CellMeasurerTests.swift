@@ -318,6 +318,34 @@ final class CellMeasurerTests: XCTestCase {
         XCTAssertFalse(fetched.reason.contains("not played"), fetched.reason)
     }
 
+    /// A receiver that plays the ad holds the primary's position at START while it does (the
+    /// stand-in does, as AVPlayer pauses the primary item): that hold is the ad playing. Only what
+    /// lasts beyond the ad is a stall; a receiver that never fetched the ad gets no such allowance.
+    func testThePositionHeldAtStartWhileTheAdPlaysIsTheAdNotAStall() throws {
+        var labCase = stitched
+        labCase.delivery = .interstitial
+        labCase.resumeOffset = 0
+        labCase.interstitialPrefix = "cases/frame-rate/ad/"
+        let ad = "/cases/frame-rate/ad/seg_000.m4s"
+        let played = PlaybackSketch(duration: 12).loads(700).plays(6).freezes(2100).plays(6).ended(600).fetches(ad, at: 6_750)
+        let m = measure(played, labCase: labCase)
+        XCTAssertEqual(m.outcome, .seamless, m.reason)
+        XCTAssertEqual(m.adHoldMs ?? -1, 2000, accuracy: 1, "held for the ad's 2 s")
+        XCTAssertEqual(m.transitionStallMs ?? -1, 0, accuracy: 1)
+        XCTAssertTrue(m.reason.contains("position held at the ad's start 2000 ms while the ad played"), m.reason)
+
+        let late = measure(PlaybackSketch(duration: 12).loads(700).plays(6).freezes(3500).plays(6).ended(600).fetches(ad, at: 6_750),
+                           labCase: labCase)
+        XCTAssertEqual(late.outcome, .stall, late.reason)
+        XCTAssertEqual(late.stalls.first?.durationMs ?? -1, 1500, accuracy: 1, "what lasted beyond the ad")
+        XCTAssertEqual(late.stalls.first?.transition, "ad start 6 s")
+
+        let ignored = measure(PlaybackSketch(duration: 12).loads(700).plays(6).freezes(2100).plays(6).ended(600)
+            .fetches("/cases/frame-rate/primary/seg_000.m4s", at: 60), labCase: labCase)
+        XCTAssertNil(ignored.adHoldMs)
+        XCTAssertEqual(ignored.outcome, .stall, "no ad fetched: a freeze is a freeze")
+    }
+
     func testThresholdsChangeWhatCounts() throws {
         let sketch = kodi.loads(700).plays(6).freezes(300).plays(8).ended(600)
         XCTAssertEqual(measure(sketch).outcome, .stall)

@@ -65,8 +65,8 @@ final class ScriptedReceiver: AirPlayPlayback, @unchecked Sendable {
         return try script(CellMachine.ms(since) / 1000).get()
     }
 
-    func setRate(_ rate: Double) async throws(AirPlayError) {}
-    func scrub(to seconds: Double) async throws(AirPlayError) {}
+    func setRate(_ rate: Double) async throws(AirPlayError) { note("rate \(rate)"); clock.advance(by: latency) }
+    func scrub(to seconds: Double) async throws(AirPlayError) { note("scrub \(seconds)"); clock.advance(by: latency) }
     func stop() async throws(AirPlayError) { note("stop") }
     func close() async { note("close") }
 

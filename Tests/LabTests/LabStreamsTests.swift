@@ -103,7 +103,8 @@ final class LabStreamsTests: XCTestCase {
         XCTAssertTrue(generator.primaryJob.arguments.contains { $0.contains("text='seamcheck lab  PRIMARY  %{pts\\:hms}'") })
         XCTAssertTrue(generator.primaryJob.arguments.contains { $0.hasPrefix("sine=frequency=440:") })
         for definition in LabCatalog.cases {
-            if let source = definition.stitchedFrom.flatMap(LabCatalog.definition) {
+            // Stitched cases reuse their source's encodes, behaviour cases the control's.
+            if let source = (definition.stitchedFrom ?? (definition.kind == .behaviour ? "control" : nil)).flatMap(LabCatalog.definition) {
                 XCTAssertEqual(generator.jobs(for: definition), generator.jobs(for: source), "\(definition.id) reuses its source's encodes")
                 continue
             }

@@ -13,64 +13,21 @@ It cannot tell whether a real decoder would accept the media: only which bytes a
 Python standard library only.
 """
 import argparse
-import datetime
 import http.client
 import json
+import os
 import socket
 import sys
 import time
 import urllib.parse
 import uuid
 
-INTERSTITIAL = "com.apple.hls.interstitial"
-APPLE_TV_UA = "AppleCoreMedia/1.0.0.21K69 (Apple TV; U; CPU OS 17_2 like Mac OS X; en_us)"
-RANGE_RANK = {"SDR": 0, "HLG": 1, "HDR10": 2}
-CODEC_RANK = {"h264": 0, "hevc": 1}
-AUDIO_RANK = {"aac": 0, "ac3": 1, "eac3": 2}
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from hls_client import APPLE_TV_UA, Playlist, choose_variant  # noqa: E402  (shared with behaviour_receiver.py)
 
 
 class Dropped(Exception):
     """The client closed a connection mid-body on purpose (--drop-mid-segment)."""
-
-
-def attributes(text):
-    """EXT-X attribute list -> dict; quoted values lose their quotes."""
-    result, key, value, quoted, reading_key = {}, "", "", False, True
-    for char in text + ",":
-        if reading_key:
-            if char == "=":
-                reading_key = False
-            elif char != ",":
-                key += char
-        elif char == '"':
-            quoted = not quoted
-        elif char == "," and not quoted:
-            result[key.strip()] = value
-            key, value, reading_key = "", "", True
-        else:
-            value += char
-    return result
-
-
-def parse_date(text):
-    return datetime.datetime.fromisoformat(text.replace("Z", "+00:00"))
-
-
-def codec_family(codecs):
-    """CODECS -> (video codec, audio codec) in FFmpeg's names."""
-    video = audio = None
-    for codec in (c.strip().lower() for c in codecs.split(",") if c.strip()):
-        if codec.startswith(("avc1", "avc3")):
-            video = "h264"
-        elif codec.startswith(("hvc1", "hev1", "dvh1", "dvhe")):
-            video = "hevc"
-        elif codec.startswith("mp4a"):
-            audio = "aac"
-        elif codec == "ac-3":
-            audio = "ac3"
-        elif codec == "ec-3":
-            audio = "eac3"
-    return video, audio
 
 
 class SmallWindowConnection(http.client.HTTPConnection):
@@ -86,53 +43,6 @@ class SmallWindowConnection(http.client.HTTPConnection):
             self.sock.bind(self.source_address)
         self.sock.connect((self.host, self.port))
         self.sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
-
-
-class Playlist:
-    """A parsed playlist: variants and audio renditions, or segments and interstitials."""
-
-    def __init__(self, url, text):
-        self.url, self.variants, self.audio, self.segments = url, [], {}, []
-        self.init, self.interstitials = None, []
-        position, anchor, pending, stream = 0.0, None, None, None
-        for line in (l.strip() for l in text.splitlines()):
-            if line.startswith("#EXT-X-STREAM-INF:"):
-                stream = attributes(line.split(":", 1)[1])
-            elif line.startswith("#EXT-X-MEDIA:"):
-                media = attributes(line.split(":", 1)[1])
-                if media.get("TYPE") == "AUDIO" and "URI" in media:
-                    self.audio.setdefault(media.get("GROUP-ID"), []).append(media)
-            elif line.startswith("#EXT-X-MAP:"):
-                self.init = self.resolve(attributes(line.split(":", 1)[1])["URI"])
-            elif line.startswith("#EXT-X-PROGRAM-DATE-TIME:") and anchor is None:
-                anchor = (parse_date(line.split(":", 1)[1]), position)
-            elif line.startswith("#EXT-X-DATERANGE:"):
-                dr = attributes(line.split(":", 1)[1])
-                if dr.get("CLASS") == INTERSTITIAL:
-                    self.interstitials.append(dr)
-            elif line.startswith("#EXTINF:"):
-                pending = float(line.split(":", 1)[1].split(",")[0])
-            elif line and not line.startswith("#"):
-                if stream is not None:
-                    self.variants.append(dict(stream, URI=self.resolve(line)))
-                    stream = None
-                elif pending is not None:
-                    self.segments.append((self.resolve(line), position, pending))
-                    position += pending
-                    pending = None
-        self.duration = position
-        for dr in self.interstitials:  # START-DATE -> seconds on this playlist's timeline
-            cues = dr.get("CUE", "").split(",")
-            if "PRE" in cues:
-                dr["start"] = 0.0
-            elif "POST" in cues:
-                dr["start"] = self.duration
-            elif anchor and "START-DATE" in dr:
-                dr["start"] = anchor[1] + (parse_date(dr["START-DATE"]) - anchor[0]).total_seconds()
-            dr["cues"] = [c for c in cues if c]
-
-    def resolve(self, uri):
-        return urllib.parse.urljoin(self.url, uri)
 
 
 class Receiver:
@@ -214,24 +124,7 @@ class Receiver:
 
     def choose(self, master):
         """The best variant it can play: the Apple ordering of HDR, codec, channels, bandwidth."""
-        playable = []
-        for v in master.variants:
-            video, audio = codec_family(v.get("CODECS", ""))
-            video_range = {"PQ": "HDR10", "HLG": "HLG"}.get(v.get("VIDEO-RANGE", "SDR"), "SDR")
-            renditions = master.audio.get(v.get("AUDIO"), [])
-            channels = max([int(r.get("CHANNELS", "2").split("/")[0]) for r in renditions] or [2])
-            if video and (video not in self.o.video_codecs or video_range not in self.o.ranges):
-                continue
-            if audio and (audio not in self.o.audio_codecs or channels > self.o.max_channels):
-                continue
-            rank = (RANGE_RANK.get(video_range, 0), CODEC_RANK.get(video, 0), channels,
-                    AUDIO_RANK.get(audio, 0), int(v.get("BANDWIDTH", "0")))
-            playable.append((rank, v, renditions))
-        if not playable:
-            return None, None
-        _, variant, renditions = max(playable, key=lambda entry: entry[0])
-        audio = next((r for r in renditions if r.get("DEFAULT") == "YES"), renditions[0] if renditions else None)
-        return variant, (master.resolve(audio["URI"]) if audio else None)
+        return choose_variant(master, self.o.video_codecs, self.o.ranges, self.o.audio_codecs, self.o.max_channels)
 
     def open_media(self, url, query=None):
         """A multivariant or media playlist URL -> (media playlist, audio playlist, variant)."""

@@ -60,4 +60,11 @@ public enum BoundaryRule {
                            location: SourceLocation(uri: uri, line: entry.line))
         }
     }
+
+    /// The findings of `presentation`'s primary timeline, as `lint` reports them: the break's place
+    /// needs only the playlist, so lint and audit raise the same finding.
+    public static func findings(in presentation: Presentation) -> [Finding] {
+        guard let timeline = presentation.primary else { return [] }
+        return findings(InterstitialSchedule(primary: timeline.playlist), primary: timeline.playlist, uri: timeline.location.description)
+    }
 }

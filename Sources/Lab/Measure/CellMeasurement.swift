@@ -124,6 +124,13 @@ public struct CellMeasurement: Codable, Sendable, Equatable {
     public var shortEnd: MeasuredShortEnd?
     /// What a capture of the receiver's output showed (`lab run --capture`): the picture's stalls beside these.
     public var picture: PictureMeasurement?
+    /// For a behaviour case: the judge's answer on this cell's requests and series (stored with the
+    /// measurement, so that the store's schema does not change).
+    public var behaviour: BehaviourJudgement?
+    /// How long, in ms, the receiver held the primary's position at the interstitial's START while it
+    /// played the ad (the ad's fetches say it did): the ad playing, not a stall. Only what lasted
+    /// longer than the ad counts as a stall there. nil when no such hold was seen.
+    public var adHoldMs: Double?
 
     public init(playToFirstRequestMs: Double? = nil, playToFirstSegmentMs: Double? = nil, playToFirstFrameMs: Double? = nil,
                 stalls: [MeasuredStall] = [], outcome: MeasuredOutcome, transitionStallMs: Double? = nil, reason: String,
@@ -147,7 +154,7 @@ public struct CellMeasurement: Codable, Sendable, Equatable {
 
     private enum CodingKeys: String, CodingKey {
         case playToFirstRequestMs, playToFirstSegmentMs, playToFirstFrameMs, stalls, outcome, transitionStallMs, reason
-        case failure, jumps, failedPolls, receiverError, lastPosition, mediaDuration, shortEnd, picture
+        case failure, jumps, failedPolls, receiverError, lastPosition, mediaDuration, shortEnd, picture, behaviour, adHoldMs
     }
 
     public init(from decoder: any Decoder) throws {
@@ -167,6 +174,8 @@ public struct CellMeasurement: Codable, Sendable, Equatable {
                   mediaDuration: try c.decodeIfPresent(Double.self, forKey: .mediaDuration),
                   shortEnd: try c.decodeIfPresent(MeasuredShortEnd.self, forKey: .shortEnd))
         picture = try c.decodeIfPresent(PictureMeasurement.self, forKey: .picture)
+        behaviour = try c.decodeIfPresent(BehaviourJudgement.self, forKey: .behaviour)
+        adHoldMs = try c.decodeIfPresent(Double.self, forKey: .adHoldMs)
     }
 
     /// A cell the run never played (receiver gone and not back, interrupted): `skipped`, with why.

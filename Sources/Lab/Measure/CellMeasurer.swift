@@ -22,11 +22,12 @@ public struct CellMeasurer: Sendable {
         func near(_ position: Double) -> TransitionPoint? {
             points.filter { abs($0.position - position) <= window }.min { abs($0.position - position) < abs($1.position - position) }
         }
-        let stalls = reading.stalls.map { stall -> MeasuredStall in
+        var stalls = reading.stalls.map { stall -> MeasuredStall in
             var stall = stall
             stall.transition = near(stall.position)?.label
             return stall
         }
+        let adHoldMs = fetched == true ? Self.discountAdHold(&stalls, labCase: labCase, thresholds: thresholds) : nil
         let jumps = reading.jumps.map { jump -> MeasuredJump in
             var jump = jump
             jump.transition = (near(jump.from) ?? near(jump.to))?.label
@@ -52,11 +53,34 @@ public struct CellMeasurer: Sendable {
             // draining (Kodi holds its last frame 0.2-0.4 s), not a stall: the note says what was lost.
             m.stalls.removeAll { !$0.resumed && $0.kind == "position-frozen" && !$0.atTransition }
         }
+        m.adHoldMs = adHoldMs
         decide(&m, reading: reading, failure: failure, timed: timed)
         if fetched == false, m.outcome == .seamless || m.outcome == .stall {
             m.reason += "; interstitial not played (the receiver fetched none of it)"
         }
         return m
+    }
+
+    /// A receiver that plays a POINT interstitial holds the primary's position at START while the ad
+    /// plays (AVPlayer pauses the primary item): a freeze there, up to the ad's duration, is the ad
+    /// playing. Removes that much from the freeze at START (the whole stall when the rest is under
+    /// `stallMinimumMs`) and returns the hold in ms; nil when no freeze sat at START. A freeze shorter
+    /// than half the ad cannot have been the ad played through: it stays a stall.
+    static func discountAdHold(_ stalls: inout [MeasuredStall], labCase: LabCase, thresholds: MeasurementThresholds) -> Double? {
+        guard labCase.delivery != .stitched, let start = labCase.interstitialStart, let duration = labCase.interstitialDuration,
+              duration > 0, let index = stalls.firstIndex(where: {
+                  $0.kind == "position-frozen" && abs($0.position - start) <= thresholds.positionEpsilonSeconds + 0.25
+                      && $0.durationMs >= duration * 500
+              }) else { return nil }
+        let adMs = duration * 1000
+        let held = min(stalls[index].durationMs, adMs)
+        let rest = stalls[index].durationMs - adMs
+        if rest < thresholds.stallMinimumMs, stalls[index].resumed {
+            stalls.remove(at: index)
+        } else {
+            stalls[index].durationMs = max(rest, 0)
+        }
+        return held
     }
 
     /// How far past the last playing position a receiver's loaded time ranges may reach and still
@@ -131,6 +155,7 @@ public struct CellMeasurer: Sendable {
             m.outcome = .seamless
             m.reason = "played" + (m.playToFirstFrameMs.map { "; first frame \(MeasureText.ms($0)) after /play" } ?? "")
                 + (m.transitionStallMs == 0 ? "; no stall at the transitions" : "")
+                + (m.adHoldMs.map { "; position held at the ad's start \(MeasureText.ms($0)) while the ad played" } ?? "")
         }
         if let short = m.shortEnd {
             m.reason += "; ended by its own end of stream \(MeasureText.seconds(short.duration - short.position)) short of the "

@@ -129,7 +129,9 @@ public struct LabReportBuilder: Sendable {
         struct Key: Hashable { var caseId: String; var receiver: String }
         var keys: [Key] = []
         var classOf: [Key: String] = [:]
-        for verdict in verdicts where manifest.case(verdict.caseId) != nil {
+        // Behaviour cases are judged, not graded: `lab report --behaviour` shows them, these tables do not.
+        func graded(_ id: String) -> Bool { manifest.case(id).map { $0.kind != .behaviour } ?? false }
+        for verdict in verdicts where graded(verdict.caseId) {
             let key = Key(caseId: verdict.caseId, receiver: verdict.receiver)
             if !keys.contains(key) { keys.append(key) }
             if let c = verdict.deviceClass { classOf[key] = c }
@@ -138,13 +140,13 @@ public struct LabReportBuilder: Sendable {
         // so in its cells; its sessions, keyed by client address, join those cells.
         let runNames = Dictionary(runCells.map { ($0.address, $0.receiver) }, uniquingKeysWith: { first, _ in first })
         func name(_ session: LabSession) -> String { session.receiver ?? runNames[session.client] ?? session.client }
-        for session in sessions {
+        for session in sessions where graded(session.case) {
             let key = Key(caseId: session.case, receiver: name(session))
             if !keys.contains(key) { keys.append(key) }
             if classOf[key] == nil, let c = session.deviceClass { classOf[key] = c }
         }
         var latestRun: [Key: LabRunCell] = [:]
-        for cell in runCells.sorted(by: { $0.finishedAt < $1.finishedAt }) where manifest.case(cell.caseId) != nil {
+        for cell in runCells.sorted(by: { $0.finishedAt < $1.finishedAt }) where graded(cell.caseId) {
             let key = Key(caseId: cell.caseId, receiver: cell.receiver)
             if !keys.contains(key) { keys.append(key) }
             if classOf[key] == nil, let c = cell.deviceClass { classOf[key] = c }
@@ -160,7 +162,7 @@ public struct LabReportBuilder: Sendable {
         }
         cells.sort(by: Self.order)
         let classes = profiles.flatMap { profile in
-            manifest.cases.map { labCase in classCell(labCase, deviceClass: profile.id, cells: cells) }
+            manifest.cases.filter { $0.kind != .behaviour }.map { labCase in classCell(labCase, deviceClass: profile.id, cells: cells) }
         }.sorted(by: Self.order)
         let summary = LabReport.Summary(cells: cells.count, agree: cells.filter { $0.agrees == true }.count,
                                         disagree: cells.filter { $0.agrees == false }.count,

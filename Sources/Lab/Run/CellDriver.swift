@@ -10,6 +10,8 @@ public struct CellRecording: Sendable, Equatable {
     public var end: CellEnd
     public var startedAt: Date
     public var finishedAt: Date
+    /// Scripted commands the cell ended before sending (the receiver stopped first).
+    public var unsent: [LabScriptedCommand] = []
 }
 
 /// Runs a `CellMachine` against one receiver: opens the session, sends `/play`, polls on the
@@ -32,16 +34,18 @@ public struct CellDriver<C: Clock>: Sendable where C.Duration == Duration {
         self.onSample = onSample
     }
 
-    public func run(_ endpoint: AirPlayEndpoint, url: URL, startPosition: Double = 0) async throws(CancellationError) -> CellRecording {
+    /// `script`: the case's scripted commands (`/scrub`, `/rate`), sent at their times after playback started.
+    public func run(_ endpoint: AirPlayEndpoint, url: URL, startPosition: Double = 0,
+                    script: [LabScriptedCommand] = []) async throws(CancellationError) -> CellRecording {
         try Self.checkCancellation()  // cancelled before it began: no session opened, no /play sent
-        var machine = CellMachine(limits: limits)
+        var machine = CellMachine(limits: limits, script: script)
         let startedAt = Date()
         let playback: any AirPlayPlayback
         do { playback = try await opener(endpoint) } catch {
             try Self.checkCancellation()
             let end = Self.finalEnd(machine.openFailed(error))
             return CellRecording(series: PlaybackSeries(playSentAt: startedAt, pollIntervalMs: CellMachine.ms(limits.pollInterval)),
-                                 end: end, startedAt: startedAt, finishedAt: Date())
+                                 end: end, startedAt: startedAt, finishedAt: Date(), unsent: script)
         }
         let origin = clock.now
         let playSentAt = Date()
@@ -63,6 +67,16 @@ public struct CellDriver<C: Clock>: Sendable where C.Duration == Duration {
                 }
                 action = machine.polled(at: elapsed(since: origin), result)
                 if let sample = machine.samples.last { onSample(sample) }
+            case .send(let command):
+                var commandError: AirPlayError?
+                let sentAt = elapsed(since: origin)
+                do {
+                    switch command.kind {
+                    case .scrub: try await playback.scrub(to: command.value)
+                    case .rate: try await playback.setRate(command.value)
+                    }
+                } catch { commandError = error }
+                action = machine.commandAnswered(sentAt: sentAt, at: elapsed(since: origin), command, error: commandError)
             case .stop:
                 var stopError: AirPlayError?
                 do { try await playback.stop() } catch { stopError = error }
@@ -71,7 +85,7 @@ public struct CellDriver<C: Clock>: Sendable where C.Duration == Duration {
                 await playback.close()
                 let series = PlaybackSeries(playSentAt: playSentAt, pollIntervalMs: CellMachine.ms(limits.pollInterval),
                                             samples: machine.samples, commands: machine.commands)
-                return CellRecording(series: series, end: end, startedAt: startedAt, finishedAt: Date())
+                return CellRecording(series: series, end: end, startedAt: startedAt, finishedAt: Date(), unsent: machine.pending)
             }
         }
     }
@@ -81,7 +95,7 @@ public struct CellDriver<C: Clock>: Sendable where C.Duration == Duration {
     private static func finalEnd(_ action: CellAction) -> CellEnd {
         switch action {
         case .done(let end), .stop(let end): end
-        case .poll: CellEnd(kind: .playFailed, failure: "no session")
+        case .poll, .send: CellEnd(kind: .playFailed, failure: "no session")
         }
     }
 

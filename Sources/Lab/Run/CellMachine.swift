@@ -16,9 +16,18 @@ public struct CellLimits: Sendable, Equatable {
     /// Seconds past the start position within which a first answer is this cell's item; one further
     /// on that stands still is the previous item still reported (see `PlaybackSample.previousItem`).
     public var startWindow: Double
+    /// False for a case that goes on past the primary's end (a CUE=POST break): the cell ends when
+    /// the receiver drops the item (or at the timeout), not when the position reaches the duration.
+    public var stopAtEnd: Bool
+    /// A live stream has no duration until it ends: only an answer with neither a duration nor a
+    /// position counts towards `idlePollsToFinish`.
+    public var live: Bool
 
     public init(pollInterval: Duration = .milliseconds(250), caseTimeout: Duration, endTolerance: Double = 0.5,
-                idlePollsToFinish: Int? = nil, goneAfter: Duration = .seconds(3), startWindow: Double = 2) {
+                idlePollsToFinish: Int? = nil, goneAfter: Duration = .seconds(3), startWindow: Double = 2, stopAtEnd: Bool = true,
+                live: Bool = false) {
+        self.stopAtEnd = stopAtEnd
+        self.live = live
         self.pollInterval = pollInterval
         self.caseTimeout = caseTimeout
         self.endTolerance = endTolerance
@@ -67,6 +76,8 @@ public struct CellEnd: Sendable, Equatable {
 public enum CellAction: Sendable, Equatable {
     /// Poll `/playback-info` once `at` has passed since `/play`.
     case poll(at: Duration)
+    /// Send a scripted command (`/scrub`, `/rate`), then report it with `commandAnswered`.
+    case send(LabScriptedCommand)
     /// Send `/stop`, then report it with `stopAnswered`.
     case stop(CellEnd)
     /// Nothing more to send (the cell ended without a session to stop, or after `/stop`).
@@ -81,6 +92,10 @@ public struct CellMachine: Sendable {
     public private(set) var samples: [PlaybackSample] = []
     public private(set) var commands: [SentCommand] = []
     public private(set) var ended: CellEnd?
+    /// The scripted commands not sent yet, in the order they are due.
+    public private(set) var pending: [LabScriptedCommand]
+    /// When playback started (the answer that set `hasPlayed`): scripted commands are due from here.
+    public private(set) var playStarted: Duration?
 
     /// Where `/play` asked the item to start, and whether an answer has shown this item yet (a
     /// position near that start, or one that moves): until then a position far from the start is
@@ -97,8 +112,11 @@ public struct CellMachine: Sendable {
     /// True once the position moved (or stood above 0 at rate > 0).
     public private(set) var hasPlayed = false
 
-    public init(limits: CellLimits) {
+    /// `script`: the case's commands (`LabBehaviour.commands`), each sent right after the first poll
+    /// at which it is due (`isDue`): at its `atPosition`, else its `after` seconds after playback started.
+    public init(limits: CellLimits, script: [LabScriptedCommand] = []) {
         self.limits = limits
+        pending = script.sorted { $0.after < $1.after }
     }
 
     /// The session could not be opened: nothing was sent.
@@ -136,11 +154,12 @@ public struct CellMachine: Sendable {
                 lastPosition = position
             }
             if hasDuration { lastDuration = info.duration }
-            if hasPlayed, let duration = info.duration, duration > 0, let position = info.position,
+            if hasPlayed, playStarted == nil { playStarted = at }
+            if limits.stopAtEnd, hasPlayed, let duration = info.duration, duration > 0, let position = info.position,
                position >= duration - limits.endTolerance {
                 return stop(CellEnd(kind: .reachedEnd, failure: nil))
             }
-            if hasPlayed, !hasDuration {
+            if hasPlayed, !hasDuration, !limits.live || info.position == nil {
                 idlePolls += 1
                 if idlePolls >= limits.idlePollsToFinish { return stop(CellEnd(kind: .finished, failure: nil)) }
             } else {
@@ -175,6 +194,14 @@ public struct CellMachine: Sendable {
         return true
     }
 
+    /// A scripted command sent `sentAt` after `/play` was answered (or failed) `at`. It is recorded
+    /// at `sentAt`: the receiver may act on it (fetch the scrub's target) before its answer arrives.
+    public mutating func commandAnswered(sentAt: Duration? = nil, at: Duration, _ command: LabScriptedCommand, error: AirPlayError?) -> CellAction {
+        let kind: SentCommand.Kind = command.kind == .scrub ? .scrub : .rate
+        commands.append(SentCommand(kind: kind, atMs: Self.ms(sentAt ?? at), value: command.value, failure: error?.description))
+        return schedule(after: at)
+    }
+
     /// `/stop` was answered (or failed).
     public mutating func stopAnswered(at: Duration, error: AirPlayError?) -> CellAction {
         commands.append(SentCommand(kind: .stop, atMs: Self.ms(at), failure: error?.description))
@@ -184,9 +211,29 @@ public struct CellMachine: Sendable {
     /// The next poll, on the poll grid (missed ticks skipped), or the timeout's end.
     private mutating func schedule(after now: Duration) -> CellAction {
         if now >= limits.caseTimeout { return stop(timeoutEnd(at: now)) }
+        if let next = pending.first, isDue(next, now: now) {
+            pending.removeFirst()
+            return .send(next)
+        }
         while nextPoll <= now { nextPoll += limits.pollInterval }
-        return .poll(at: min(nextPoll, limits.caseTimeout))
+        var wake = min(nextPoll, limits.caseTimeout)
+        // A command due by the clock before the next tick is sent on time: the poll is brought forward to it.
+        if let started = playStarted, let next = pending.first, next.atPosition == nil || lastPosition == nil {
+            wake = min(wake, max(now, started + Self.duration(next.after)))
+        }
+        return .poll(at: wake)
     }
+
+    /// A command is due once playback started and the receiver's position reached its `atPosition`
+    /// (the media's own clock, whatever the playback speed), or, without one or without any
+    /// reported position, `after` seconds after playback started.
+    private func isDue(_ command: LabScriptedCommand, now: Duration) -> Bool {
+        guard let started = playStarted else { return false }
+        if let target = command.atPosition, let position = lastPosition { return position >= target - 0.001 }
+        return now >= started + Self.duration(command.after)
+    }
+
+    static func duration(_ seconds: Double) -> Duration { .milliseconds(Int64((seconds * 1000).rounded())) }
 
     private func timeoutEnd(at now: Duration) -> CellEnd {
         let limit = Self.seconds(limits.caseTimeout)

@@ -62,6 +62,9 @@ public struct LabRunCell: Codable, Sendable, Equatable {
     public var requests: [LabRequestRecord]
     public var measurement: CellMeasurement
 
+    /// The judgement of a behaviour cell (kept in the measurement's JSON: `measurement.behaviour`).
+    public var behaviour: BehaviourJudgement? { measurement.behaviour }
+
     public init(runId: String, receiver: String, deviceId: String?, deviceClass: String?, address: String, caseId: String,
                 attempt: Int, startedAt: Date, finishedAt: Date, url: String, series: PlaybackSeries,
                 requests: [LabRequestRecord], measurement: CellMeasurement) {

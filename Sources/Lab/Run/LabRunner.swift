@@ -1,4 +1,5 @@
 import AirPlay
+import Compatibility
 import Discovery
 import Foundation
 
@@ -84,6 +85,9 @@ public struct LabRunner<C: Clock>: Sendable where C.Duration == Duration {
         /// Starts reading a capture of the target's output for one cell (`--capture`), or nil for
         /// none: the picture's measurement goes into the cell beside the protocol's.
         public var capture: (@Sendable (RunTarget) -> CellCapture?)?
+        /// The suite's primary timeline and the device classes: what a behaviour cell is judged with.
+        public var primaryTimeline: [LabSegment] = []
+        public var profiles: [DeviceProfile] = []
 
         public init() {}
     }
@@ -107,7 +111,8 @@ public struct LabRunner<C: Clock>: Sendable where C.Duration == Duration {
     /// The seconds a case runs at most: its media (primary and interstitial) plus the margin.
     public func timeout(for labCase: LabCase) -> Duration {
         if let fixed = options.caseTimeout { return fixed }
-        let media = labCase.primary.duration + (labCase.interstitialDuration ?? 0)
+        let breaks = labCase.behaviour?.interstitials.reduce(0) { $0 + $1.duration } ?? 0
+        let media = labCase.primary.duration + (labCase.interstitialDuration ?? 0) + breaks
         return .milliseconds(Int64(media * 1000)) + options.timeoutMargin
     }
 
@@ -224,8 +229,11 @@ public struct LabRunner<C: Clock>: Sendable where C.Duration == Duration {
         }
 
         private mutating func play(_ labCase: LabCase, attempt: Int) async throws -> (LabRunCell, CellEnd) {
+            // A post-roll plays after the primary's end: such a cell waits for the receiver to drop the item.
+            let postRoll = labCase.behaviour?.interstitials.contains { $0.cue.contains("POST") } ?? false
             let limits = CellLimits(pollInterval: runner.options.pollInterval, caseTimeout: runner.timeout(for: labCase),
-                                    goneAfter: runner.options.goneAfter)
+                                    goneAfter: runner.options.goneAfter, stopAtEnd: !postRoll,
+                                    live: labCase.behaviour?.live != nil)
             let caseURL = url(labCase, target)
             let reporter = progress, name = target.name, done = result.cells.count, total = total, last = last
             let driver = CellDriver(clock: runner.clock, limits: limits, opener: runner.opener) { sample in
@@ -236,7 +244,7 @@ public struct LabRunner<C: Clock>: Sendable where C.Duration == Duration {
             report(.playing(caseId: labCase.id, position: nil, duration: nil))
             let capture = runner.options.capture?(target)
             let recording: CellRecording
-            do { recording = try await driver.run(target.endpoint, url: caseURL) } catch {
+            do { recording = try await driver.run(target.endpoint, url: caseURL, script: labCase.behaviour?.commands ?? []) } catch {
                 _ = capture?.finish(playSentAt: Date())
                 throw error
             }
@@ -252,11 +260,28 @@ public struct LabRunner<C: Clock>: Sendable where C.Duration == Duration {
                 let adMet = TransitionPoint.interstitialFetched(labCase, requests: requests) != false
                 measurement.picture?.noteAdNeverShown(playedThroughAd: adMet && (measurement.lastPosition ?? 0) > adEnd)
             }
+            if !recording.unsent.isEmpty, recording.end.kind != .refused {
+                measurement.reason += "; " + Self.unsentNote(recording.unsent)
+            }
+            if labCase.behaviour != nil, recording.end.kind != .refused {
+                measurement.behaviour = BehaviourJudge.judge(case: labCase, primaryTimeline: runner.options.primaryTimeline, requests: requests,
+                                                             series: recording.series, deviceClass: target.deviceClass,
+                                                             profile: runner.options.profiles.first { $0.id == target.deviceClass })
+            }
             let cell = LabRunCell(runId: runId, receiver: target.name, deviceId: target.deviceId, deviceClass: target.deviceClass,
                                   address: target.address, caseId: labCase.id, attempt: attempt, startedAt: recording.startedAt,
                                   finishedAt: recording.finishedAt, url: caseURL.absoluteString, series: recording.series,
                                   requests: requests, measurement: measurement)
             return (cell, recording.end)
+        }
+
+        /// "2 scripted commands not sent (scrub to 2.0 s at 10.0 s, rate 2 at 12.0 s): the cell ended first".
+        static func unsentNote(_ commands: [LabScriptedCommand]) -> String {
+            let list = commands.map { command in
+                (command.kind == .scrub ? String(format: "scrub to %.1f s", command.value) : String(format: "rate %g", command.value))
+                    + (command.atPosition.map { String(format: " at position %.1f s", $0) } ?? String(format: " at %.1f s", command.after))
+            }
+            return "\(commands.count) scripted command\(commands.count == 1 ? "" : "s") not sent (\(list.joined(separator: ", "))): the cell ended first"
         }
 
         /// A receiver that wants pairing, a password or has no URL playback: skipped, in its words.

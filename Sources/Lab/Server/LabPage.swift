@@ -99,18 +99,35 @@ enum LabPage {
 
     function renderCases(manifest) {
       const box = $("cases"); box.textContent = "";
+      let group = null;
       for (const c of manifest.cases) {
+        // Behaviour cases (one interstitial feature each) come last, under a heading of their own.
+        if (c.kind === "behaviour" && group !== "behaviour") {
+          group = "behaviour";
+          const g = document.createElement("h3"); g.className = "group"; g.id = "group-behaviour";
+          g.textContent = "Behaviour: what the receiver does with each interstitial feature (judged from its requests)";
+          box.appendChild(g);
+        }
         const div = document.createElement("div"); div.className = "case"; div.id = "case-" + c.id;
         const h = document.createElement("h3"); h.textContent = c.id + " — " + c.title; div.appendChild(h);
         const meta = document.createElement("div"); meta.className = "meta";
-        meta.textContent = c.kind + "; varies: " + c.varies + (c.rules.length ? "; rules: " + c.rules.join(", ") : "")
-          + " — " + new URL(c.playlist, location.origin + "/").href;
+        const b = c.behaviour;
+        const what = b ? "behaviour; feature: " + b.feature + (b.live ? "; live" : "") + "; expects: "
+            + b.expectations.map(e => e.kind + (e.seconds === undefined || e.seconds === null ? "" : " " + e.seconds + " s")).join(", ")
+            + (b.commands.length ? "; sender: " + b.commands.map(m => m.kind + " " + m.value + " after " + m.after + " s").join(", ") : "")
+          : c.kind + "; varies: " + c.varies + (c.rules.length ? "; rules: " + c.rules.join(", ") : "");
+        meta.textContent = what + " — " + new URL(c.playlist, location.origin + "/").href;
         div.appendChild(meta);
         const row = document.createElement("div"); row.className = "row verdicts";
         const p = document.createElement("button"); p.className = "play"; p.textContent = "Play"; p.onclick = () => play(c); row.appendChild(p);
-        for (const v of VERDICTS) {
+        // A behaviour case is judged from the receiver's requests: there is no verdict to give.
+        for (const v of (c.behaviour ? [] : VERDICTS)) {
           const b = document.createElement("button"); b.textContent = v; b.dataset.verdict = v; b.dataset.case = c.id;
           b.onclick = () => record(c.id, v, b); row.appendChild(b);
+        }
+        if (c.behaviour) {
+          const n = document.createElement("span"); n.className = "meta"; row.appendChild(n);
+          n.textContent = "judged from the receiver's requests (seamcheck lab report --behaviour)";
         }
         div.appendChild(row);
         const rec = document.createElement("div"); rec.className = "recorded"; rec.id = "recorded-" + c.id; div.appendChild(rec);

@@ -42,6 +42,8 @@ public struct LabServerOptions: Sendable {
     /// Stop on SIGINT and SIGTERM (`lab serve`); false when the caller owns the signals and stops
     /// the server by cancelling its task (`lab run`).
     public var stopsOnSignals: Bool = true
+    /// The wall clock the live behaviour cases' edges move with (injectable for tests).
+    public var clock: @Sendable () -> Date = { Date() }
 
     public init(bind: String, port: Int, suite: LabSuite, profiles: [DeviceProfile], inventory: LabInventory? = nil,
                 browse: Bool = true, interface: String? = nil, idleTimeout: Duration = .seconds(60)) {
@@ -88,6 +90,8 @@ public enum LabServer {
 
         let router = Router(context: LabRequestContext.self)
         router.add(middleware: RequestLogMiddleware(log: log, knownCases: Set(manifest.cases.map(\.id))))
+        router.add(middleware: LiveWindowMiddleware(manifest: manifest, root: options.suite.root,
+                                                    fallbackHost: "\(options.bind):\(options.port)", clock: options.clock))
         router.add(middleware: TemplateMiddleware(root: options.suite.root, placeholder: manifest.originPlaceholder,
                                                   fallbackHost: "\(options.bind):\(options.port)"))
         let files = FileMiddleware<LabRequestContext, SuiteFileProvider>(

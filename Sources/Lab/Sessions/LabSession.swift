@@ -130,7 +130,6 @@ public struct SessionBuilder: Sendable {
     private func session(_ requests: [LabRequestRecord]) -> LabSession? {
         guard let first = requests.first, let caseId = first.caseId, let labCase = manifest.case(caseId) else { return nil }
         let variants = Dictionary(labCase.variants.map { ("/" + $0.path, $0) }, uniquingKeysWith: { first, _ in first })
-        let adPrefix = labCase.interstitialPrefix.map { "/" + $0 }
         let primaryFolder = "/" + labCase.folder + "primary/"
         let timeline = Dictionary(manifest.primaryTimeline.map { ($0.file, $0) }, uniquingKeysWith: { first, _ in first })
         let served = requests.filter { $0.status < 400 }
@@ -147,7 +146,7 @@ public struct SessionBuilder: Sendable {
                 if !adPlaylists.contains(variant.path) { adPlaylists.append(variant.path) }
             }
         }
-        let adRequests = served.filter { request in adPrefix.map { request.path.hasPrefix($0) } ?? false }
+        let adRequests = served.filter { labCase.isInterstitialRequest($0.path) }
         // Media segments: not playlists or asset lists, and not init sections (the suite names them init*).
         let isSegment: (LabRequestRecord) -> Bool = { request in
             let file = request.path.split(separator: "/").last ?? ""
@@ -175,7 +174,9 @@ public struct SessionBuilder: Sendable {
             client: first.client, userAgent: mostCommon(requests.compactMap(\.userAgent)), receiver: receiver?.name,
             deviceId: receiver?.deviceId, deviceClass: receiver?.deviceClass, case: caseId, started: first.at,
             ended: requests.last?.at ?? first.at, variant: chosen, variantUndetermined: undetermined, variantsFetched: primaryPlaylists, audioRendition: audioPlaylist,
-            interstitialRequested: !adRequests.isEmpty, interstitialVariant: adPlaylists.first,
+            // A behaviour case's failing asset or asset list answers 404: asking for it is still asking for the ad.
+            interstitialRequested: !adRequests.isEmpty || (labCase.kind == .behaviour && requests.contains { labCase.isInterstitialRequest($0.path) }),
+            interstitialVariant: adPlaylists.first,
             interstitialSegments: adSegments.count, resumedAt: resumedAt,
             sentPrimaryId: queries.contains { $0.contains("_HLS_primary_id=") },
             sentStartOffset: queries.contains { $0.contains("_HLS_start_offset=") },

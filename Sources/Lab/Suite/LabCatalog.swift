@@ -64,6 +64,8 @@ struct CaseDefinition: Sendable {
     var interstitial: MediaSpec?
     /// For a stitched case, the interstitial case whose primary and ad it splices (no encode of its own).
     var stitchedFrom: String? = nil
+    /// For a behaviour case: its feature and expectations (no encode of its own: the primary and the control's ad).
+    var behaviour: BehaviourCatalog.Entry? = nil
 }
 
 /// The lab's cases. Ids are stable: recorded verdicts refer to them.
@@ -75,8 +77,10 @@ enum LabCatalog {
     /// The interstitial cases, then a stitched variant (`<id>-stitched`) of every transition case
     /// that one media playlist can carry: not an MPEG-TS ad after fMP4 (an EXT-X-MAP holds for
     /// every later segment of the playlist, RFC 8216bis 4.4.4.5).
+    /// Then the behaviour cases (`BehaviourCatalog`), which encode nothing.
     static let cases: [CaseDefinition] = scheduled
         + scheduled.filter { $0.kind == .transition && $0.interstitial?.container == MediaSpec.reference.container }.map(stitched)
+        + BehaviourCatalog.entries.map(behaviour)
 
     /// Cases whose ad is scheduled with EXT-X-DATERANGE, and the capability ladder.
     private static let scheduled: [CaseDefinition] = [
@@ -160,6 +164,12 @@ enum LabCatalog {
         copy.title = definition.title + ", stitched: spliced between two discontinuities, no interstitial"
         copy.stitchedFrom = definition.id
         return copy
+    }
+
+    /// A behaviour case: kind `.behaviour`, `varies` = its feature.
+    private static func behaviour(_ entry: BehaviourCatalog.Entry) -> CaseDefinition {
+        CaseDefinition(id: BehaviourCatalog.id(entry.feature), kind: .behaviour, varies: entry.feature, title: entry.title, rules: [],
+                       interstitial: nil, behaviour: entry)
     }
 
     private static func transition(_ id: String, _ varies: String, _ title: String, rules: [String],

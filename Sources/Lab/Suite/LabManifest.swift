@@ -73,6 +73,8 @@ public struct LabSegment: Codable, Sendable, Equatable {
 public struct LabCase: Codable, Sendable, Equatable {
     public enum Kind: String, Codable, Sendable, CaseIterable {
         case transition, capability
+        /// One interstitial feature (X-RESUME-OFFSET, CUE, X-RESTRICT...) on matching media: `behaviour` says what a conforming receiver does.
+        case behaviour
     }
 
     /// How the interstitial reaches the player: scheduled with EXT-X-DATERANGE (`interstitial`), or
@@ -113,11 +115,14 @@ public struct LabCase: Codable, Sendable, Equatable {
     /// Every media playlist of the case, with what it carries: which one a receiver fetched is
     /// what it chose (its capability, in capability cases).
     public var variants: [LabVariant]
+    /// For a behaviour case: its feature, interstitials, scripted commands and expectations.
+    public var behaviour: LabBehaviour?
 
     public init(id: String, kind: Kind, varies: String, title: String, rules: [String], playlist: String,
                 interstitialPrefix: String? = nil, interstitialStart: Double? = nil, interstitialDuration: Double? = nil,
                 resumeOffset: Double? = nil, delivery: Delivery? = nil, stitchedFrom: String? = nil,
-                primary: LabMedia, interstitial: LabMedia? = nil, variants: [LabVariant]) {
+                primary: LabMedia, interstitial: LabMedia? = nil, variants: [LabVariant], behaviour: LabBehaviour? = nil) {
+        self.behaviour = behaviour
         self.id = id
         self.kind = kind
         self.varies = varies

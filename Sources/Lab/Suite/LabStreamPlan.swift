@@ -16,7 +16,8 @@ struct StreamPlan: Sendable {
 
 /// Every stream the catalog encodes, numbered in catalog order (the shared primary is 0): ids
 /// depend on the catalog only, never on which cases one run generates, so a suite made in parts
-/// keeps one numbering. A stitched case encodes nothing and carries its source's streams.
+/// keeps one numbering. A stitched case encodes nothing and carries its source's streams; a behaviour
+/// case encodes nothing and plays the primary and the control's ad.
 enum LabStreamPlans {
     static func all(scale: LabScale, code: LabFrameCode = .current) -> [StreamPlan] {
         var plans: [StreamPlan] = []
@@ -32,7 +33,7 @@ enum LabStreamPlans {
         }
         add(folder: "primary", caseId: "primary", role: .primary, spec: .reference, duration: scale.primaryDuration,
             step: "encode the shared primary") { _ in .primary() }
-        for definition in LabCatalog.cases where definition.stitchedFrom == nil {
+        for definition in LabCatalog.cases where definition.stitchedFrom == nil && definition.kind != .behaviour {
             let folder = "cases/\(definition.id)/"
             if let ad = definition.interstitial {
                 add(folder: folder + "ad", caseId: definition.id, role: .ad, spec: ad, duration: scale.adDuration,

@@ -43,7 +43,9 @@ public struct LabStreamsGenerator: Sendable {
     /// same scale stay in the manifest.
     public func generate(output: String, caseIds: [String] = []) async throws(LabSuiteError) -> LabStreamsResult {
         try Self.validate(caseIds)
-        let selected = LabCatalog.cases.filter { caseIds.isEmpty || caseIds.contains($0.id) }
+        // A behaviour case plays the control case's ad: the control comes with it.
+        let wanted = Set(caseIds + (caseIds.contains { LabCatalog.definition($0)?.kind == .behaviour } ? [BehaviourCatalog.adSource] : []))
+        let selected = LabCatalog.cases.filter { caseIds.isEmpty || wanted.contains($0.id) }
         let ffmpeg = try FFmpegRunner.locate(logger: logger)
         do { try FileManager.default.createDirectory(atPath: output, withIntermediateDirectories: true) } catch {
             throw .cannotWrite(path: output, reason: error.localizedDescription)
@@ -108,7 +110,7 @@ public struct LabStreamsGenerator: Sendable {
     /// The encodes a case needs: a stitched case's are its source case's. An encrypted ad is
     /// encoded clear beside its folder first (`encryptionJobs` fills the folder).
     func jobs(for definition: CaseDefinition) -> [EncodeJob] {
-        let owner = definition.stitchedFrom ?? definition.id
+        let owner = definition.kind == .behaviour ? BehaviourCatalog.adSource : definition.stitchedFrom ?? definition.id
         return plans.filter { $0.stream.caseId == owner }.map { $0.job(scale: scale) }
     }
 
@@ -131,6 +133,7 @@ public struct LabStreamsGenerator: Sendable {
     // MARK: - Playlists
 
     private func writeCase(_ definition: CaseDefinition, primary: EncodedRendition, root: String) throws(LabSuiteError) -> LabCase {
+        if let entry = definition.behaviour { return try writeBehaviour(definition, entry: entry, primary: primary, root: root) }
         guard let ad = definition.interstitial else { return try writeLadder(definition, root: root) }
         if let source = definition.stitchedFrom { return try writeStitched(definition, source: source, ad: ad, primary: primary, root: root) }
         let folder = "cases/\(definition.id)"
