@@ -9,7 +9,7 @@ extension LabReportText {
             let style = cell.agrees == false ? " class=\"bad\"" : cell.agrees == true ? " class=\"ok\"" : ""
             let link = receiver && cell.timeline != nil ? " <a href=\"#\(anchor(cell))\">timeline</a>" : ""
             return "<tr\(style)><td><code>\(xmlEscape(cell.case))</code></td><td>\(xmlEscape(cell.deviceClass ?? "-"))</td>"
-                + (receiver ? "<td>\(xmlEscape(cell.receiver ?? "-"))</td>" : "")
+                + (receiver ? "<td>\(xmlEscape(report.receiverLabel(cell)))</td>" : "")
                 + "<td>\(xmlEscape(cell.predicted ?? "-"))</td><td>\(xmlEscape(cell.observed ?? "-"))</td>"
                 + (receiver ? "<td>\(xmlEscape(source(cell)))</td>" : "")
                 + "<td>\(xmlEscape(measured(cell)))\(link)</td><td>\(xmlEscape(firstFrame(cell)))</td>"
@@ -27,7 +27,7 @@ extension LabReportText {
         for cell in timelines {
             guard let timeline = cell.timeline else { continue }
             sections.append("""
-            <section class="cell" id="\(anchor(cell))"><h3><code>\(xmlEscape(cell.case))</code> on \(xmlEscape(cell.receiver ?? "-"))\
+            <section class="cell" id="\(anchor(cell))"><h3><code>\(xmlEscape(cell.case))</code> on \(xmlEscape(report.receiverLabel(cell)))\
              <span class="verdict">\(xmlEscape(LabReportBuilder.verdictText(cell)))</span></h3>
             <p>\(xmlEscape(cell.measured?.reason ?? "")); run \(xmlEscape(timeline.runId))</p>
             \(LabTimelineSVG.render(timeline))
@@ -77,7 +77,7 @@ extension LabReportText {
 
     /// An id for a cell's section: letters, digits and dashes only.
     static func anchor(_ cell: LabReportCell) -> String {
-        let text = "timeline-\(cell.case)-\(cell.receiver ?? "-")"
+        let text = "timeline-\(cell.case)-\(cell.receiver ?? "-")" + (cell.station.map { "-\($0)" } ?? "")
         return String(text.unicodeScalars.map { CharacterSet.alphanumerics.contains($0) && $0.isASCII ? Character($0) : "-" })
     }
 }

@@ -66,7 +66,7 @@ enum LabReportText {
             var rows = [["CASE", "CLASS", "RECEIVER", "PREDICTED", "OBSERVED", "SOURCE", "MEASURED", "FIRST FRAME",
                          "STALL PER TRANSITION", "AGREEMENT", "EVIDENCE"]]
             for cell in report.cells {
-                rows.append([cell.case, cell.deviceClass ?? "-", cell.receiver ?? "-", cell.predicted ?? "-", cell.observed ?? "-",
+                rows.append([cell.case, cell.deviceClass ?? "-", report.receiverLabel(cell), cell.predicted ?? "-", cell.observed ?? "-",
                              source(cell), measured(cell), firstFrame(cell), transitionStalls(cell), mark(cell), cell.evidence])
             }
             out += Reporting.table(rows)
@@ -98,7 +98,7 @@ enum LabReportText {
                   "| case | class | receiver | predicted | observed | source | measured | first frame | stall per transition | agreement | evidence |",
                   "|---|---|---|---|---|---|---|---|---|---|---|"]
         for cell in report.cells {
-            md.append("| `\(markdownCell(cell.case))` | \(markdownCell(cell.deviceClass ?? "-")) | \(markdownCell(cell.receiver ?? "-")) | "
+            md.append("| `\(markdownCell(cell.case))` | \(markdownCell(cell.deviceClass ?? "-")) | \(markdownCell(report.receiverLabel(cell))) | "
                       + "\(cell.predicted ?? "-") | \(markdownCell(cell.observed ?? "-")) | \(source(cell)) | \(markdownCell(measured(cell))) | "
                       + "\(firstFrame(cell)) | \(markdownCell(transitionStalls(cell))) | "
                       + (cell.agrees == false ? "**\(mark(cell))**" : mark(cell)) + " | \(markdownCell(cell.evidence)) |")
@@ -129,7 +129,7 @@ enum LabReportText {
             xml.append("  <testsuite name=\"\(xmlEscape(caseId))\" tests=\"\(cells.count)\" failures=\"\(cells.filter { $0.agrees == false }.count)\" "
                        + "skipped=\"\(cells.filter { $0.agrees == nil }.count)\">")
             for cell in cells {
-                let name = xmlEscape("\(cell.receiver ?? "-") (\(cell.deviceClass ?? "unclassified"))")
+                let name = xmlEscape("\(report.receiverLabel(cell)) (\(cell.deviceClass ?? "unclassified"))")
                 xml.append("    <testcase classname=\"\(xmlEscape(caseId))\" name=\"\(name)\">")
                 if cell.agrees == false {
                     // `type` carries whose verdict it is (operator or measured); the message stays as it was.

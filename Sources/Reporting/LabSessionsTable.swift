@@ -1,7 +1,8 @@
 import Foundation
 import Lab
 
-/// `seamcheck lab sessions` as a table: one row per (client, case) session.
+/// `seamcheck lab sessions` as a table: one row per (station, client, case) session; the STATION
+/// column only when the sessions come from more than one station.
 public enum LabSessionsTable {
     public static func render(_ sessions: [LabSession]) -> String {
         guard !sessions.isEmpty else {
@@ -9,23 +10,26 @@ public enum LabSessionsTable {
         }
         let clock = DateFormatter()
         clock.dateFormat = "yyyy-MM-dd HH:mm:ss"
-        var rows = [["STARTED", "CLIENT", "RECEIVER", "CLASS", "CASE", "VARIANT", "AD", "AD VARIANT", "RESUMED AT", "QUERY", "REQUESTS"]]
+        let stations = Set(sessions.map(\.station)).count > 1
+        var rows: [[String]] = [(stations ? ["STATION"] : []) + ["STARTED", "CLIENT", "RECEIVER", "CLASS", "CASE", "VARIANT", "AD", "AD VARIANT", "RESUMED AT", "QUERY", "REQUESTS"]]
         for s in sessions {
             let query = [s.sentPrimaryId ? "primary_id" : nil, s.sentStartOffset ? "start_offset" : nil].compactMap { $0 }
-            rows.append([clock.string(from: s.started), s.client, s.receiver ?? "-", s.deviceClass ?? "-", s.case,
+            let station: [String] = stations ? [s.station ?? "-"] : []
+            let row: [String] = [clock.string(from: s.started), s.client, s.receiver ?? "-", s.deviceClass ?? "-", s.case,
                          s.variant.map { inCase($0, s.case) } ?? "-",
                          s.interstitialRequested ? "fetched (\(s.interstitialSegments) seg)" : "not fetched",
                          s.interstitialVariant.map(lastComponent) ?? "-",
                          s.resumedAt.map { formatSeconds($0) } ?? "-", query.isEmpty ? "-" : query.joined(separator: ","),
                          s.failedRequests + s.abandonedRequests > 0
-                             ? "\(s.requests) (\(s.failedRequests) failed, \(s.abandonedRequests) cut)" : String(s.requests)])
+                             ? "\(s.requests) (\(s.failedRequests) failed, \(s.abandonedRequests) cut)" : String(s.requests)]
+            rows.append(station + row)
         }
         var text = table(rows)
         for s in sessions {
             guard let observed = s.observedCapability else { continue }
             let chose = [observed.videoCodec, observed.dynamicRange, observed.audioCodec, observed.channels.map { "\($0) ch" }]
                 .compactMap { $0 }.joined(separator: " ")
-            text += "\(s.receiver ?? s.client) on \(s.case): chose \(chose)"
+            text += "\(s.receiver ?? s.client)" + (stations ? " at \(s.station ?? "unknown station")" : "") + " on \(s.case): chose \(chose)"
                 + (s.deviceClass == nil ? "; no class to compare with\n"
                    : observed.againstProfile.isEmpty ? "; as its class expects\n" : "; " + observed.againstProfile.joined(separator: "; ") + "\n")
         }

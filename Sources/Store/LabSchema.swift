@@ -74,4 +74,43 @@ enum LabSchema {
                      declaredHDRFormats, declaredCodecs, supportsInterstitials FROM labReceiver
             """),
     ]
+
+    /// Stations (docs/lab-stations.md): every lab row says which station wrote it, so that several
+    /// stations share one database without one's client 10.0.0.5 being another's. Rows from before
+    /// get the station a station defaults to, its host name: the host their serve or run recorded;
+    /// verdicts without a run, and receivers, the newest serve's host; '' (unknown) where nothing
+    /// recorded a host. `labReceiver` is rebuilt to key on (station, address).
+    static let stationMigrations: [Migration] = [
+        Migration("lab-stations", """
+            ALTER TABLE labServe ADD COLUMN station TEXT NOT NULL DEFAULT '';
+            UPDATE labServe SET station = host;
+            ALTER TABLE labRequest ADD COLUMN station TEXT NOT NULL DEFAULT '';
+            UPDATE labRequest SET station = COALESCE((SELECT s.host FROM labServe s WHERE s.id = labRequest.serveId), '');
+            CREATE INDEX labRequestByStation ON labRequest(station, client, at);
+            ALTER TABLE labRun ADD COLUMN station TEXT NOT NULL DEFAULT '';
+            UPDATE labRun SET station = host;
+            ALTER TABLE labCell ADD COLUMN station TEXT NOT NULL DEFAULT '';
+            UPDATE labCell SET station = COALESCE((SELECT r.host FROM labRun r WHERE r.id = labCell.runId), '');
+            CREATE INDEX labCellByStation ON labCell(station, receiver, caseId, finishedAt);
+            ALTER TABLE labVerdict ADD COLUMN station TEXT NOT NULL DEFAULT '';
+            UPDATE labVerdict SET station = COALESCE((SELECT r.host FROM labRun r WHERE r.id = labVerdict.runId),
+                                                     (SELECT s.host FROM labServe s ORDER BY s.id DESC LIMIT 1), '');
+            ALTER TABLE labReceiverHistory ADD COLUMN station TEXT NOT NULL DEFAULT '';
+            UPDATE labReceiverHistory SET station = COALESCE((SELECT s.host FROM labServe s ORDER BY s.id DESC LIMIT 1), '');
+            CREATE INDEX labReceiverHistoryByStation ON labReceiverHistory(station, address, seenAt);
+            CREATE TABLE labStationReceiver (
+              station TEXT NOT NULL DEFAULT '', address TEXT NOT NULL,
+              name TEXT NOT NULL, deviceId TEXT, model TEXT, deviceClass TEXT, classifiedBy TEXT,
+              reason TEXT NOT NULL, source TEXT NOT NULL, seenAt REAL NOT NULL,
+              declaredHDRFormats TEXT, declaredCodecs TEXT, supportsInterstitials INTEGER, goneAt REAL,
+              PRIMARY KEY (station, address));
+            INSERT INTO labStationReceiver (station, address, name, deviceId, model, deviceClass, classifiedBy, reason, source, seenAt,
+                                            declaredHDRFormats, declaredCodecs, supportsInterstitials, goneAt)
+              SELECT COALESCE((SELECT s.host FROM labServe s ORDER BY s.id DESC LIMIT 1), ''), address, name, deviceId, model,
+                     deviceClass, classifiedBy, reason, source, seenAt, declaredHDRFormats, declaredCodecs, supportsInterstitials, goneAt
+              FROM labReceiver;
+            DROP TABLE labReceiver;
+            ALTER TABLE labStationReceiver RENAME TO labReceiver
+            """),
+    ]
 }

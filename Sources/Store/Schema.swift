@@ -17,6 +17,7 @@ public struct Migration: Sendable {
 /// opens a database the other made). Append only: never change or reorder a released migration.
 public enum Schema {
     public static let migrations: [Migration] = MatrixSchema.migrations + LabSchema.migrations + MatrixSchema.queueMigrations
+        + LabSchema.stationMigrations
 
     /// Where applied migrations are recorded (GRDB's name, kept for the files it wrote).
     public static let table = "grdb_migrations"
@@ -96,7 +97,7 @@ public enum Schema {
     /// The tables `db copy` moves, parents before children, with their key column.
     public static let tables: [(name: String, key: String)] = [
         ("run", "id"), ("matrixCase", "id"), ("cell", "id"), ("finding", "id"), ("runQueue", "runId, caseId"),
-        ("labServe", "id"), ("labRequest", "id"), ("labReceiver", "address"), ("labReceiverHistory", "id"),
+        ("labServe", "id"), ("labRequest", "id"), ("labReceiver", "station, address"), ("labReceiverHistory", "id"),
         ("labVerdict", "id"), ("labRun", "id"), ("labCell", "id"),
     ]
 }

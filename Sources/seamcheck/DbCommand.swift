@@ -96,6 +96,9 @@ struct DbCopyCommand: ParsableCommand {
         defer { source.close() }
         let sourceStatus = try Schema.status(source)
         if !sourceStatus.unknown.isEmpty { throw StoreFailure.newerSchema(location: source.location.description, unknown: sourceStatus.unknown) }
+        // A source from before a migration takes it first: its rows then have what the target's
+        // columns need (a lab row's station comes from the host it recorded, not the column's '').
+        if !sourceStatus.pending.isEmpty { try Schema.migrate(source) }
         let target = try ResultsDatabaseOpener.open(to, create: true)
         defer { target.close() }
         var lines: [String] = []

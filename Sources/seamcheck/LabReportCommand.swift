@@ -16,10 +16,14 @@ struct LabReportCommand: AsyncParsableCommand {
         `lab run` measured shows its first frame and the stall at each transition; its stall is graded through \
         the thresholds (DeviceProfiles/lab/measurement.yaml: 200 ms a warning, 1000 ms an error). An operator's \
         verdict wins over the measured one; both are shown. The HTML report draws a timeline per measured cell. \
-        Disagreements come first. Exit 1 when any cell disagrees and --fail-on-disagreement is given.
+        Disagreements come first. Exit 1 when any cell disagrees and --fail-on-disagreement is given. Stations \
+        sharing the database are all read (--station NAME reads one); a receiver is a name at a station \
+        (docs/lab-stations.md).
         """)
 
     @OptionGroup var database: LabDatabaseOption
+
+    @OptionGroup var station: LabStationFilter
 
     @Option(help: "The suite folder (default: the suite the latest `lab serve` recorded in the database).")
     var streams: String?
@@ -49,13 +53,13 @@ struct LabReportCommand: AsyncParsableCommand {
 
     func run() async throws {
         if behaviour {
-            let report = try LabReporting.buildBehaviour(database: database, streams: streams, profilesDir: profilesDir.path)
+            let report = try LabReporting.buildBehaviour(database: database, station: station, streams: streams, profilesDir: profilesDir.path)
             let chosen = format.flatMap { BehaviourReportFormat(rawValue: $0.rawValue) }
                 ?? (Terminal.stdoutIsTerminal && output == nil ? .table : .json)
             try Output.write(chosen.render(report), to: output)
             return
         }
-        let report = try LabReporting.build(database: database, streams: streams, profilesDir: profilesDir.path,
+        let report = try LabReporting.build(database: database, station: station, streams: streams, profilesDir: profilesDir.path,
                                             thresholds: try thresholds.load(profilesDir: profilesDir.path))
         let chosen = format ?? (Terminal.stdoutIsTerminal && output == nil ? .table : .json)
         try Output.write(chosen.render(report), to: output)
@@ -86,35 +90,35 @@ struct ThresholdsOption: ParsableArguments {
 }
 
 enum LabReporting {
-    static func build(database: LabDatabaseOption, streams: String?, profilesDir: String?,
+    /// The report over every station's evidence, or one station's (`--station`).
+    static func build(database: LabDatabaseOption, station: LabStationFilter, streams: String?, profilesDir: String?,
                       thresholds: MeasurementThresholds = .defaults) throws -> LabReport {
         let store = try database.open(create: false)
-        let manifest = try LabContext.manifest(store: store, streams: streams, db: database.shown)
+        let only = try station.resolve(in: store)
+        let manifest = try LabContext.manifest(store: store, streams: streams, db: database.shown, station: only)
         let profiles = try ProfileLocator.load(explicitDirectory: profilesDir, selecting: [])
-        let sessions = SessionBuilder(manifest: manifest, receivers: try store.receivers(), history: try store.receiverHistory(),
-                                      profiles: profiles)
-            .sessions(from: try store.requests())
+        let sessions = try LabContext.sessions(store: store, manifest: manifest, profiles: profiles, station: only)
         return LabReportBuilder(manifest: manifest, profiles: profiles, thresholds: thresholds)
-            .report(verdicts: try store.verdicts(), sessions: sessions, cells: try runCells(store))
+            .report(verdicts: try store.verdicts(station: only), sessions: sessions, cells: try store.latestCells(station: only))
     }
 
     /// The behaviour conformance table: `lab run`'s cells (judged as they were played) and every
     /// session of a behaviour case in the request log (a person at the lab page), judged now.
-    static func buildBehaviour(database: LabDatabaseOption, streams: String?, profilesDir: String?) throws -> BehaviourReport {
+    static func buildBehaviour(database: LabDatabaseOption, station: LabStationFilter, streams: String?,
+                               profilesDir: String?) throws -> BehaviourReport {
         let store = try database.open(create: false)
-        let manifest = try LabContext.manifest(store: store, streams: streams, db: database.shown)
+        let only = try station.resolve(in: store)
+        let manifest = try LabContext.manifest(store: store, streams: streams, db: database.shown, station: only)
         let profiles = (try? ProfileLocator.load(explicitDirectory: profilesDir, selecting: [])) ?? []
-        let requests = try store.requests()
-        let sessions = SessionBuilder(manifest: manifest, receivers: try store.receivers(), history: try store.receiverHistory(),
-                                      profiles: profiles).sessions(from: requests)
+        let requests = try store.requests(station: only)
+        let sessions = SessionBuilder(manifest: manifest, receivers: try store.receivers(station: only),
+                                      history: try store.receiverHistory(station: only), profiles: profiles).sessions(from: requests)
         // Every run's cells, not only the newest per receiver x case: each is a judgement (agreement counts
         // them), and an older run's requests must not come back as a lab-page session.
-        let cells = try store.runs().flatMap { run throws(LabStoreError) in try store.cells(runId: run.id) }
+        let cells = try store.runs(station: only).flatMap { run throws(LabStoreError) in try store.cells(runId: run.id) }
+            .filter { only == nil || $0.station == only }
         return BehaviourReportBuilder(manifest: manifest, profiles: profiles).report(sessions: sessions, requests: requests, cells: cells)
     }
-
-    /// The measured cells `lab run` stored: the newest played cell per receiver x case, across runs.
-    static func runCells(_ store: LabStore) throws -> [LabRunCell] { try store.latestCells() }
 }
 
 extension ProfilesCommand {
@@ -128,10 +132,12 @@ extension ProfilesCommand {
             1000 ms or more an error, 200 ms a warning; --thresholds FILE, --threshold grades.errorMs=800). \
             Where at least --min-observations of them give a most common level that differs from the profile's \
             severity, the profile's `rules` entry is changed. Prints the diff; --write changes the files (and \
-            checks they still load).
+            checks they still load). Every station's evidence counts unless --station NAME names one.
             """)
 
         @OptionGroup var database: LabDatabaseOption
+
+        @OptionGroup var station: LabStationFilter
 
         @Option(help: "The suite folder (default: the suite the latest `lab serve` recorded in the database).")
         var streams: String?
@@ -154,10 +160,10 @@ extension ProfilesCommand {
         }
 
         func run() async throws {
-            let report = try LabReporting.build(database: database, streams: streams, profilesDir: profilesDir.path,
+            let report = try LabReporting.build(database: database, station: station, streams: streams, profilesDir: profilesDir.path,
                                                 thresholds: try thresholds.load(profilesDir: profilesDir.path))
             let store = try database.open(create: false)
-            let manifest = try LabContext.manifest(store: store, streams: streams, db: database.shown)
+            let manifest = try LabContext.manifest(store: store, streams: streams, db: database.shown, station: station.name)
             let directory = try ProfileLocator.directory(explicit: profilesDir.path)
             let profiles = try ProfileLocator.load(explicitDirectory: profilesDir.path, selecting: [])
             let proposals = ProfileCalibration(manifest: manifest, profiles: profiles, minObservations: minObservations)

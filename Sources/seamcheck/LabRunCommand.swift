@@ -125,6 +125,7 @@ struct LabRunCommand: AsyncParsableCommand {
     @OptionGroup var lookup: ReceiverLookupOptions
     @OptionGroup var credentials: CredentialsOption
     @OptionGroup var database: LabDatabaseOption
+    @OptionGroup var station: LabStationOption
     @OptionGroup var thresholds: ThresholdsOption
 
     func validate() throws {
@@ -141,10 +142,17 @@ struct LabRunCommand: AsyncParsableCommand {
     }
 
     func run() async throws {
-        let store = try database.open(create: true)
+        let store = try database.open(create: true, station: try station.resolve())
         let previous = try resume ? Self.interruptedRun(runId, store: store) : nil
         let suite: LabSuite? = server == nil || streams != nil ? try LabSuite.load(streams ?? "Reports/lab") : nil
-        guard let manifest = try suite?.manifest ?? store.latestManifest() else { throw LabInputError.noSuite(db: database.shown) }
+        guard let manifest = try suite?.manifest ?? store.latestManifest(station: store.station) ?? store.latestManifest() else {
+            throw LabInputError.noSuite(db: database.shown)
+        }
+        // With --server, the cells' requests are those the station's own `lab serve` logged.
+        if let server, !(try store.stationIsServing()) {
+            Terminal.writeStderr("seamcheck: warning: no `lab serve` of station \(store.station) is running in \(store.path); lab run reads "
+                                 + "the requests its station's server logged, so give the server at \(server) and this run the same --station\n")
+        }
         let chosenCases = try CaseSelection.select(cases.isEmpty ? (previous?.cases ?? []) : cases, from: manifest)
         let pairings = try credentials.load()
         let (targets, skipped) = try await lookup.resolve(receivers.isEmpty ? (previous?.receivers ?? []) : receivers)

@@ -22,8 +22,11 @@ struct LabRunsCommand: AsyncParsableCommand {
 
     @OptionGroup var database: LabDatabaseOption
 
+    @OptionGroup var station: LabStationFilter
+
     func run() async throws {
         let store = try database.open(create: false)
+        let only = try station.resolve(in: store)
         let format = ListFormat.resolve(format)
         if let runId {
             let document = try Self.document(runId, store: store)
@@ -33,7 +36,7 @@ struct LabRunsCommand: AsyncParsableCommand {
             }
             return
         }
-        let runs = try store.runs()
+        let runs = try store.runs(station: only)
         switch format {
         case .json: try Output.write(LabJSON.encode(LabRunsDocument(runs: runs)), to: nil)
         case .table: try Output.write(LabRunTable.render(runs), to: nil)
@@ -150,11 +153,13 @@ enum LabRunTable {
 
     static func render(_ runs: [LabRunSummary]) -> String {
         guard !runs.isEmpty else { return "no lab runs yet; start one with `seamcheck lab run`\n" }
+        // The station column when the runs come from more than one station.
+        let stations = Set(runs.map(\.station)).count > 1
         let rows = runs.map { run in
-            [run.id, ISO8601DateFormatter().string(from: run.startedAt), run.state.rawValue, "\(run.cellsDone)/\(run.cellsTotal)",
-             run.receivers.joined(separator: ", "), "\(run.cases.count)"]
+            [run.id] + (stations ? [run.station ?? "-"] : []) + [ISO8601DateFormatter().string(from: run.startedAt), run.state.rawValue,
+             "\(run.cellsDone)/\(run.cellsTotal)", run.receivers.joined(separator: ", "), "\(run.cases.count)"]
         }
-        return visible(columns(["RUN", "STARTED", "STATE", "CELLS", "RECEIVERS", "CASES"], rows))
+        return visible(columns(["RUN"] + (stations ? ["STATION"] : []) + ["STARTED", "STATE", "CELLS", "RECEIVERS", "CASES"], rows))
     }
 
     static func progressLine(_ progress: ReceiverProgress) -> String {

@@ -15,8 +15,43 @@ struct LabDatabaseOption: ParsableArguments {
     /// The database as printed: a path, or a URL without its password.
     var shown: String { DatabaseText.shown(path) }
 
-    func open(create: Bool) throws(LabStoreError) -> LabStore {
-        try LabStore(path: path, create: create)
+    /// Opens the database as `station` (the host name when nil: a command that only reads).
+    func open(create: Bool, station: String? = nil) throws(LabStoreError) -> LabStore {
+        try LabStore(path: path, create: create, station: station ?? LabStation.hostDefault)
+    }
+}
+
+/// `--station NAME` of a command that writes as a station: lab serve, lab run, lab record.
+struct LabStationOption: ParsableArguments {
+    @Option(name: .customLong("station"),
+            help: ArgumentHelp("This lab station's name, carried by everything it writes (default: \(LabStation.variable), else the host name).",
+                               discussion: "Stations sharing one database (--db postgres://...) need different names.",
+                               valueName: "NAME"))
+    var given: String?
+
+    func validate() throws {
+        if let given { do { _ = try LabStation.validated(given) } catch { throw ValidationError(error.description) } }
+    }
+
+    /// --station, else SEAMCHECK_STATION, else the host name.
+    func resolve() throws -> String { try LabStation.resolve(given) }
+}
+
+/// `--station NAME` of a command that reads: one station's rows, or (without it) every station's.
+struct LabStationFilter: ParsableArguments {
+    @Option(name: .customLong("station"), help: ArgumentHelp("Read this station's rows only (default: every station's).", valueName: "NAME"))
+    var name: String?
+
+    /// The station to read, checked against the stations the database knows (nil: all).
+    func resolve(in store: LabStore) throws -> String? {
+        guard let name else { return nil }
+        let known = try store.stations()
+        guard known.contains(name) else {
+            let shown = known.map { $0.isEmpty ? "'' (rows from before stations)" : $0 }
+            throw CLIFailure.input("no station '\(name)' in \(store.path)\(Suggestion.text(for: name, in: known)); stations: "
+                                   + (shown.isEmpty ? "none yet (run `seamcheck lab serve`)" : shown.joined(separator: ", ")))
+        }
+        return name
     }
 }
 
@@ -45,6 +80,8 @@ struct LabServeCommand: AsyncParsableCommand {
     var port: Int = 8080
 
     @OptionGroup var database: LabDatabaseOption
+
+    @OptionGroup var station: LabStationOption
 
     @Option(help: "A lab inventory YAML file: pins receivers to classes by deviceId, name or addresses.")
     var inventory: String?
@@ -87,7 +124,8 @@ struct LabServeCommand: AsyncParsableCommand {
         let suite = try LabSuite.load(streams)
         let profiles = try ProfileLocator.load(explicitDirectory: profilesDir.path, selecting: [])
         let pins = try inventory.map { path throws(InventoryError) in try LabInventory.load(path, knownClasses: profiles.map(\.id)) }
-        let store = try database.open(create: true)
+        let stationName = try station.resolve()
+        let store = try database.open(create: true, station: stationName)
         var options = LabServerOptions(bind: bind, port: port, suite: suite, profiles: profiles, inventory: pins,
                                        browse: !noBrowse, interface: interface, idleTimeout: .milliseconds(Int64(idleTimeout * 1000)))
         let environmentToken = ProcessInfo.processInfo.environment[LabAccess.tokenVariable].flatMap { $0.isEmpty ? nil : $0 }
@@ -99,7 +137,7 @@ struct LabServeCommand: AsyncParsableCommand {
         try LabAccess.writeToken(options.token, to: tokenPath)
         let bind = self.bind, db = database.shown
         try await LabServer.run(options, store: store, logger: logger) { port in
-            Terminal.writeStderr("seamcheck: lab: serving http://\(bind):\(port)/ (suite \(suite.root), database \(db)); verdict token in \(tokenPath)\n")
+            Terminal.writeStderr("seamcheck: lab: serving http://\(bind):\(port)/ (suite \(suite.root), database \(db), station \(stationName)); verdict token in \(tokenPath)\n")
         }
     }
 }

@@ -13,10 +13,14 @@ struct LabSessionsCommand: AsyncParsableCommand {
         Rebuilds one session per (client address, case) from the request log: the primary variant it played, \
         whether it fetched the interstitial and which variant, where it came back to the primary, whether it sent \
         _HLS_primary_id / _HLS_start_offset. In capability cases, the variant chosen is what the receiver decodes, \
-        compared with its class's profile. A pause of over 2 minutes starts a new session.
+        compared with its class's profile. A pause of over 2 minutes starts a new session. Several stations \
+        sharing one database: a session is one station's (the same address at two stations is two receivers), \
+        every station's are listed unless --station names one.
         """)
 
     @OptionGroup var database: LabDatabaseOption
+
+    @OptionGroup var station: LabStationFilter
 
     @Option(help: "The suite folder (default: the suite the latest `lab serve` recorded in the database).")
     var streams: String?
@@ -28,11 +32,10 @@ struct LabSessionsCommand: AsyncParsableCommand {
 
     func run() async throws {
         let store = try database.open(create: false)
-        let manifest = try LabContext.manifest(store: store, streams: streams, db: database.shown)
+        let only = try station.resolve(in: store)
+        let manifest = try LabContext.manifest(store: store, streams: streams, db: database.shown, station: only)
         let profiles = try ProfileLocator.load(explicitDirectory: profilesDir.path, selecting: [])
-        let sessions = SessionBuilder(manifest: manifest, receivers: try store.receivers(), history: try store.receiverHistory(),
-                                      profiles: profiles)
-            .sessions(from: try store.requests())
+        let sessions = try LabContext.sessions(store: store, manifest: manifest, profiles: profiles, station: only)
         switch ListFormat.resolve(format) {
         case .json:
             let data = try JSONDocument.encoder(dates: .iso8601Milliseconds).encode(SessionsDocument(sessions: sessions))
@@ -70,6 +73,8 @@ struct LabRecordCommand: AsyncParsableCommand {
 
     @OptionGroup var database: LabDatabaseOption
 
+    @OptionGroup var station: LabStationOption
+
     @Option(help: "The suite folder (default: the suite the latest `lab serve` recorded in the database).")
     var streams: String?
 
@@ -78,8 +83,9 @@ struct LabRecordCommand: AsyncParsableCommand {
 
     func run() async throws {
         // Never created here: a verdict names a receiver or client that `lab serve` recorded, so a
-        // new database (a typo in --db) could only fail, after leaving an empty file behind.
-        let store = try database.open(create: false)
+        // new database (a typo in --db) could only fail, after leaving an empty file behind. The
+        // receiver is looked up among the station's (--station, else SEAMCHECK_STATION, else this host's).
+        let store = try database.open(create: false, station: try station.resolve())
         let manifest = try LabContext.manifest(store: store, streams: streams, db: database.shown)
         let recorded = try VerdictDesk(store: store, manifest: manifest)
             .record(receiver: receiver, caseId: caseId, verdict: verdict, seconds: seconds, note: note, source: "cli")
@@ -96,10 +102,17 @@ struct LabRecordCommand: AsyncParsableCommand {
 
 /// What the lab commands after `serve` need from the database or a suite folder.
 enum LabContext {
-    /// The suite's manifest: from --streams, else the one the latest serve recorded.
-    static func manifest(store: LabStore, streams: String?, db: String) throws -> LabManifest {
+    /// The suite's manifest: from --streams, else the one the latest serve (of `station`, when given) recorded.
+    static func manifest(store: LabStore, streams: String?, db: String, station: String? = nil) throws -> LabManifest {
         if let streams { return try LabSuite.load(streams).manifest }
-        guard let manifest = try store.latestManifest() else { throw LabInputError.noSuite(db: db) }
+        guard let manifest = try store.latestManifest(station: station) ?? store.latestManifest() else { throw LabInputError.noSuite(db: db) }
         return manifest
+    }
+
+    /// The sessions of `station`'s requests (every station's when nil), each with its station's receivers.
+    static func sessions(store: LabStore, manifest: LabManifest, profiles: [DeviceProfile], station: String?) throws -> [LabSession] {
+        SessionBuilder(manifest: manifest, receivers: try store.receivers(station: station),
+                       history: try store.receiverHistory(station: station), profiles: profiles)
+            .sessions(from: try store.requests(station: station))
     }
 }

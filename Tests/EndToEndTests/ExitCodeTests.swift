@@ -32,6 +32,7 @@ final class ExitCodeTests: XCTestCase {
             LabSuiteError.missingManifest(folder: "Reports/lab"),
             LabServeError.portInUse(bind: "127.0.0.1", port: 8080),
             LabInputError.badSeconds(-1),
+            LabStationError.invalid(name: "", option: "--station"),
             LabAccessError.cannotWriteToken(path: "/nope/lab.token", reason: "read-only"),
             MeasurementThresholdsError.unreadable(file: "measurement.yaml", reason: "no such file"),
             AirPlayError.passwordRequired(endpoint: "127.0.0.1:7000"),

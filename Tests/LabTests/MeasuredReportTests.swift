@@ -74,7 +74,8 @@ final class MeasuredReportTests: XCTestCase {
 
     func testTheOperatorsVerdictWinsAndBothAreShown() throws {
         let profiles = try ProfileLoader.loadDirectory(LabTests.profilesDirectory)
-        let cell = Self.runCell("Den", Self.freezeAtTheAd)
+        var cell = Self.runCell("Den", Self.freezeAtTheAd)
+        cell.station = store.station  // as the store reads it back: the verdicts are this station's too
         try store.recordMeasuredVerdict(for: cell)
         let builder = LabReportBuilder(manifest: LabTestData.manifest, profiles: profiles)
 

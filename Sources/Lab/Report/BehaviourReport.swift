@@ -96,14 +96,14 @@ public struct BehaviourReportBuilder: Sendable {
                                      source: "run", runId: cell.runId))
             }
         }
-        let byClient = Dictionary(grouping: requests, by: \.client)
+        let byClient = Dictionary(grouping: requests, by: { SessionBuilder.key($0.station, $0.client) })
         for session in sessions {
             guard let labCase = manifest.case(session.case), labCase.behaviour != nil else { continue }
             // A `lab run` cell's requests are in the log too: that session is the cell, judged with its series.
-            let isCell = cells.contains { $0.address == session.client && $0.caseId == session.case
+            let isCell = cells.contains { $0.address == session.client && $0.station == session.station && $0.caseId == session.case
                 && session.started >= $0.startedAt.addingTimeInterval(-2) && session.started <= $0.finishedAt }
             if isCell { continue }
-            let mine = (byClient[session.client] ?? []).filter { $0.caseId == session.case && $0.at >= session.started && $0.at <= session.ended }
+            let mine = (byClient[SessionBuilder.key(session.station, session.client)] ?? []).filter { $0.caseId == session.case && $0.at >= session.started && $0.at <= session.ended }
             guard let judgement = judge(labCase, requests: mine, series: nil, deviceClass: session.deviceClass) else { continue }
             judged.append(Judged(receiver: session.receiver ?? runNames[session.client] ?? session.client, deviceClass: session.deviceClass,
                                  judgement: judgement, at: session.ended, source: "session", runId: nil))

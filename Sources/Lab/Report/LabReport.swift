@@ -38,6 +38,9 @@ public struct LabReportCell: Codable, Sendable, Equatable {
     public var deviceClass: String?
     /// The receiver's name; nil in class cells.
     public var receiver: String?
+    /// The station the receiver is at (one name at two stations is two receivers); nil in class
+    /// cells and for the unknown station.
+    public var station: String? = nil
     /// The class's severity for the case's rules ("error", "warning", "info"), or "pass"; nil when
     /// the receiver has no class.
     public var predicted: String?
@@ -61,7 +64,7 @@ public struct LabReportCell: Codable, Sendable, Equatable {
     public var timeline: LabTimeline? = nil
 
     private enum CodingKeys: String, CodingKey {
-        case `case`, deviceClass, receiver, predicted, observed, agrees, evidence, rules, verdicts
+        case `case`, deviceClass, receiver, station, predicted, observed, agrees, evidence, rules, verdicts
         case source, operatorVerdict, measuredVerdict, measured
     }
 
@@ -70,6 +73,7 @@ public struct LabReportCell: Codable, Sendable, Equatable {
         try c.encode(`case`, forKey: .case)
         try c.encode(deviceClass, forKey: .deviceClass)
         try c.encode(receiver, forKey: .receiver)
+        try c.encode(station, forKey: .station)
         try c.encode(predicted, forKey: .predicted)
         try c.encode(observed, forKey: .observed)
         try c.encode(agrees, forKey: .agrees)
@@ -103,6 +107,17 @@ public struct LabReport: Codable, Sendable, Equatable {
     public var thresholds: MeasurementThresholds = .defaults
 }
 
+extension LabReport {
+    /// Whether the receiver cells come from more than one station (then reports name the station).
+    public var spansStations: Bool { Set(cells.map(\.station)).count > 1 }
+
+    /// A cell's receiver as reports show it: "Den TV", or "Den TV @ room-a" when the report spans stations.
+    public func receiverLabel(_ cell: LabReportCell) -> String {
+        guard let receiver = cell.receiver else { return "-" }
+        return spansStations ? "\(receiver) @ \(cell.station ?? "unknown station")" : receiver
+    }
+}
+
 /// Builds the lab report from the suite, the profiles, the verdicts and the sessions.
 public struct LabReportBuilder: Sendable {
     public let manifest: LabManifest
@@ -126,28 +141,32 @@ public struct LabReportBuilder: Sendable {
 
     /// `cells` are `lab run`'s measured cells (the latest per receiver x case is used).
     public func report(verdicts: [LabVerdictRecord], sessions: [LabSession], cells runCells: [LabRunCell] = []) -> LabReport {
-        struct Key: Hashable { var caseId: String; var receiver: String }
+        // A receiver is a name at a station: the same name in two rooms is two receivers.
+        struct Key: Hashable { var caseId: String; var receiver: String; var station: String? }
         var keys: [Key] = []
         var classOf: [Key: String] = [:]
         // Behaviour cases are judged, not graded: `lab report --behaviour` shows them, these tables do not.
         func graded(_ id: String) -> Bool { manifest.case(id).map { $0.kind != .behaviour } ?? false }
         for verdict in verdicts where graded(verdict.caseId) {
-            let key = Key(caseId: verdict.caseId, receiver: verdict.receiver)
+            let key = Key(caseId: verdict.caseId, receiver: verdict.receiver, station: verdict.station)
             if !keys.contains(key) { keys.append(key) }
             if let c = verdict.deviceClass { classOf[key] = c }
         }
         // A receiver `lab run` reached by address (no name from discovery or the inventory) is named
         // so in its cells; its sessions, keyed by client address, join those cells.
-        let runNames = Dictionary(runCells.map { ($0.address, $0.receiver) }, uniquingKeysWith: { first, _ in first })
-        func name(_ session: LabSession) -> String { session.receiver ?? runNames[session.client] ?? session.client }
+        let runNames = Dictionary(runCells.map { (SessionBuilder.key($0.station, $0.address), $0.receiver) },
+                                  uniquingKeysWith: { first, _ in first })
+        func name(_ session: LabSession) -> String {
+            session.receiver ?? runNames[SessionBuilder.key(session.station, session.client)] ?? session.client
+        }
         for session in sessions where graded(session.case) {
-            let key = Key(caseId: session.case, receiver: name(session))
+            let key = Key(caseId: session.case, receiver: name(session), station: session.station)
             if !keys.contains(key) { keys.append(key) }
             if classOf[key] == nil, let c = session.deviceClass { classOf[key] = c }
         }
         var latestRun: [Key: LabRunCell] = [:]
         for cell in runCells.sorted(by: { $0.finishedAt < $1.finishedAt }) where graded(cell.caseId) {
-            let key = Key(caseId: cell.caseId, receiver: cell.receiver)
+            let key = Key(caseId: cell.caseId, receiver: cell.receiver, station: cell.station)
             if !keys.contains(key) { keys.append(key) }
             if classOf[key] == nil, let c = cell.deviceClass { classOf[key] = c }
             latestRun[key] = cell
@@ -155,10 +174,12 @@ public struct LabReportBuilder: Sendable {
         var cells: [LabReportCell] = []
         for key in keys {
             guard let labCase = manifest.case(key.caseId) else { continue }
-            let mine = verdicts.filter { $0.caseId == key.caseId && $0.receiver == key.receiver }
-            let seen = sessions.filter { $0.case == key.caseId && name($0) == key.receiver }
-            cells.append(cell(labCase, receiver: key.receiver, deviceClass: classOf[key], verdicts: mine, sessions: seen,
-                              run: latestRun[key]))
+            let mine = verdicts.filter { $0.caseId == key.caseId && $0.receiver == key.receiver && $0.station == key.station }
+            let seen = sessions.filter { $0.case == key.caseId && name($0) == key.receiver && $0.station == key.station }
+            var made = cell(labCase, receiver: key.receiver, deviceClass: classOf[key], verdicts: mine, sessions: seen,
+                            run: latestRun[key])
+            made.station = key.station
+            cells.append(made)
         }
         cells.sort(by: Self.order)
         let classes = profiles.flatMap { profile in
@@ -248,7 +269,8 @@ public struct LabReportBuilder: Sendable {
     /// Disagreements, then cells not yet compared, then agreements; by case and class within.
     static func order(_ a: LabReportCell, _ b: LabReportCell) -> Bool {
         func rank(_ cell: LabReportCell) -> Int { cell.agrees == false ? 0 : cell.agrees == nil ? 1 : 2 }
-        return (rank(a), a.case, a.deviceClass ?? "~", a.receiver ?? "") < (rank(b), b.case, b.deviceClass ?? "~", b.receiver ?? "")
+        return (rank(a), a.case, a.deviceClass ?? "~", a.receiver ?? "", a.station ?? "")
+            < (rank(b), b.case, b.deviceClass ?? "~", b.receiver ?? "", b.station ?? "")
     }
 
     static func describe(_ session: LabSession, labCase: LabCase) -> String {

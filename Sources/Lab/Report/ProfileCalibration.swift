@@ -57,7 +57,11 @@ public struct ProfileCalibration: Sendable {
                 }
                 let verdicts = Dictionary(observed.compactMap(\.observed).map { ($0, 1) }, uniquingKeysWith: +)
                     .sorted { ($1.value, $0.key) < ($0.value, $1.key) }.map { "\($0.value) \($0.key)" }.joined(separator: ", ")
-                let receivers = Set(observed.compactMap(\.receiver)).sorted().joined(separator: ", ")
+                // Receivers at several stations are named with their station ("Den TV @ room-a").
+                let stations = Set(observed.map(\.station))
+                let receivers = Set(observed.compactMap { cell in
+                    cell.receiver.map { stations.count > 1 ? "\($0) @ \(cell.station ?? "unknown station")" : $0 }
+                }).sorted().joined(separator: ", ")
                 let cases = Set(observed.map(\.case)).sorted().joined(separator: ", ")
                 let stalls = observed.filter { $0.source == LabVerdictSource.measured.rawValue }
                     .compactMap { $0.measured?.transitionStallMs ?? $0.measured?.stallMs }.sorted(by: >)

@@ -25,6 +25,8 @@ public struct LabRunSummary: Codable, Sendable, Equatable {
     public var pollIntervalMs: Double
     public var cellsDone: Int
     public var cellsTotal: Int
+    /// The station that ran it (`LabStation`; nil: unknown). Set by the store.
+    public var station: String? = nil
 
     public init(id: String, startedAt: Date, finishedAt: Date? = nil, state: State, server: String, receivers: [String],
                 cases: [String], pollIntervalMs: Double, cellsDone: Int = 0, cellsTotal: Int = 0) {
@@ -61,6 +63,8 @@ public struct LabRunCell: Codable, Sendable, Equatable {
     /// The lab server's records of this receiver's requests during the cell.
     public var requests: [LabRequestRecord]
     public var measurement: CellMeasurement
+    /// The station that played it (`LabStation`; nil: unknown). Set by the store.
+    public var station: String? = nil
 
     /// The judgement of a behaviour cell (kept in the measurement's JSON: `measurement.behaviour`).
     public var behaviour: BehaviourJudgement? { measurement.behaviour }

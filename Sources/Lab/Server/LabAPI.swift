@@ -37,13 +37,13 @@ struct LabAPI: Sendable {
             try Self.json(manifest)
         }
         router.get("/api/receivers") { _, _ in
-            try Self.json(ReceiversDocument(receivers: try store.receivers()))
+            try Self.json(ReceiversDocument(receivers: try store.receivers(station: store.station)))
         }
         router.get("/api/sessions") { _, _ in
             try Self.json(SessionsDocument(sessions: try sessions()))
         }
         router.get("/api/verdicts") { _, _ in
-            try Self.json(VerdictsDocument(verdicts: try store.verdicts()))
+            try Self.json(VerdictsDocument(verdicts: try store.verdicts(station: store.station)))
         }
         router.post("/api/verdicts") { request, _ in
             if let refused = access.refusal(for: request) {
@@ -65,8 +65,12 @@ struct LabAPI: Sendable {
         }
     }
 
+    /// This station's sessions (the page is one station's; others sharing the database have their own).
     func sessions() throws -> [LabSession] {
-        SessionBuilder(manifest: manifest, receivers: try store.receivers(), history: try store.receiverHistory(), profiles: profiles).sessions(from: try store.requests())
+        let station = store.station
+        return SessionBuilder(manifest: manifest, receivers: try store.receivers(station: station),
+                              history: try store.receiverHistory(station: station), profiles: profiles)
+            .sessions(from: try store.requests(station: station))
     }
 
     static func json(_ value: some Encodable, status: HTTPResponse.Status = .ok) throws -> Response {

@@ -13,6 +13,9 @@ public final class RequestLog: @unchecked Sendable {
     /// Past this many records waiting (the database is failing), the oldest are dropped and counted.
     private let maxPending: Int
     private let lock = NSLock()
+    /// Held for the whole of a flush: `close()` waits for the background one in flight (a large
+    /// batch into PostgreSQL takes a while) before committing the rest, so none is cut off at exit.
+    private let flushing = NSLock()
     private var pending: [LabRequestRecord] = []
     private var dropped = 0
     private var flusher: Task<Void, Never>?
@@ -31,6 +34,7 @@ public final class RequestLog: @unchecked Sendable {
         flusher = Task.detached { [weak self, interval] in
             while !Task.isCancelled {
                 try? await Task.sleep(for: interval)
+                guard !Task.isCancelled else { break }
                 self?.flush()
             }
         }
@@ -48,6 +52,8 @@ public final class RequestLog: @unchecked Sendable {
 
     /// Commits what is waiting; on failure keeps it for the next try and logs why.
     public func flush() {
+        flushing.lock()
+        defer { flushing.unlock() }
         lock.lock()
         let batch = pending
         pending.removeAll(keepingCapacity: true)
@@ -64,7 +70,7 @@ public final class RequestLog: @unchecked Sendable {
         }
     }
 
-    /// Stops the background task and commits everything still waiting.
+    /// Stops the background task and commits everything still waiting, after the flush in flight.
     public func close() {
         flusher?.cancel()
         flusher = nil

@@ -1,8 +1,11 @@
 import Compatibility
 import Foundation
 
-/// What one client did with one case, rebuilt from the request log (INTERFACE.md, "lab sessions").
+/// What one client did with one case at one station, rebuilt from the request log (INTERFACE.md,
+/// "lab sessions").
 public struct LabSession: Codable, Sendable, Equatable {
+    /// The station whose server it fetched from (nil: unknown). Never two stations in one session.
+    public var station: String? = nil
     public var client: String
     public var userAgent: String?
     /// The receiver the client address maps to (Avahi or an inventory pin), or nil.
@@ -42,7 +45,7 @@ public struct LabSession: Codable, Sendable, Equatable {
     public var observedCapability: ObservedCapability?
 
     private enum CodingKeys: String, CodingKey {
-        case client, userAgent, receiver, deviceId, deviceClass, `case`, started, ended, variant, variantUndetermined
+        case station, client, userAgent, receiver, deviceId, deviceClass, `case`, started, ended, variant, variantUndetermined
         case variantsFetched, audioRendition
         case interstitialRequested, interstitialVariant, interstitialSegments, resumedAt, sentPrimaryId, sentStartOffset
         case requests, bytes, failedRequests, abandonedRequests, observedCapability
@@ -51,6 +54,7 @@ public struct LabSession: Codable, Sendable, Equatable {
     /// INTERFACE.md's fields are always present, null when unknown.
     public func encode(to encoder: any Encoder) throws {
         var c = encoder.container(keyedBy: CodingKeys.self)
+        try c.encode(station, forKey: .station)
         try c.encode(client, forKey: .client)
         try c.encode(userAgent, forKey: .userAgent)
         try c.encode(receiver, forKey: .receiver)
@@ -88,13 +92,14 @@ public struct ObservedCapability: Codable, Sendable, Equatable {
     public var againstProfile: [String]
 }
 
-/// Rebuilds sessions from the request log.
+/// Rebuilds sessions from the request log: one per station, client address and case (a pause
+/// over `gap` starts another). An address names a receiver only within its station.
 public struct SessionBuilder: Sendable {
     public let manifest: LabManifest
-    /// Receivers by client address.
+    /// Receivers by station and client address (`Self.key`).
     public let receivers: [String: LabReceiverRecord]
-    /// What each address mapped to over time (LabStore.receiverHistory), oldest first: a session
-    /// takes the entry in effect when it ended, not the receiver's class now.
+    /// What each station's address mapped to over time (LabStore.receiverHistory), oldest first: a
+    /// session takes the entry in effect when it ended, not the receiver's class now.
     public let history: [String: [LabReceiverRecord]]
     /// Profiles by class id, for observed capabilities.
     public let profiles: [String: DeviceProfile]
@@ -104,19 +109,25 @@ public struct SessionBuilder: Sendable {
     public init(manifest: LabManifest, receivers: [LabReceiverRecord], history: [LabReceiverRecord] = [],
                 profiles: [DeviceProfile] = [], gap: TimeInterval = 120) {
         self.manifest = manifest
-        self.receivers = Dictionary(receivers.map { ($0.address, $0) }, uniquingKeysWith: { first, _ in first })
-        self.history = Dictionary(grouping: history, by: \.address).mapValues { $0.sorted { $0.seenAt < $1.seenAt } }
+        self.receivers = Dictionary(receivers.map { (Self.key($0.station, $0.address), $0) }, uniquingKeysWith: { first, _ in first })
+        self.history = Dictionary(grouping: history, by: { Self.key($0.station, $0.address) })
+            .mapValues { $0.sorted { $0.seenAt < $1.seenAt } }
         self.profiles = Dictionary(profiles.map { ($0.id, $0) }, uniquingKeysWith: { first, _ in first })
         self.gap = gap
+    }
+
+    /// A station and address as one key (the unknown station is '').
+    static func key(_ station: String?, _ address: String) -> String {
+        (station ?? LabStation.unknown) + "\u{0}" + address
     }
 
     /// Sessions in start order; requests outside any case (the lab page, the API) are not sessions.
     public func sessions(from requests: [LabRequestRecord]) -> [LabSession] {
         var open: [String: [LabRequestRecord]] = [:]
         var closed: [[LabRequestRecord]] = []
-        for request in requests.sorted(by: { ($0.at, $0.client) < ($1.at, $1.client) }) {
+        for request in requests.sorted(by: { ($0.at, $0.client, $0.station ?? "") < ($1.at, $1.client, $1.station ?? "") }) {
             guard let caseId = request.caseId, manifest.case(caseId) != nil else { continue }
-            let key = request.client + "\u{0}" + caseId
+            let key = Self.key(request.station, request.client) + "\u{0}" + caseId
             if let last = open[key]?.last, request.at.timeIntervalSince(last.at) > gap {
                 closed.append(open[key]!)
                 open[key] = nil
@@ -124,7 +135,9 @@ public struct SessionBuilder: Sendable {
             open[key, default: []].append(request)
         }
         closed.append(contentsOf: open.values)
-        return closed.compactMap(session).sorted { ($0.started, $0.client, $0.case) < ($1.started, $1.client, $1.case) }
+        return closed.compactMap(session).sorted {
+            ($0.started, $0.station ?? "", $0.client, $0.case) < ($1.started, $1.station ?? "", $1.client, $1.case)
+        }
     }
 
     private func session(_ requests: [LabRequestRecord]) -> LabSession? {
@@ -162,7 +175,7 @@ public struct SessionBuilder: Sendable {
             }.flatMap { timeline[String($0.path.dropFirst(primaryFolder.count))]?.start }
         }
         let (chosen, undetermined) = mostPlayed(primaryPlaylists, requests: served)
-        let receiver = receiver(first.client, at: requests.last?.at ?? first.at)
+        let receiver = receiver(first.client, station: first.station, at: requests.last?.at ?? first.at)
         var observed: ObservedCapability?
         if labCase.kind == .capability, let chosen, let variant = variants["/" + chosen] {
             let audio = audioPlaylist.flatMap { variants["/" + $0] }
@@ -171,7 +184,7 @@ public struct SessionBuilder: Sendable {
         }
         let queries = adRequests.compactMap(\.query)
         return LabSession(
-            client: first.client, userAgent: mostCommon(requests.compactMap(\.userAgent)), receiver: receiver?.name,
+            station: first.station, client: first.client, userAgent: mostCommon(requests.compactMap(\.userAgent)), receiver: receiver?.name,
             deviceId: receiver?.deviceId, deviceClass: receiver?.deviceClass, case: caseId, started: first.at,
             ended: requests.last?.at ?? first.at, variant: chosen, variantUndetermined: undetermined, variantsFetched: primaryPlaylists, audioRendition: audioPlaylist,
             // A behaviour case's failing asset or asset list answers 404: asking for it is still asking for the ad.
@@ -209,10 +222,11 @@ public struct SessionBuilder: Sendable {
         return (ranked[0].0, nil)
     }
 
-    /// What `address` mapped to at `date`: the last history entry from before it, else the first
-    /// one after (the receiver was found later), else the current record.
-    private func receiver(_ address: String, at date: Date) -> LabReceiverRecord? {
-        guard let entries = history[address], !entries.isEmpty else { return receivers[address] }
+    /// What `address` at `station` mapped to at `date`: the last history entry from before it, else
+    /// the first one after (the receiver was found later), else the current record.
+    private func receiver(_ address: String, station: String?, at date: Date) -> LabReceiverRecord? {
+        let key = Self.key(station, address)
+        guard let entries = history[key], !entries.isEmpty else { return receivers[key] }
         return entries.last { $0.seenAt <= date } ?? entries.first
     }
 

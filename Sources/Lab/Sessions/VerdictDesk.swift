@@ -55,23 +55,24 @@ public struct VerdictDesk: Sendable {
         let record = LabVerdictRecord(receiver: who.name, deviceId: who.deviceId, deviceClass: who.deviceClass, client: who.address,
                                       caseId: caseId, verdict: parsed, seconds: seconds,
                                       note: note.flatMap { $0.isEmpty ? nil : String($0.prefix(4000)) }, source: .operator,
-                                      via: source)
+                                      via: source, station: store.station)
         var stored = record
         stored.id = try store.record(record)
         return stored
     }
 
-    /// The receiver a name, device id or client address stands for.
+    /// The receiver a name, device id or client address stands for at the store's station (another
+    /// station's receivers and clients are not this operator's).
     func resolve(_ text: String) throws -> (name: String, deviceId: String?, deviceClass: String?, address: String?) {
         let wanted = text.trimmingCharacters(in: .whitespaces)
-        let receivers = try store.receivers()
+        let receivers = try store.receivers(station: store.station)
         let normalizedId = ReceiverDescription.normalizedDeviceId(wanted)
         if let found = receivers.first(where: { $0.name.caseInsensitiveCompare(wanted) == .orderedSame })
             ?? receivers.first(where: { normalizedId != nil && $0.deviceId == normalizedId })
             ?? receivers.first(where: { $0.address == wanted }) {
             return (found.name, found.deviceId, found.deviceClass, found.address)
         }
-        let clients = Set(try store.requests().map(\.client))
+        let clients = Set(try store.requests(station: store.station).map(\.client))
         if clients.contains(wanted) { return (wanted, nil, nil, wanted) }
         let known = Array(Set(receivers.map(\.name))).sorted() + clients.subtracting(receivers.map(\.address)).sorted()
         throw LabInputError.unknownReceiver(wanted, hint: Suggestion.text(for: wanted, in: known), known: known)
@@ -89,7 +90,7 @@ extension LabVerdictRecord {
                          verdict: cell.measurement.labVerdict,
                          seconds: cell.measurement.verdictStallMs.map { $0 / 1000 },
                          note: String(cell.measurement.reason.prefix(4000)), source: .measured, via: "lab run",
-                         runId: cell.runId)
+                         runId: cell.runId, station: cell.station)
     }
 }
 

@@ -21,10 +21,14 @@ public struct LabRequestRecord: Codable, Sendable, Equatable {
     public var caseId: String?
     /// False when the client went away before the whole body was written.
     public var completed: Bool
+    /// The station whose server answered (`LabStation`); nil for the unknown station, and in
+    /// records not yet written (the store writes its own station).
+    public var station: String?
 
     public init(at: Date, client: String, clientPort: Int? = nil, method: String, path: String, query: String? = nil,
                 range: String? = nil, status: Int, bytes: Int, expectedBytes: Int? = nil, durationMs: Double,
-                userAgent: String? = nil, caseId: String? = nil, completed: Bool = true) {
+                userAgent: String? = nil, caseId: String? = nil, completed: Bool = true, station: String? = nil) {
+        self.station = station
         self.at = at
         self.client = client
         self.clientPort = clientPort
@@ -62,10 +66,14 @@ public struct LabReceiverRecord: Codable, Sendable, Equatable {
     public var supportsInterstitials: Bool?
     /// When Avahi removed the receiver (nil: still announced, or pinned by the inventory).
     public var goneAt: Date?
+    /// The station that knows the receiver at `address` (nil: unknown, or not yet written).
+    public var station: String?
 
     public init(address: String, name: String, deviceId: String? = nil, model: String? = nil, deviceClass: String? = nil,
                 classifiedBy: String? = nil, reason: String, source: Source, seenAt: Date = Date(),
-                declaredHDRFormats: [String]? = nil, declaredCodecs: [String]? = nil, supportsInterstitials: Bool? = nil) {
+                declaredHDRFormats: [String]? = nil, declaredCodecs: [String]? = nil, supportsInterstitials: Bool? = nil,
+                station: String? = nil) {
+        self.station = station
         self.declaredHDRFormats = declaredHDRFormats
         self.declaredCodecs = declaredCodecs
         self.supportsInterstitials = supportsInterstitials
@@ -121,10 +129,13 @@ public struct LabVerdictRecord: Codable, Sendable, Equatable {
     public var via: String?
     /// The unattended run a measured verdict comes from.
     public var runId: String?
+    /// The station it was given at (nil: unknown, or not yet written: the store writes its own).
+    public var station: String?
 
     public init(id: Int64? = nil, recordedAt: Date = Date(), receiver: String, deviceId: String? = nil, deviceClass: String? = nil,
                 client: String? = nil, caseId: String, verdict: LabVerdict, seconds: Double? = nil, note: String? = nil,
-                source: LabVerdictSource, via: String? = nil, runId: String? = nil) {
+                source: LabVerdictSource, via: String? = nil, runId: String? = nil, station: String? = nil) {
+        self.station = station
         self.id = id
         self.recordedAt = recordedAt
         self.receiver = receiver
@@ -150,7 +161,7 @@ public struct LabVerdictRecord: Codable, Sendable, Equatable {
     }
 
     private enum CodingKeys: String, CodingKey {
-        case id, recordedAt, receiver, deviceId, deviceClass, client, caseId, verdict, seconds, note, source, via, runId
+        case id, recordedAt, receiver, deviceId, deviceClass, client, caseId, verdict, seconds, note, source, via, runId, station
     }
 
     /// Old rows and JSON hold "page" or "cli" in `source` and no `via`: the old text becomes `via`.
@@ -165,17 +176,20 @@ public struct LabVerdictRecord: Codable, Sendable, Equatable {
                   note: try c.decodeIfPresent(String.self, forKey: .note), source: LabVerdictSource(stored: stored),
                   via: try c.decodeIfPresent(String.self, forKey: .via)
                     ?? (LabVerdictSource.allCases.map(\.rawValue).contains(stored) ? nil : stored),
-                  runId: try c.decodeIfPresent(String.self, forKey: .runId))
+                  runId: try c.decodeIfPresent(String.self, forKey: .runId),
+                  station: try c.decodeIfPresent(String.self, forKey: .station))
     }
 
-    /// Inserts the verdict (its `id` ignored) and returns the new row's id. `recordedAt` is seconds since 1970.
-    static func insert(_ verdict: LabVerdictRecord, _ db: any SQLConnection) throws -> Int64 {
+    /// Inserts the verdict (its `id` ignored) as given at `station`, and returns the new row's id.
+    /// `recordedAt` is seconds since 1970.
+    static func insert(_ verdict: LabVerdictRecord, station: String, _ db: any SQLConnection) throws -> Int64 {
         try db.insert("""
-            INSERT INTO labVerdict (recordedAt, receiver, deviceId, deviceClass, client, caseId, verdict, seconds, note, source, via, runId)
-            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+            INSERT INTO labVerdict (recordedAt, receiver, deviceId, deviceClass, client, caseId, verdict, seconds, note, source, via, runId,
+                                    station)
+            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
             """, [verdict.recordedAt.timeIntervalSince1970, verdict.receiver, verdict.deviceId, verdict.deviceClass, verdict.client,
                   verdict.caseId, verdict.verdict.rawValue, verdict.seconds, verdict.note, verdict.source.rawValue, verdict.via,
-                  verdict.runId])
+                  verdict.runId, station])
     }
 
     /// A `labVerdict` row; nil when its verdict is one this version does not know. Rows written
@@ -187,7 +201,7 @@ public struct LabVerdictRecord: Codable, Sendable, Equatable {
                                 deviceId: row["deviceId"], deviceClass: row["deviceClass"], client: row["client"], caseId: row["caseId"],
                                 verdict: verdict, seconds: row["seconds"], note: row["note"], source: LabVerdictSource(stored: stored),
                                 via: row["via"] ?? (LabVerdictSource.allCases.map(\.rawValue).contains(stored) ? nil : stored),
-                                runId: row["runId"])
+                                runId: row["runId"], station: LabStation.read(row["station"]))
     }
 }
 
@@ -200,9 +214,9 @@ extension LabStore {
         }
         return try write("record the serve start") { db in
             try db.insert("""
-                INSERT INTO labServe (startedAt, bind, port, streams, manifest, pid, host) VALUES (?, ?, ?, ?, ?, ?, ?)
+                INSERT INTO labServe (startedAt, bind, port, streams, manifest, pid, host, station) VALUES (?, ?, ?, ?, ?, ?, ?, ?)
                 """, [Date().timeIntervalSince1970.description, bind, port, streams, text, Int(getpid()),
-                      ProcessInfo.processInfo.hostName])
+                      ProcessInfo.processInfo.hostName, station])
         }
     }
 
@@ -212,10 +226,11 @@ extension LabStore {
         }
     }
 
-    /// The manifest of the suite the latest serve run served, if any.
-    public func latestManifest() throws(LabStoreError) -> LabManifest? {
+    /// The manifest of the suite the latest serve run (of `station`, or of any) served, if any.
+    public func latestManifest(station: String? = nil) throws(LabStoreError) -> LabManifest? {
+        let filter = Self.stationClause(station, joiner: "WHERE")
         let text = try read("read the suite") { db in
-            try db.scalar("SELECT manifest FROM labServe ORDER BY id DESC LIMIT 1") as String?
+            try db.scalar("SELECT manifest FROM labServe\(filter.sql) ORDER BY id DESC LIMIT 1", filter.arguments) as String?
         }
         guard let text else { return nil }
         do { return try JSONDecoder().decode(LabManifest.self, from: Data(text.utf8)) } catch {
@@ -223,7 +238,8 @@ extension LabStore {
         }
     }
 
-    /// Appends requests in one transaction, up to 64 rows a statement (one round trip each to PostgreSQL).
+    /// Appends requests, as this store's station's, in one transaction, up to 64 rows a statement (one
+    /// round trip each to PostgreSQL).
     public func append(_ requests: [LabRequestRecord], serveId: Int64) throws(LabStoreError) {
         guard !requests.isEmpty else { return }
         try write("record \(requests.count) requests") { db in
@@ -231,63 +247,71 @@ extension LabStore {
             while start < requests.count {
                 let chunk = requests[start..<min(start + 64, requests.count)]
                 start += chunk.count
-                let rows = Array(repeating: "(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", count: chunk.count).joined(separator: ", ")
+                let rows = Array(repeating: "(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", count: chunk.count).joined(separator: ", ")
                 var values: [any SQLBindable] = []
-                values.reserveCapacity(chunk.count * 15)
+                values.reserveCapacity(chunk.count * 16)
                 for r in chunk {
                     values += [serveId, r.at.timeIntervalSince1970, r.client, r.clientPort, r.method, r.path, r.query, r.range,
-                               r.status, r.bytes, r.expectedBytes, r.durationMs, r.userAgent, r.caseId, r.completed] as [any SQLBindable]
+                               r.status, r.bytes, r.expectedBytes, r.durationMs, r.userAgent, r.caseId, r.completed, station] as [any SQLBindable]
                 }
                 try db.execute("""
                     INSERT INTO labRequest (serveId, at, client, clientPort, method, path, query, range, status, bytes,
-                                            expectedBytes, durationMs, userAgent, caseId, completed) VALUES \(rows)
+                                            expectedBytes, durationMs, userAgent, caseId, completed, station) VALUES \(rows)
                     """, values)
             }
         }
     }
 
-    /// Every logged request, per client in time order.
-    public func requests() throws(LabStoreError) -> [LabRequestRecord] {
-        try read("read the request log") { db in
-            try db.query("""
-                SELECT at, client, clientPort, method, path, query, range, status, bytes, expectedBytes, durationMs,
-                       userAgent, caseId, completed FROM labRequest ORDER BY client, at, id
-                """).map { row in
-                LabRequestRecord(at: Date(timeIntervalSince1970: row["at"]), client: row["client"], clientPort: row["clientPort"],
-                                 method: row["method"], path: row["path"], query: row["query"], range: row["range"],
-                                 status: row["status"], bytes: row["bytes"], expectedBytes: row["expectedBytes"],
-                                 durationMs: row["durationMs"], userAgent: row["userAgent"], caseId: row["caseId"],
-                                 completed: row["completed"])
-            }
+    /// Every logged request (of `station`, or of every station), per station and client in time order.
+    public func requests(station: String? = nil) throws(LabStoreError) -> [LabRequestRecord] {
+        let filter = Self.stationClause(station, joiner: "WHERE")
+        return try read("read the request log") { db in
+            try db.query(Self.requestSelect + "\(filter.sql) ORDER BY station, client, at, id", filter.arguments).map(Self.request)
         }
     }
 
-    public func requestCount() throws(LabStoreError) -> Int {
-        try read("count requests") { db in try db.scalar("SELECT count(*) FROM labRequest") ?? 0 }
+    static let requestSelect = """
+        SELECT at, client, clientPort, method, path, query, range, status, bytes, expectedBytes, durationMs,
+               userAgent, caseId, completed, station FROM labRequest
+        """
+
+    static func request(_ row: SQLRow) -> LabRequestRecord {
+        LabRequestRecord(at: Date(timeIntervalSince1970: row["at"]), client: row["client"], clientPort: row["clientPort"],
+                         method: row["method"], path: row["path"], query: row["query"], range: row["range"],
+                         status: row["status"], bytes: row["bytes"], expectedBytes: row["expectedBytes"],
+                         durationMs: row["durationMs"], userAgent: row["userAgent"], caseId: row["caseId"],
+                         completed: row["completed"], station: LabStation.read(row["station"]))
     }
 
-    /// Adds or refreshes what the lab knows of the receiver at `record.address`.
+    public func requestCount(station: String? = nil) throws(LabStoreError) -> Int {
+        let filter = Self.stationClause(station, joiner: "WHERE")
+        return try read("count requests") { db in try db.scalar("SELECT count(*) FROM labRequest" + filter.sql, filter.arguments) ?? 0 }
+    }
+
+    /// Adds or refreshes what this station knows of the receiver at `record.address`.
     public func upsert(_ record: LabReceiverRecord) throws(LabStoreError) {
         try write("record receiver \(record.name)") { db in
             try db.execute("""
-                INSERT INTO labReceiver (address, name, deviceId, model, deviceClass, classifiedBy, reason, source, seenAt,
+                INSERT INTO labReceiver (station, address, name, deviceId, model, deviceClass, classifiedBy, reason, source, seenAt,
                                          declaredHDRFormats, declaredCodecs, supportsInterstitials)
-                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-                ON CONFLICT(address) DO UPDATE SET name = excluded.name, deviceId = excluded.deviceId, model = excluded.model,
+                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                ON CONFLICT(station, address) DO UPDATE SET name = excluded.name, deviceId = excluded.deviceId, model = excluded.model,
                   deviceClass = excluded.deviceClass, classifiedBy = excluded.classifiedBy, reason = excluded.reason,
                   source = excluded.source, seenAt = excluded.seenAt, declaredHDRFormats = excluded.declaredHDRFormats,
                   declaredCodecs = excluded.declaredCodecs, supportsInterstitials = excluded.supportsInterstitials, goneAt = NULL
-                """, [record.address, record.name, record.deviceId, record.model, record.deviceClass,
+                """, [station, record.address, record.name, record.deviceId, record.model, record.deviceClass,
                                  record.classifiedBy, record.reason, record.source.rawValue, record.seenAt.timeIntervalSince1970,
                                  record.declaredHDRFormats?.joined(separator: ","), record.declaredCodecs?.joined(separator: ","),
                                  record.supportsInterstitials])
-            try Self.appendHistory(db, record)
+            try Self.appendHistory(db, record, station: station)
         }
     }
 
-    public func receivers() throws(LabStoreError) -> [LabReceiverRecord] {
-        try read("read receivers") { db in
-            try db.query("SELECT * FROM labReceiver ORDER BY name, address").map(Self.receiver)
+    /// The receivers `station` knows (every station's when nil).
+    public func receivers(station: String? = nil) throws(LabStoreError) -> [LabReceiverRecord] {
+        let filter = Self.stationClause(station, joiner: "WHERE")
+        return try read("read receivers") { db in
+            try db.query("SELECT * FROM labReceiver\(filter.sql) ORDER BY name, station, address", filter.arguments).map(Self.receiver)
         }
     }
 
@@ -295,16 +319,19 @@ extension LabStore {
         text.split(separator: ",").map(String.init)
     }
 
-    /// Records a verdict at once (its own transaction): a verdict is never lost to a later crash.
+    /// Records a verdict at once (its own transaction), as given at this store's station: a verdict
+    /// is never lost to a later crash.
     @discardableResult
     public func record(_ verdict: LabVerdictRecord) throws(LabStoreError) -> Int64 {
-        try write("record the verdict") { db in try LabVerdictRecord.insert(verdict, db) }
+        try write("record the verdict") { db in try LabVerdictRecord.insert(verdict, station: station, db) }
     }
 
-    /// Every verdict, oldest first; a row whose verdict this version does not know is left out.
-    public func verdicts() throws(LabStoreError) -> [LabVerdictRecord] {
-        try read("read verdicts") { db in
-            try db.query("SELECT * FROM labVerdict ORDER BY recordedAt, id").compactMap(LabVerdictRecord.from)
+    /// Every verdict (of `station`, or of every station), oldest first; a row whose verdict this
+    /// version does not know is left out.
+    public func verdicts(station: String? = nil) throws(LabStoreError) -> [LabVerdictRecord] {
+        let filter = Self.stationClause(station, joiner: "WHERE")
+        return try read("read verdicts") { db in
+            try db.query("SELECT * FROM labVerdict\(filter.sql) ORDER BY recordedAt, id", filter.arguments).compactMap(LabVerdictRecord.from)
         }
     }
 }

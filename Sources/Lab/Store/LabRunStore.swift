@@ -22,16 +22,22 @@ extension LabStore {
         try write("record the run start") { db in
             try db.execute("""
                 INSERT INTO labRun (id, startedAt, state, heartbeatAt, leaseSeconds, server, receivers, cases, pollIntervalMs,
-                                    cellsTotal, host) VALUES (?, ?, 'running', ?, ?, ?, ?, ?, ?, ?, ?)
+                                    cellsTotal, host, station) VALUES (?, ?, 'running', ?, ?, ?, ?, ?, ?, ?, ?, ?)
                 """, [run.id, run.startedAt.timeIntervalSince1970, Date().timeIntervalSince1970, leaseSeconds,
-                                 run.server, receivers, cases, run.pollIntervalMs, run.cellsTotal, ProcessInfo.processInfo.hostName])
+                                 run.server, receivers, cases, run.pollIntervalMs, run.cellsTotal, ProcessInfo.processInfo.hostName,
+                                 station])
         }
     }
 
-    /// Takes over an interrupted run for `--resume`: running again, heartbeat now. Fails when
-    /// another process still holds it (a heartbeat within its lease) or it is finished.
+    /// Takes over an interrupted run of this station for `--resume`: running again, heartbeat now.
+    /// Fails when another process still holds it (a heartbeat within its lease), it is finished, or
+    /// another station ran it (its receivers are that station's).
     public func resumeRun(_ id: String, server: String, leaseSeconds: Double) throws(LabStoreError) -> LabRunSummary {
         guard let run = try run(id) else { throw .failed(path: path, operation: "resume run \(id)", reason: "no such run; `seamcheck lab runs` lists them") }
+        guard (run.station ?? LabStation.unknown) == station else {
+            throw .failed(path: path, operation: "resume run \(id)",
+                          reason: "station \(run.station ?? "(unknown)") ran it and this is station \(station); resume it there, or give --station \(run.station ?? "''")")
+        }
         guard run.state == .interrupted else {
             throw .failed(path: path, operation: "resume run \(id)",
                           reason: run.state == .running ? "it is still running (its heartbeat is within its lease)" : "it is finished")
@@ -65,20 +71,23 @@ extension LabStore {
         try write("record cell \(cell.caseId) on \(cell.receiver)") { db in
             try db.execute("""
                 INSERT INTO labCell (runId, receiver, deviceId, deviceClass, address, caseId, attempt, startedAt, finishedAt, url,
-                                     outcome, done, series, requests, measurement) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                                     outcome, done, series, requests, measurement, station)
+                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
                 """, [cell.runId, cell.receiver, cell.deviceId, cell.deviceClass, cell.address, cell.caseId, cell.attempt,
                                  cell.startedAt.timeIntervalSince1970, cell.finishedAt.timeIntervalSince1970, cell.url,
-                                 cell.measurement.outcome.rawValue, done, series, requests, measurement])
+                                 cell.measurement.outcome.rawValue, done, series, requests, measurement, station])
             guard done else { return }
-            _ = try LabVerdictRecord.insert(LabVerdictRecord.measured(for: cell), db)
+            _ = try LabVerdictRecord.insert(LabVerdictRecord.measured(for: cell), station: station, db)
         }
     }
 
-    /// Every run, newest first. A `running` run whose heartbeat is older than its lease is shown
-    /// `interrupted` (its owner died without saying so).
-    public func runs() throws(LabStoreError) -> [LabRunSummary] {
-        try read("read the runs") { db in try db.query(Self.runSelect + " ORDER BY r.startedAt DESC, r.id DESC") }
-            .map(Self.summary)
+    /// Every run (of `station`, or of every station), newest first. A `running` run whose heartbeat
+    /// is older than its lease is shown `interrupted` (its owner died without saying so).
+    public func runs(station: String? = nil) throws(LabStoreError) -> [LabRunSummary] {
+        let filter = Self.stationClause(station, column: "r.station", joiner: "WHERE")
+        return try read("read the runs") { db in
+            try db.query(Self.runSelect + filter.sql + " ORDER BY r.startedAt DESC, r.id DESC", filter.arguments)
+        }.map(Self.summary)
     }
 
     public func run(_ id: String) throws(LabStoreError) -> LabRunSummary? {
@@ -86,9 +95,9 @@ extension LabStore {
             .map(Self.summary)
     }
 
-    /// The newest interrupted run, for `--resume` without an id.
+    /// This station's newest interrupted run, for `--resume` without an id.
     public func latestInterruptedRun() throws(LabStoreError) -> LabRunSummary? {
-        try runs().first { $0.state == .interrupted }
+        try runs(station: station).first { $0.state == .interrupted }
     }
 
     /// The cells of a run, in the order they finished.
@@ -96,12 +105,13 @@ extension LabStore {
         try cells(where: "runId = ?", [runId])
     }
 
-    /// The newest played cell per receiver x case, across runs.
-    public func latestCells() throws(LabStoreError) -> [LabRunCell] {
-        try cells(where: """
+    /// The newest played cell per station x receiver x case, across runs (of `station`, or of every station).
+    public func latestCells(station: String? = nil) throws(LabStoreError) -> [LabRunCell] {
+        let filter = Self.stationClause(station)
+        return try cells(where: """
             id IN (SELECT id FROM labCell c WHERE done = 1 AND finishedAt = (SELECT max(finishedAt) FROM labCell d
-                   WHERE d.receiver = c.receiver AND d.caseId = c.caseId AND d.done = 1))
-            """, [])
+                   WHERE d.station = c.station AND d.receiver = c.receiver AND d.caseId = c.caseId AND d.done = 1))
+            """ + filter.sql, filter.arguments)
     }
 
     /// The receiver x case cells of a run that `--resume` does not play again.
@@ -112,19 +122,12 @@ extension LabStore {
         })
     }
 
-    /// The requests one client made between two times, in time order (what a cell's receiver fetched).
+    /// The requests one client of this station made between two times, in time order (what a
+    /// cell's receiver fetched: the same address at another station is another receiver).
     public func requests(client: String, from: Date, to: Date) throws(LabStoreError) -> [LabRequestRecord] {
         try read("read the request log") { db in
-            try db.query("""
-                SELECT at, client, clientPort, method, path, query, range, status, bytes, expectedBytes, durationMs,
-                       userAgent, caseId, completed FROM labRequest WHERE client = ? AND at >= ? AND at <= ? ORDER BY at, id LIMIT 20000
-                """, [client, from.timeIntervalSince1970, to.timeIntervalSince1970]).map { row in
-                LabRequestRecord(at: Date(timeIntervalSince1970: row["at"]), client: row["client"], clientPort: row["clientPort"],
-                                 method: row["method"], path: row["path"], query: row["query"], range: row["range"],
-                                 status: row["status"], bytes: row["bytes"], expectedBytes: row["expectedBytes"],
-                                 durationMs: row["durationMs"], userAgent: row["userAgent"], caseId: row["caseId"],
-                                 completed: row["completed"])
-            }
+            try db.query(Self.requestSelect + " WHERE station = ? AND client = ? AND at >= ? AND at <= ? ORDER BY at, id LIMIT 20000",
+                         [station, client, from.timeIntervalSince1970, to.timeIntervalSince1970]).map(Self.request)
         }
     }
 
@@ -139,10 +142,12 @@ extension LabStore {
         if state == .running, Date().timeIntervalSince1970 - heartbeat > lease { state = .interrupted }
         let decoder = Self.decoder()
         let list = { (text: String) in (try? decoder.decode([String].self, from: Data(text.utf8))) ?? [] }
-        return LabRunSummary(id: row["id"], startedAt: Date(timeIntervalSince1970: row["startedAt"]),
-                             finishedAt: (row["finishedAt"] as Double?).map(Date.init(timeIntervalSince1970:)), state: state,
-                             server: row["server"], receivers: list(row["receivers"]), cases: list(row["cases"]),
-                             pollIntervalMs: row["pollIntervalMs"], cellsDone: row["cellsDone"], cellsTotal: row["cellsTotal"])
+        var summary = LabRunSummary(id: row["id"], startedAt: Date(timeIntervalSince1970: row["startedAt"]),
+                                    finishedAt: (row["finishedAt"] as Double?).map(Date.init(timeIntervalSince1970:)), state: state,
+                                    server: row["server"], receivers: list(row["receivers"]), cases: list(row["cases"]),
+                                    pollIntervalMs: row["pollIntervalMs"], cellsDone: row["cellsDone"], cellsTotal: row["cellsTotal"])
+        summary.station = LabStation.read(row["station"])
+        return summary
     }
 
     private func cells(where condition: String, _ arguments: [any SQLBindable]) throws(LabStoreError) -> [LabRunCell] {
@@ -153,13 +158,15 @@ extension LabStore {
         var cells: [LabRunCell] = []
         for row in rows {
             do {
-                cells.append(LabRunCell(
+                var cell = LabRunCell(
                     runId: row["runId"], receiver: row["receiver"], deviceId: row["deviceId"], deviceClass: row["deviceClass"],
                     address: row["address"], caseId: row["caseId"], attempt: row["attempt"],
                     startedAt: Date(timeIntervalSince1970: row["startedAt"]), finishedAt: Date(timeIntervalSince1970: row["finishedAt"]),
                     url: row["url"], series: try decoder.decode(PlaybackSeries.self, from: Data((row["series"] as String).utf8)),
                     requests: try decoder.decode([LabRequestRecord].self, from: Data((row["requests"] as String).utf8)),
-                    measurement: try decoder.decode(CellMeasurement.self, from: Data((row["measurement"] as String).utf8))))
+                    measurement: try decoder.decode(CellMeasurement.self, from: Data((row["measurement"] as String).utf8)))
+                cell.station = LabStation.read(row["station"])
+                cells.append(cell)
             } catch {
                 throw .failed(path: path, operation: "read cell \(row["id"] as Int64? ?? 0)", reason: "\(error)")
             }

@@ -48,6 +48,7 @@ extension LabStoreError: ExitCoded {
 extension LabSuiteError: ExitCoded {}
 extension LabServeError: ExitCoded {}
 extension LabInputError: ExitCoded {}
+extension LabStationError: ExitCoded {}
 extension MeasurementThresholdsError: ExitCoded {}
 extension LabAccessError: ExitCoded {}
 extension AirPlayError: ExitCoded {}
