@@ -153,24 +153,39 @@ public final class ResultStore: Sendable {
                   result.failure?.kind.rawValue, result.failure?.input, result.failure?.reason,
                   try JSONText.encode(result.assets), try JSONText.encode(result.placements)])
         guard let caseRow = inserted else { return false }
+        // One statement for the cells and one for the findings: a round trip each to PostgreSQL.
+        var cells: [any SQLBindable] = [], findings: [any SQLBindable] = []
         var classless = Set<String>()
         for cell in result.cells {
-            try db.execute("INSERT INTO cell (caseRowId, runId, caseId, deviceClass, status) VALUES (?, ?, ?, ?, ?)",
-                           [caseRow, runId, result.caseId, cell.deviceClass, cell.status.rawValue])
+            cells += [caseRow, runId, result.caseId, cell.deviceClass, cell.status.rawValue] as [any SQLBindable]
             for item in cell.findings {
                 let f = item.finding
                 let fingerprint = Fingerprint.of(caseId: result.caseId, f)
                 // A finding of no class is in every cell: stored once.
                 if f.deviceClass == nil, !classless.insert(fingerprint + f.message).inserted { continue }
-                try db.execute("""
-                    INSERT INTO finding (caseRowId, runId, caseId, deviceClass, rule, severity, subject, expected, actual,
-                                         message, remediation, knownReason, expectedIssue, fingerprint)
-                    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-                    """, [caseRow, runId, result.caseId, f.deviceClass, f.rule, f.severity.rawValue, f.subject,
-                          f.expected, f.actual, f.message, f.remediation, item.knownReason, item.expectedIssue, fingerprint])
+                findings += [caseRow, runId, result.caseId, f.deviceClass, f.rule, f.severity.rawValue, f.subject, f.expected, f.actual,
+                             f.message, f.remediation, item.knownReason, item.expectedIssue, fingerprint] as [any SQLBindable]
             }
         }
+        try insertRows("INSERT INTO cell (caseRowId, runId, caseId, deviceClass, status)", columns: 5, cells, db)
+        try insertRows("""
+            INSERT INTO finding (caseRowId, runId, caseId, deviceClass, rule, severity, subject, expected, actual,
+                                 message, remediation, knownReason, expectedIssue, fingerprint)
+            """, columns: 14, findings, db)
         return true
+    }
+
+    /// `insert` followed by VALUES for `values` (rows of `columns` values), 64 rows a statement.
+    static func insertRows(_ insert: String, columns: Int, _ values: [any SQLBindable], _ db: any SQLConnection) throws {
+        let perStatement = 64 * columns
+        var start = 0
+        while start < values.count {
+            let end = min(start + perStatement, values.count)
+            let row = "(" + Array(repeating: "?", count: columns).joined(separator: ", ") + ")"
+            try db.execute(insert + " VALUES " + Array(repeating: row, count: (end - start) / columns).joined(separator: ", "),
+                           Array(values[start..<end]))
+            start = end
+        }
     }
 
     /// Marks the run completed or interrupted, with the probe counts.

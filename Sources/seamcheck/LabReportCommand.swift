@@ -116,6 +116,7 @@ enum LabReporting {
         // Every run's cells, not only the newest per receiver x case: each is a judgement (agreement counts
         // them), and an older run's requests must not come back as a lab-page session.
         let cells = try store.runs(station: only).flatMap { run throws(LabStoreError) in try store.cells(runId: run.id) }
+            .filter { only == nil || $0.station == only }
         return BehaviourReportBuilder(manifest: manifest, profiles: profiles).report(sessions: sessions, requests: requests, cells: cells)
     }
 }

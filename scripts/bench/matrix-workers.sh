@@ -40,8 +40,9 @@ for i in 0 1 2 3 4 5 6 7 8 9 10 11; do
   case $((i % 4)) in 0) gen "ad-$i" 30000/1001 libx264 aac ;; 1) gen "ad-$i" 25 libx264 aac ;;
                      2) gen "ad-$i" 30000/1001 libx264 ac3 ;; 3) gen "ad-$i" 60 libx264 aac ;; esac
 done
-m="$work/matrix-$cases.yaml"
-{
+write_matrix() { # path ad-prefix
+  local path="$1" prefix="$2"
+  {
   echo "name: workers-$cases"
   echo "defaults: {timeout: 120}"
   echo "deviceClasses: [apple-tv-4k, apple-tv-hd, mac, smart-tv-low-end]"
@@ -49,12 +50,15 @@ m="$work/matrix-$cases.yaml"
   for c in $(seq 0 $((cases - 1))); do
     ln -sf "../media/primary-$((c % 8)).mp4" "$work/links/p-$c.mp4"
     ln -sf "../media/ad-$(((c * 7) % 12)).mp4" "$work/links/a-$c.mp4"
-    echo "  - {id: case-$c, primary: links/p-$c.mp4, interstitials: [links/a-$c.mp4]}"
+    echo "  - {id: case-$c, primary: links/p-$c.mp4, interstitials: [\"${prefix}a-$c.mp4\"]}"
   done
-} > "$m"
+  } > "$path"
+}
+m="$work/matrix-$cases.yaml"
+write_matrix "$m" "links/"
 
-run_workers() { # workers round -> "wall cpu"
-  local workers=$1 name="bench_w$1_$2_$$"
+run_workers() { # workers round [matrix] -> "wall cpu"
+  local workers=$1 name="bench_w$1_$2_$$" m="${3:-$m}"
   "$SEAMCHECK_TEST_POSTGRES_BIN/createdb" -h "$SEAMCHECK_TEST_POSTGRES_SOCKET_DIR" -p "$SEAMCHECK_TEST_POSTGRES_PORT" -U seamcheck "$name"
   local url="postgres://seamcheck@localhost:$SEAMCHECK_TEST_POSTGRES_PORT/$name?host=$SEAMCHECK_TEST_POSTGRES_SOCKET_DIR"
   "$SEAMCHECK_BIN" db migrate --db "$url" 2>/dev/null
@@ -84,20 +88,37 @@ PY
   [ "$once" = t ] || { echo "matrix-workers-bench: not every case recorded exactly once" >&2; exit 1; }
 }
 
-printf "%-8s %-6s %-9s %-9s %-11s\n" workers cases wall_s cpu_s cpu_ms/case
-declare -A wall cpu
-for workers in 1 4; do
-  best=""
-  for round in 1 2 3; do
-    read -r w c <<<"$(run_workers "$workers" "$round")"
-    if [ -z "$best" ] || python3 -c "import sys; sys.exit(0 if $w < $best else 1)"; then best=$w; bestcpu=$c; fi
+table() { # rounds matrix label
+  local rounds=$1 matrix=$2 label=$3 best bestcpu w c
+  echo "$label"
+  printf "%-8s %-6s %-9s %-9s %-11s\n" workers cases wall_s cpu_s cpu_ms/case
+  for workers in 1 4; do
+    best=""
+    for round in $(seq 1 "$rounds"); do
+      read -r w c <<<"$(run_workers "$workers" "$round" "$matrix")"
+      if [ -z "$best" ] || python3 -c "import sys; sys.exit(0 if $w < $best else 1)"; then best=$w; bestcpu=$c; fi
+    done
+    wall[$workers]=$best; cpu[$workers]=$bestcpu
+    printf "%-8s %-6s %-9.3f %-9.3f %-11.2f\n" "$workers" "$cases" "$best" "$bestcpu" "$(python3 -c "print($bestcpu / $cases * 1000)")"
   done
-  wall[$workers]=$best; cpu[$workers]=$bestcpu
-  printf "%-8s %-6s %-9.3f %-9.3f %-11.2f\n" "$workers" "$cases" "$best" "$bestcpu" "$(python3 -c "print($bestcpu / $cases * 1000)")"
-done
-python3 - "${wall[1]}" "${wall[4]}" "$(nproc)" <<'PY'
+  python3 - "${wall[1]}" "${wall[4]}" "$(nproc)" <<'PY'
 import sys
 one, four, cores = float(sys.argv[1]), float(sys.argv[2]), int(sys.argv[3])
-print(f"wall time 1 worker / 4 workers: x{one / four:.2f} on {cores} cores "
-      f"(every worker runs --jobs 2; more workers than cores only help while cases wait on I/O)")
+print(f"wall time 1 worker / 4 workers: x{one / four:.2f} on {cores} cores (every worker runs --jobs 2)")
 PY
+}
+
+declare -A wall cpu
+table 3 "$m" "local files (CPU-bound):"
+
+# The interstitials over HTTP, 50 ms a request, from the test server (stopped at the end).
+server_out="$work/server.out"
+python3 Tests/Server/test_http_server.py --root "$work" --lifetime 900 >"$server_out" 2>&1 &
+server_pid=$!
+trap 'kill "$server_pid" 2>/dev/null || true; cleanup' EXIT
+for _ in $(seq 1 100); do grep -q '^PORT ' "$server_out" && break; sleep 0.05; done
+port=$(awk '/^PORT /{print $2; exit}' "$server_out")
+[ -n "$port" ] || { echo "matrix-workers-bench: the test HTTP server did not start" >&2; exit 1; }
+net="$work/matrix-$cases-http.yaml"
+write_matrix "$net" "http://127.0.0.1:$port/slow/0.05/links/"
+table 1 "$net" "interstitials over HTTP, 50 ms a request (network-bound):"
