@@ -74,11 +74,14 @@ let package = Package(
                            .product(name: "NIOHTTPTypes", package: "swift-nio-extras"),
                            .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"), "Processes"]
         ),
-        .target(name: "Reporting", dependencies: ["Compatibility", "MediaProbe", "Matrix", "Lab"]),
+        // Findings reporters (audit, lint, probe): what the fuzz targets render, so they build without the stores.
+        .target(name: "Reporting", dependencies: ["Compatibility", "MediaProbe"]),
+        // Reports of stored results: matrix runs, the lab, behaviour tables.
+        .target(name: "ResultsReporting", dependencies: ["Reporting", "Compatibility", "MediaProbe", "Matrix", "Lab"]),
         .executableTarget(
             name: "seamcheck",
             dependencies: [
-                "HLS", "MediaProbe", "Discovery", "Compatibility", "Matrix", "Lab", "Reporting", "AirPlay", "Store",
+                "HLS", "MediaProbe", "Discovery", "Compatibility", "Matrix", "Lab", "Reporting", "ResultsReporting", "AirPlay", "Store",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
@@ -97,7 +100,7 @@ let package = Package(
         .testTarget(name: "MatrixTests", dependencies: ["Matrix", "Compatibility", "MediaProbe", "HLS", "SeamcheckTestSupport", "Store"]),
         .testTarget(name: "LabTests", dependencies: ["Lab", "Matrix", "Compatibility", "HLS", "AirPlay", "SeamcheckTestSupport", "Store",
                                                      .product(name: "GRDB", package: "GRDB.swift")]),
-        .testTarget(name: "ReportingTests", dependencies: ["Reporting", "Compatibility", "MediaProbe", "Matrix", "SeamcheckTestSupport"]),
-        .testTarget(name: "EndToEndTests", dependencies: ["seamcheck", "SeamcheckTestSupport", "Lab", "Reporting", "Processes"]),
+        .testTarget(name: "ReportingTests", dependencies: ["Reporting", "ResultsReporting", "Compatibility", "MediaProbe", "Matrix", "SeamcheckTestSupport"]),
+        .testTarget(name: "EndToEndTests", dependencies: ["seamcheck", "SeamcheckTestSupport", "Lab", "Reporting", "ResultsReporting", "Processes"]),
     ]
 )

@@ -2,7 +2,7 @@
 ///
 /// Control characters other than tab, line feed and carriage return are not allowed in XML 1.0
 /// (not even as character references), so they are written as `VisibleText` escapes (`\u{1B}`).
-func xmlEscape(_ text: String) -> String {
+package func xmlEscape(_ text: String) -> String {
     var out = String.UnicodeScalarView()
     for scalar in text.unicodeScalars {
         switch scalar {

@@ -3,6 +3,7 @@ import ArgumentParser
 import Foundation
 import Lab
 import Reporting
+import ResultsReporting
 
 /// `seamcheck airplay`: drive one receiver by hand, through the same sender `lab run` uses.
 struct AirPlayCommand: AsyncParsableCommand {

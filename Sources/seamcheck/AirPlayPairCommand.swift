@@ -3,6 +3,7 @@ import ArgumentParser
 import Foundation
 import Lab
 import Reporting
+import ResultsReporting
 
 /// Where `airplay pair|pairings|unpair|verify` keep credentials.
 struct CredentialsOption: ParsableArguments {

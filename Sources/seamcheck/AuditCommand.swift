@@ -5,6 +5,7 @@ import HLS
 import Matrix
 import MediaProbe
 import Reporting
+import ResultsReporting
 
 struct AuditCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(

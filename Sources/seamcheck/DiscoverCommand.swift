@@ -4,6 +4,7 @@ import Discovery
 import Foundation
 import HLS
 import Reporting
+import ResultsReporting
 
 struct DiscoverCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(

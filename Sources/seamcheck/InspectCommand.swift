@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import HLS
 import Reporting
+import ResultsReporting
 
 struct InspectCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(

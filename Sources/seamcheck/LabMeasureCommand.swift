@@ -4,6 +4,7 @@ import HLS
 import Lab
 import MediaProbe
 import Reporting
+import ResultsReporting
 
 /// `seamcheck lab measure CAPTURE`: frame codes read from a capture of a receiver's output.
 struct LabMeasureCommand: AsyncParsableCommand {

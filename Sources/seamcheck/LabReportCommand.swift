@@ -3,6 +3,7 @@ import Compatibility
 import Foundation
 import Lab
 import Reporting
+import ResultsReporting
 
 extension LabReportFormat: ExpressibleByArgument {}
 

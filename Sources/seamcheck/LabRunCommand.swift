@@ -7,6 +7,7 @@ import Lab
 import MediaProbe
 import Logging
 import Reporting
+import ResultsReporting
 
 /// How `lab run` and `airplay` find receivers: Avahi (as `discover` does) and inventory pins.
 struct ReceiverLookupOptions: ParsableArguments {

@@ -4,6 +4,7 @@ import Foundation
 import HLS
 import Lab
 import Reporting
+import ResultsReporting
 
 struct LabRunsCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(

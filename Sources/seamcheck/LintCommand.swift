@@ -4,6 +4,7 @@ import Foundation
 import HLS
 import Matrix
 import Reporting
+import ResultsReporting
 
 struct LintCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(

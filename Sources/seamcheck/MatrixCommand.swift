@@ -6,6 +6,7 @@ import MediaProbe
 import Matrix
 import Store
 import Reporting
+import ResultsReporting
 
 extension MatrixReportFormat: ExpressibleByArgument {}
 

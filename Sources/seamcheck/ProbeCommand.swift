@@ -3,6 +3,7 @@ import Foundation
 import HLS
 import MediaProbe
 import Reporting
+import ResultsReporting
 
 struct ProbeCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(

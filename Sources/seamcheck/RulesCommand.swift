@@ -2,6 +2,7 @@ import ArgumentParser
 import Compatibility
 import Foundation
 import Reporting
+import ResultsReporting
 
 struct RulesCommand: ParsableCommand {
     static let configuration = CommandConfiguration(

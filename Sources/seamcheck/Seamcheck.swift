@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import Reporting
+import ResultsReporting
 
 @main
 struct Seamcheck: AsyncParsableCommand {

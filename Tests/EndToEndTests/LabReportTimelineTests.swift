@@ -2,6 +2,7 @@ import Compatibility
 import Foundation
 import Lab
 import Reporting
+import ResultsReporting
 import SeamcheckTestSupport
 import XCTest
 

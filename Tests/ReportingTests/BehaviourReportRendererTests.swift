@@ -2,6 +2,7 @@ import Foundation
 import Lab
 import XCTest
 @testable import Reporting
+@testable import ResultsReporting
 
 /// `lab report --behaviour` in its four formats, from a table judged from sketched sessions.
 final class BehaviourReportRendererTests: XCTestCase {

@@ -2,6 +2,7 @@ import Foundation
 import Lab
 import XCTest
 @testable import Reporting
+@testable import ResultsReporting
 
 /// The HTML report's filmstrip: the pictures a capture kept around each transition, as images.
 final class FilmstripHTMLTests: XCTestCase {

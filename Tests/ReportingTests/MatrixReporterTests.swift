@@ -6,6 +6,7 @@ import FoundationXML
 import Matrix
 import MediaProbe
 @testable import Reporting
+@testable import ResultsReporting
 import XCTest
 
 final class MatrixReporterTests: XCTestCase {

@@ -5,6 +5,7 @@ import FoundationXML
 #endif
 import MediaProbe
 @testable import Reporting
+@testable import ResultsReporting
 import XCTest
 
 final class ReporterTests: XCTestCase {

@@ -2,6 +2,7 @@ import Compatibility
 import Foundation
 import MediaProbe
 @testable import Reporting
+@testable import ResultsReporting
 import SeamcheckTestSupport
 import XCTest
 

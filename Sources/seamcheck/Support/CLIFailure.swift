@@ -3,6 +3,7 @@ import Foundation
 import HLS
 import MediaProbe
 import Reporting
+import ResultsReporting
 
 /// A failure the command says in its own words (what, where, what to do), with one of
 /// INTERFACE.md's exit codes. A module's error is thrown as it is, not wrapped: see `ExitCoded`.

@@ -3,6 +3,7 @@ import Compatibility
 import Foundation
 import Matrix
 import Reporting
+import ResultsReporting
 
 struct ConfigOption: ParsableArguments {
     @Option(name: .customLong("config"), help: "The project file (default: ./.seamcheck.yml when there is one).")

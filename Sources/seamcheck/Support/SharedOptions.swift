@@ -3,6 +3,7 @@ import Compatibility
 import Matrix
 import MediaProbe
 import Reporting
+import ResultsReporting
 
 extension ReportFormat: ExpressibleByArgument {}
 

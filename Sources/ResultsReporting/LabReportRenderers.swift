@@ -1,3 +1,4 @@
+import Reporting
 import Foundation
 import HLS
 import Lab
@@ -69,7 +70,7 @@ enum LabReportText {
                 rows.append([cell.case, cell.deviceClass ?? "-", report.receiverLabel(cell), cell.predicted ?? "-", cell.observed ?? "-",
                              source(cell), measured(cell), firstFrame(cell), transitionStalls(cell), mark(cell), cell.evidence])
             }
-            out += Reporting.table(rows)
+            out += ResultsReporting.table(rows)
         }
         let tested = report.classes.filter { !$0.verdicts.isEmpty || $0.measured != nil }
         if !tested.isEmpty {
@@ -79,7 +80,7 @@ enum LabReportText {
                 rows.append([cell.case, cell.deviceClass ?? "-", cell.predicted ?? "-", cell.observed ?? "-", measured(cell),
                              firstFrame(cell), transitionStalls(cell), mark(cell), cell.evidence])
             }
-            out += "\nper device class:\n" + Reporting.table(rows)
+            out += "\nper device class:\n" + ResultsReporting.table(rows)
         } else if !report.cells.isEmpty {
             out += "\nper device class: " + noClassLine(report) + "\n"
         }

@@ -1,3 +1,4 @@
+import Reporting
 import Foundation
 import HLS
 import Lab
@@ -49,7 +50,7 @@ enum BehaviourReportText {
         for row in report.receivers {
             rows.append([row.receiver, row.deviceClass ?? "-"] + report.features.map { mark(report.cell(row.receiver, $0.feature)) })
         }
-        out += Reporting.table(transpose(rows))
+        out += ResultsReporting.table(transpose(rows))
         let notable = report.cells.filter { $0.outcome != .conforms }
         if !notable.isEmpty {
             out += "\nwhy:\n" + notable.map { "  \(VisibleText.escape($0.receiver)) / \($0.feature): \($0.outcome.rawValue) (\(VisibleText.escape(detail($0))))" }
@@ -62,7 +63,7 @@ enum BehaviourReportText {
                     report.classes.first { $0.deviceClass == deviceClass && $0.feature == feature.feature }?.summary ?? "-"
                 })
             }
-            out += "\nper device class:\n" + Reporting.table(classRows)
+            out += "\nper device class:\n" + ResultsReporting.table(classRows)
         }
         return out
     }

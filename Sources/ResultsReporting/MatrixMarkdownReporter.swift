@@ -1,3 +1,4 @@
+import Reporting
 import Compatibility
 import Foundation
 import Matrix
