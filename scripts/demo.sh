@@ -12,9 +12,11 @@
 #     (predicted versus observed) and the calibration it proposes;
 #  4. an unattended lab run against a real AirPlay receiver (as root only: it needs `ip netns`):
 #     starts Kodi headless in a network namespace of its own (scripts/services.sh kodi-start),
-#     runs `seamcheck lab run` inside that namespace on `control` and two stitched cases of the
-#     same suite (about a minute), and writes Reports/demo-lab-run.html (measured verdicts and a
-#     timeline per cell). Without root, or when Kodi cannot start, it says why and is skipped.
+#     runs `seamcheck lab run` inside that namespace on `control`, two stitched cases and two
+#     behaviour cases of the same suite (about a minute and a half), and writes
+#     Reports/demo-lab-run.html (measured verdicts and a timeline per cell) and
+#     Reports/demo-behaviour.html (the conformance table). Without root, or when Kodi cannot
+#     start, it says why and is skipped.
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 
@@ -122,7 +124,7 @@ echo "demo: lab reports written: Reports/demo-lab.md Reports/demo-lab.html" >&2
 echo >&2
 echo "demo: an unattended lab run: seamcheck plays cases to a real AirPlay receiver (Kodi) and measures them" >&2
 run_db="$lab/run.sqlite"
-run_cases=(control video-codec-hevc-stitched channel-layout-5.1-stitched)
+run_cases=(control video-codec-hevc-stitched channel-layout-5.1-stitched behaviour-resume-offset-zero behaviour-restrict-jump)
 kodi_log="$lab/kodi-start.log"
 kodi_ready=no
 if [ "$(id -u)" -ne 0 ]; then
@@ -156,7 +158,7 @@ if [ "$kodi_ready" = yes ]; then
   if [ -s .build/services/kodi/display ]; then
     case_args+=(--capture ":$(tr -dc '0-9' < .build/services/kodi/display)" --capture-option framerate=30)
   fi
-  echo "demo: seamcheck lab run --receiver \"$SEAMCHECK_KODI_NAME\" ${case_args[*]}  (inside the namespace, about a minute)" >&2
+  echo "demo: seamcheck lab run --receiver \"$SEAMCHECK_KODI_NAME\" ${case_args[*]}  (inside the namespace, about a minute and a half)" >&2
   # Inside the namespace, with its bus: the run finds Kodi through the namespace's avahi-daemon.
   status=0
   ip netns exec "$SEAMCHECK_KODI_NETNS" env DBUS_SYSTEM_BUS_ADDRESS="$SEAMCHECK_KODI_DBUS" \
@@ -171,4 +173,9 @@ if [ "$kodi_ready" = yes ]; then
   "$bin" lab report "${run_db_arg[@]}" --streams "$lab/suite" --format html --output Reports/demo-lab-run.html
   echo >&2
   echo "demo: lab run report written: Reports/demo-lab-run.html (measured verdicts, a timeline per cell, the picture's stalls and filmstrips)" >&2
+  # Two behaviour cases: what Kodi does with an interstitial mid-roll and a JUMP-restricted ad the
+  # sender seeks past (docs/lab-behaviour.md): Kodi ignores EXT-X-DATERANGE, and the table says so.
+  "$bin" lab report --behaviour "${run_db_arg[@]}" --streams "$lab/suite" --format table
+  "$bin" lab report --behaviour "${run_db_arg[@]}" --streams "$lab/suite" --format html --output Reports/demo-behaviour.html
+  echo "demo: behaviour table written: Reports/demo-behaviour.html (receivers x interstitial features, with the evidence)" >&2
 fi
