@@ -45,18 +45,9 @@ source .build/services/postgres.env
 "$SEAMCHECK" lab streams --output "$work/suite" >&2
 (cd "$work/suite" && find -L cases -name '*.m3u8' | sort | sed 's|^|/|') > "$work/playlists.txt"
 echo "playlists: $(wc -l < "$work/playlists.txt") paths"
-cat > "$work/rotate.lua" <<'LUA'
-local paths = {}
-for line in io.lines(os.getenv("WRK_PATHS")) do paths[#paths + 1] = line end
-local i = 0
-request = function()
-  i = i % #paths + 1
-  return wrk.format("GET", paths[i])
-end
-LUA
-
-free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'; }
-wait_for() { for _ in $(seq 1 100); do curl -s -o /dev/null "http://127.0.0.1:$1/lab.json" && return 0; sleep 0.1; done; return 1; }
+# shellcheck source=wrk-common.sh
+source "$(dirname "${BASH_SOURCE[0]}")/wrk-common.sh"
+write_rotate_lua "$work"
 # The TCP URL of a new database (as a station on another machine reaches the server), password included.
 new_database() {
   "$SEAMCHECK_TEST_POSTGRES_BIN/createdb" -h "$SEAMCHECK_TEST_POSTGRES_SOCKET_DIR" -p "$SEAMCHECK_TEST_POSTGRES_PORT" -U seamcheck "$1"

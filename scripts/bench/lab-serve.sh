@@ -61,18 +61,9 @@ echo "segments: $(wc -l < "$work/paths.txt") paths, mean size $(python3 -c "
 import os,sys
 paths=[l.strip() for l in open('$work/paths.txt')]
 print(f'{sum(os.path.getsize(\"$work/suite\"+p) for p in paths)/len(paths)/1e3:.0f} kB')")"
-cat > "$work/rotate.lua" <<'LUA'
-local paths = {}
-for line in io.lines(os.getenv("WRK_PATHS")) do paths[#paths + 1] = line end
-local i = 0
-request = function()
-  i = i % #paths + 1
-  return wrk.format("GET", paths[i])
-end
-LUA
-
-free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'; }
-wait_for() { for _ in $(seq 1 100); do curl -s -o /dev/null "http://127.0.0.1:$1/lab.json" && return 0; sleep 0.1; done; return 1; }
+# shellcheck source=wrk-common.sh
+source "$(dirname "${BASH_SOURCE[0]}")/wrk-common.sh"
+write_rotate_lua "$work"
 run_wrk() {
   WRK_PATHS="$work/paths.txt" wrk -t2 -c"$connections" -d"${seconds}s" -s "$work/rotate.lua" "http://127.0.0.1:$1" > "$work/wrk-$2.txt"
   WRK_PATHS="$work/playlists.txt" wrk -t2 -c"$connections" -d"${seconds}s" -s "$work/rotate.lua" "http://127.0.0.1:$1" > "$work/wrk-$2-playlists.txt"
