@@ -16,6 +16,10 @@ public enum DatabaseLocation: Sendable, Equatable, CustomStringConvertible {
             self = .postgres(try PostgresURL(parsing: text))
         } else if lower.hasPrefix("sqlite://") {
             self = .sqlite(path: String(text.dropFirst("sqlite://".count)))
+        } else if let scheme = lower.firstMatch(of: /^([a-z][a-z0-9+.-]*):\/\//)?.1 {
+            // mysql://, http://...: a URL of a database this tool does not speak, not a file name.
+            throw .badLocation(location: PostgresURL.redact(text),
+                               reason: "\(scheme):// is not a supported database; write postgres://USER@HOST/DATABASE or a SQLite file path")
         } else {
             self = .sqlite(path: text)
         }

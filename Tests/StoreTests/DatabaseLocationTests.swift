@@ -30,7 +30,8 @@ final class DatabaseLocationTests: XCTestCase {
     func testBadURLsSayWhatIsWrongWithoutThePassword() {
         for (text, words) in [("postgres://lab:pw@host", "no database name"), ("postgres://:pw@host/db", "no user"),
                               ("postgres://lab:pw@host/db?sslmode=maybe", "sslmode maybe"),
-                              ("postgres://lab:pw@host/db?colour=red", "unknown parameter colour")] {
+                              ("postgres://lab:pw@host/db?colour=red", "unknown parameter colour"),
+                              ("mysql://lab:pw@host/db", "mysql:// is not a supported database")] {
             XCTAssertThrowsError(try DatabaseLocation(parsing: text), text) { error in
                 XCTAssertTrue("\(error)".contains(words), "\(error)")
                 XCTAssertFalse("\(error)".contains(":pw@"), "the password is never shown: \(error)")
