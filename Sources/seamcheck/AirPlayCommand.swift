@@ -20,9 +20,11 @@ struct AirPlayCommand: AsyncParsableCommand {
         subcommands: [AirPlayPlayCommand.self, AirPlayStatusCommand.self, AirPlayStopCommand.self, AirPlayPairCommand.self,
                       AirPlayVerifyCommand.self, AirPlayPairingsCommand.self, AirPlayUnpairCommand.self])
 
-    /// True when the receiver answers again: a session opens and `/playback-info` gets any HTTP answer.
+    /// True when the receiver answers again: a legacy receiver's RTSP `/info` (UxPlay), or an
+    /// AirPlay 1 session that opens and gets any HTTP answer to `/playback-info`.
     static let answers: @Sendable (AirPlayEndpoint) async -> Bool = { endpoint in
         let configuration = AirPlayConfiguration(connectTimeout: 2, requestTimeout: 2)
+        if await LegacyVideoSession.probeFlow(endpoint, configuration: configuration) == .legacy { return true }
         guard let session = try? await AirPlaySender.open(endpoint, configuration: configuration) else { return false }
         let answered: Bool
         do throws(AirPlayError) {

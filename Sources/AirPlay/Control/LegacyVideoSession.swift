@@ -37,9 +37,9 @@ public actor LegacyVideoSession: AirPlayPlayback {
         self.configuration = configuration
         sessionId = UUID().uuidString
         rtspConnection = Connection(host: endpoint.host, port: endpoint.port, connectTimeout: configuration.connectTimeout,
-                                    maxBodyBytes: configuration.maxBodyBytes)
+                                    maxBodyBytes: configuration.maxBodyBytes, lengthlessIsEmpty: true)
         httpConnection = Connection(host: endpoint.host, port: endpoint.port, connectTimeout: configuration.connectTimeout,
-                                    maxBodyBytes: configuration.maxBodyBytes)
+                                    maxBodyBytes: configuration.maxBodyBytes, lengthlessIsEmpty: true)
     }
 
     /// Opens the RTSP connection now, so an unreachable receiver is `.connect` before `/play`.
@@ -256,7 +256,7 @@ public actor LegacyVideoSession: AirPlayPlayback {
     /// no connection could be made (ask again later).
     public static func probeFlow(_ endpoint: AirPlayEndpoint, configuration: AirPlayConfiguration = .init()) async -> AirPlayFlow? {
         let connection = Connection(host: endpoint.host, port: endpoint.port, connectTimeout: min(configuration.connectTimeout, 3),
-                                    maxBodyBytes: configuration.maxBodyBytes)
+                                    maxBodyBytes: configuration.maxBodyBytes, lengthlessIsEmpty: true)
         let request = HTTPRequest(method: "GET", path: "/info", headers: [("CSeq", "0"), ("User-Agent", LegacyMessages.userAgent)],
                                   version: "RTSP/1.0")
         let result: Result<HTTPResponse, ConnectionFailure>

@@ -31,11 +31,17 @@ actor Connection {
     /// True once `encrypt(with:)` ran: a closed connection is then never reopened in plain text.
     private(set) var encrypted = false
 
-    init(host: String, port: Int, connectTimeout: Double, maxBodyBytes: Int) {
+    /// An answer without `Content-Length` (and not chunked) has no body, instead of one read to
+    /// the close: UxPlay answers `/stop`, `/rate` and an idle `/playback-info` so on a kept-alive
+    /// connection (it sends `Content-Length` whenever there is a body).
+    let lengthlessIsEmpty: Bool
+
+    init(host: String, port: Int, connectTimeout: Double, maxBodyBytes: Int, lengthlessIsEmpty: Bool = false) {
         self.host = host
         self.port = port
         self.connectTimeout = connectTimeout
         self.maxBodyBytes = maxBodyBytes
+        self.lengthlessIsEmpty = lengthlessIsEmpty
     }
 
     /// The local IP address of the connection (AirPlay 2's RTSP URI names it); nil when closed.
@@ -156,9 +162,10 @@ actor Connection {
         let bytes = request.serialized(host: host.contains(":") ? "[\(host)]:\(port)" : "\(host):\(port)")
         let bodyless = request.method == "HEAD"
         let limit = maxBodyBytes
+        let lengthlessIsEmpty = lengthlessIsEmpty
         let nanoseconds = Int64(max(timeout, 0.001) * 1_000_000_000)
         channel.eventLoop.execute {
-            handler.expect(promise, parser: HTTPResponseParser(maxBodyBytes: limit, bodyless: bodyless),
+            handler.expect(promise, parser: HTTPResponseParser(maxBodyBytes: limit, bodyless: bodyless, lengthlessIsEmpty: lengthlessIsEmpty),
                            timeout: .nanoseconds(nanoseconds))
             channel.writeAndFlush(channel.allocator.buffer(bytes: bytes), promise: nil)
         }

@@ -98,9 +98,14 @@ struct HTTPResponseParser {
         case done
     }
 
-    init(maxBodyBytes: Int, bodyless: Bool = false) {
+    /// No `Content-Length` means no body (see `Connection.lengthlessIsEmpty`); RTSP answers are
+    /// always read so (RFC 2326 4.3: no Content-Length, no body).
+    let lengthlessIsEmpty: Bool
+
+    init(maxBodyBytes: Int, bodyless: Bool = false, lengthlessIsEmpty: Bool = false) {
         self.maxBodyBytes = maxBodyBytes
         self.bodyless = bodyless
+        self.lengthlessIsEmpty = lengthlessIsEmpty
     }
 
     /// True once any byte of the answer arrived (a close before that may be a stale keep-alive).
@@ -233,6 +238,8 @@ struct HTTPResponseParser {
             guard let length = Int(value), length >= 0 else { throw .badContentLength(value) }
             guard length <= maxBodyBytes else { throw .bodyTooLarge(limit: maxBodyBytes) }
             state = .fixed(length: length)
+        } else if lengthlessIsEmpty || parts[0].hasPrefix("RTSP/") {
+            state = .fixed(length: 0)
         } else {
             state = .untilClose
         }
