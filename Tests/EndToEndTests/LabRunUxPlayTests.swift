@@ -1,0 +1,117 @@
+import Foundation
+import LabCore
+import LabRun
+import LabServer
+import Processes
+import SeamcheckTestSupport
+import XCTest
+
+/// `seamcheck lab run` against a second real AirPlay video receiver: UxPlay 1.74 (GStreamer's
+/// playbin) in its own network namespace (`UxPlayReceiver`, scripts/services.sh uxplay-start),
+/// started once for the suite; the binary runs inside that namespace and finds UxPlay by its
+/// address. The sender finds by itself that UxPlay wants the legacy RTSP session (docs/airplay.md).
+final class LabRunUxPlayTests: XCTestCase {
+    var folder = ""
+    var database = ""
+
+    override func setUpWithError() throws {
+        folder = try LabEnvironment.temporaryFolder("labrun-uxplay")
+        database = folder + "/lab.sqlite"
+    }
+
+    override func tearDown() {
+        try? FileManager.default.removeItem(atPath: folder)
+    }
+
+    override class func tearDown() {
+        UxPlayReceiver.endSuite()
+        super.tearDown()
+    }
+
+    func labRun(_ uxplay: UxPlayReceiver, _ arguments: [String]) throws -> [String] {
+        [SeamcheckBinary.path, "lab", "run", "--db", database, "--streams", try LabSuiteFixture.small(), "--receiver", uxplay.airplayEndpoint,
+         "--format", "json"] + arguments
+    }
+
+    func store() throws -> LabStore { try LabStore(path: database, create: false) }
+
+    /// The control case and a stitched one, the display captured: UxPlay plays both through the
+    /// legacy session (SETUP, NTP timing, RECORD, /feedback, /play on its own connection), the
+    /// protocol and the picture are both measured, and at the stitched ad GStreamer shows the ad's
+    /// first frame and goes on with the primary (docs/lab-run.md, "UxPlay").
+    func testUxPlayPlaysControlAndAStitchedCaseMeasuredByProtocolAndPicture() throws {
+        let uxplay = try UxPlayReceiver.suite()
+        let cases = ["control", "control-stitched"]
+        let result = try uxplay.run(try labRun(uxplay, cases.flatMap { ["--case", $0] } + ["--capture", uxplay.display, "--capture-option", "framerate=30"]),
+                                    timeout: 150)
+        XCTAssertEqual(result.status, 0, result.stderr + "\n" + uxplay.logTail())
+        let store = try store()
+        let run = try XCTUnwrap(try store.runs().first)
+        XCTAssertEqual(run.state, .finished)
+        let cells = try store.cells(runId: run.id)
+        XCTAssertEqual(cells.map(\.caseId), cases)
+        for cell in cells {
+            let positions = cell.series.samples.compactMap { $0.info?.position }
+            XCTAssertGreaterThan(positions.max() ?? 0, 5, "\(cell.caseId): UxPlay's position advanced: \(positions)")
+            XCTAssertFalse(cell.measurement.reason.contains("receiver went away"), cell.measurement.reason)
+            XCTAssertNotNil(cell.measurement.playToFirstFrameMs, cell.caseId)
+            XCTAssertFalse(cell.requests.isEmpty, "\(cell.caseId): UxPlay's requests are in its cell")
+            let picture = try XCTUnwrap(cell.measurement.picture, cell.caseId)
+            XCTAssertEqual(picture.result, "measured", "\(cell.caseId): \(picture.notes)")
+            XCTAssertEqual(picture.input, "x11grab:" + uxplay.display)
+            XCTAssertGreaterThan(try XCTUnwrap(picture.playToFirstFrameMs, cell.caseId), 0)
+            print("uxplay: \(cell.caseId): \(cell.measurement.outcome) \(cell.measurement.reason); first frame protocol "
+                  + "\(cell.measurement.playToFirstFrameMs.map { "\(Int($0))" } ?? "-") ms, picture \(picture.playToFirstFrameMs.map { "\(Int($0))" } ?? "-") ms; "
+                  + "transitions \(picture.transitions.map { "\($0.from.label) -> \($0.to.label) stall \(Int($0.stallMs)) ms skipped \($0.skippedFrames ?? -1)" }); "
+                  + "wall \(String(format: "%.1f", cell.finishedAt.timeIntervalSince(cell.startedAt))) s of media \(cell.measurement.mediaDuration ?? 0) s")
+        }
+        let stitched = try XCTUnwrap(cells.last?.measurement.picture)
+        XCTAssertTrue(stitched.streamsSeen?.contains("primary") == true, "\(stitched.streamsSeen ?? [])")
+        XCTAssertTrue(stitched.transitions.contains { $0.from.label == "primary" && $0.to.label.hasPrefix("ad of") },
+                      "the switch into the stitched ad is seen: \(stitched.transitions.map { "\($0.from.label) -> \($0.to.label)" })")
+    }
+
+    /// UxPlay SIGKILLed during a case: that cell is `failed: receiver went away`, and the case is
+    /// played again once UxPlay answers again.
+    func testUxPlayKilledMidCaseHasThatCellFailedAndRetriedWhenItIsBack() async throws {
+        let uxplay = try UxPlayReceiver.suite()
+        let process = try uxplay.spawn(try labRun(uxplay, ["--case", "control", "--case", "frame-rate-25"]))
+        defer { process.terminate() }
+        XCTAssertTrue(DiscoverEnvironment.wait(60) { ((try? LabStore(path: self.database, create: false).latestCells().count) ?? 0) >= 1 },
+                      process.output)
+        try await Task.sleep(for: .seconds(4))  // into the second case
+        try uxplay.kill()
+        try await Task.sleep(for: .seconds(3))
+        try uxplay.restart()
+        XCTAssertEqual(process.wait(timeout: 120), 0, process.output)
+
+        let store = try store()
+        let cells = try store.cells(runId: try XCTUnwrap(try store.runs().first).id)
+        XCTAssertEqual(cells.map { "\($0.caseId)#\($0.attempt)" }, ["control#1", "frame-rate-25#1", "frame-rate-25#2"])
+        XCTAssertEqual(cells[1].measurement.outcome, .failed)
+        XCTAssertTrue(cells[1].measurement.reason.contains("receiver went away"), cells[1].measurement.reason)
+        XCTAssertNotEqual(cells[2].measurement.outcome, .failed, cells[2].measurement.reason)
+    }
+
+    /// Another sender holds UxPlay (an RTSP connection it keeps open): UxPlay answers 409, which
+    /// `seamcheck airplay play` reports as that, at once, with no hang.
+    func testABusyUxPlayIsAClearRefusal() throws {
+        let uxplay = try UxPlayReceiver.suite()
+        // The other sender: one RTSP request, then the connection held open for 20 s.
+        let holder = try uxplay.spawn(["python3", "-c", """
+            import socket, sys, time
+            s = socket.create_connection((sys.argv[1], int(sys.argv[2])))
+            s.sendall(b"GET /info RTSP/1.0\\r\\nCSeq: 0\\r\\nUser-Agent: AirPlay/550.10\\r\\n\\r\\n")
+            s.recv(65536)
+            print("holding", flush=True)
+            time.sleep(20)
+            """, uxplay.address, String(uxplay.port)])
+        defer { holder.terminate() }
+        XCTAssertTrue(DiscoverEnvironment.wait(10) { holder.output.contains("holding") }, holder.output)
+        let play = try uxplay.run([SeamcheckBinary.path, "airplay", "play", uxplay.airplayEndpoint, "http://\(uxplay.address):9/master.m3u8"],
+                                  timeout: 30)
+        XCTAssertNotEqual(play.status, 0, play.stdout)
+        XCTAssertTrue(play.stderr.contains("409") && play.stderr.contains("another sender"), play.stderr)
+        XCTAssertFalse(holder.output.contains("Traceback"), holder.output)
+    }
+}
