@@ -199,9 +199,11 @@ def serve(mode, pin):
                     txt_raop = b"".join(bytes([len(t)]) + t for t in [
                         b"ft=0x5A7FFEE6,0x0", b"sf=" + (b"0x8c" if mode.startswith("pin") else b"0x4"), b"am=AppleTV3,2"])
                     info = {"features": FEATURES, "statusFlags": 68, "model": "AppleTV3,2"}
-                    if "txtAirPlay" in path:
+                    # UxPlay: with a CSeq, one qualifier from a binary plist body; the URL's are not read.
+                    qualifier = plistlib.loads(body).get("qualifier", [None])[0] if body else None
+                    if qualifier == "txtAirPlay":
                         info["txtAirPlay"] = txt_airplay
-                    if "txtRAOP" in path:
+                    elif qualifier == "txtRAOP":
                         info["txtRAOP"] = txt_raop
                     writer.write(answer(200, cseq, plistlib.dumps(info, fmt=plistlib.FMT_BINARY), "application/x-apple-binary-plist"))
                 else:

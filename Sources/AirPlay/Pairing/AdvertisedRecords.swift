@@ -1,9 +1,9 @@
 import Foundation
 
 /// What a receiver named only by address says about itself, for choosing how to pair: RTSP
-/// `GET /info?txtAirPlay&txtRAOP` (the form iOS uses after a Bluetooth beacon; UxPlay and Apple
-/// TVs answer it) gives its features, status flags and, where it includes them, the bytes of its
-/// two TXT records.
+/// `GET /info` with a binary plist `{qualifier: ["txtAirPlay"]}`, then `["txtRAOP"]` (as iOS
+/// asks; UxPlay reads one qualifier per request and ignores the URL's when a `CSeq` is sent)
+/// gives its features, status flags and, where it includes them, the bytes of its two TXT records.
 public struct AdvertisedRecords: Sendable, Equatable {
     public var features: UInt64?
     public var statusFlags: UInt64?
@@ -22,12 +22,19 @@ public struct AdvertisedRecords: Sendable, Equatable {
     public static func fetch(_ endpoint: AirPlayEndpoint, configuration: AirPlayConfiguration = .init(requestTimeout: 2)) async -> AdvertisedRecords? {
         guard let line = try? await RTSPPairingLine(endpoint, configuration: configuration) else { return nil }
         defer { Task { await line.close() } }
-        guard let answer = try? await line.send("GET", "/info?txtAirPlay&txtRAOP", [], contentType: nil, step: "RTSP GET /info"),
-              (200..<300).contains(answer.status), case .success(let plist) = PropertyList.dictionary(from: answer.body) else { return nil }
+        guard let plist = await info(line, qualifier: "txtAirPlay") else { return nil }
+        let raop = await info(line, qualifier: "txtRAOP")
         return AdvertisedRecords(features: (plist["features"] as? NSNumber)?.uint64Value,
                                  statusFlags: (plist["statusFlags"] as? NSNumber)?.uint64Value,
                                  airplay: (plist["txtAirPlay"] as? Data).flatMap(txtRecord),
-                                 raop: (plist["txtRAOP"] as? Data).flatMap(txtRecord))
+                                 raop: (raop?["txtRAOP"] as? Data).flatMap(txtRecord))
+    }
+
+    private static func info(_ line: RTSPPairingLine, qualifier: String) async -> [String: Any]? {
+        let body = Array(PropertyList.binary(["qualifier": [qualifier]]))
+        guard let answer = try? await line.send("GET", "/info", body, contentType: PropertyList.binaryContentType, step: "RTSP GET /info"),
+              (200..<300).contains(answer.status), case .success(let plist) = PropertyList.dictionary(from: answer.body) else { return nil }
+        return plist
     }
 
     /// DNS-SD TXT bytes: length-prefixed strings `key=value` (a bare `key` has no value). Nil when
