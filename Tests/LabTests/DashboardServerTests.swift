@@ -149,6 +149,26 @@ class DashboardServerTests: XCTestCase {
 
 final class PostgresDashboardServerTests: DashboardServerTests {
     override func makeDatabase() throws -> String { try TestPostgres.shared().makeDatabase("dashboard") }
+
+    /// Two stations writing to one PostgreSQL: one dashboard shows both, and filters either.
+    func testOneDashboardShowsEveryStationSharingTheDatabase() throws {
+        try run("a1", receivers: ["Den"])
+        try cell("a1", "Den", "control", .seamless, at: 0)
+        let roomB = try LabStore(path: path, station: "room-b")
+        try roomB.beginRun(LabRunSummary(id: "b1", startedAt: LabTestData.start.addingTimeInterval(50), state: .running, server: "http://y",
+                                         receivers: ["Den"], cases: ["control"], pollIntervalMs: 250, cellsTotal: 1), leaseSeconds: 3600)
+        let at = LabTestData.start.addingTimeInterval(50)
+        try roomB.record(LabRunCell(runId: "b1", receiver: "Den", deviceId: nil, deviceClass: "apple-tv-4k", address: "10.0.0.2", caseId: "control",
+                                    attempt: 1, startedAt: at, finishedAt: at.addingTimeInterval(12), url: "http://y/control",
+                                    series: PlaybackSeries(playSentAt: at, pollIntervalMs: 250), requests: [],
+                                    measurement: CellMeasurement(outcome: .failed, reason: "never played")), done: true)
+        let grid = try JSONDecoder.dashboard.decode(DashboardGrid.self, from: Data(try get("/api/dashboard/grid").body.utf8))
+        XCTAssertEqual(grid.receivers.map { "\($0.receiver) @ \($0.station ?? "-")" }, ["Den @ room-a", "Den @ room-b"], "a receiver is a name at a station")
+        XCTAssertEqual(grid.cells.map(\.measured.verdict).sorted(), ["failed", "seamless"])
+        let roomBOnly = try JSONDecoder.dashboard.decode(DashboardGrid.self, from: Data(try get("/api/dashboard/grid?station=room-b").body.utf8))
+        XCTAssertEqual(roomBOnly.cells.map(\.measured.runId), ["b1"])
+        XCTAssertEqual(((try json("/api/dashboard/runs?station=room-b")["runs"] as? [[String: Any]]) ?? []).compactMap { $0["id"] as? String }, ["b1"])
+    }
 }
 
 extension JSONDecoder {
