@@ -13,6 +13,8 @@ public struct RunTarget: Sendable, Equatable, Codable {
     public var endpoint: AirPlayEndpoint
     /// What its TXT record says it wants before playing; nil when not discovered (an address).
     public var pairing: PairingRequirement?
+    /// What it runs, from its TXT record (nil when not discovered); `/server-info` is added per run.
+    public var software: LabReceiverSoftware? = nil
 
     public init(name: String, deviceId: String? = nil, deviceClass: String? = nil, endpoint: AirPlayEndpoint,
                 pairing: PairingRequirement? = nil) {
@@ -90,6 +92,9 @@ public struct LabRunner<C: Clock>: Sendable where C.Duration == Duration {
         /// The suite's primary timeline and the device classes: what a behaviour cell is judged with.
         public var primaryTimeline: [LabSegment] = []
         public var profiles: [DeviceProfile] = []
+        /// Ask each receiver `GET /server-info` once before its first case; what it says goes into
+        /// every cell's `software` beside the TXT record's versions.
+        public var askServerInfo = false
 
         public init() {}
     }
@@ -147,6 +152,8 @@ public struct LabRunner<C: Clock>: Sendable where C.Duration == Duration {
         let progress: @Sendable (ReceiverProgress) -> Void
         var result: ReceiverRunResult
         var last: String?
+        /// What the receiver runs (TXT, and `/server-info` when asked), stored with each cell.
+        var software: LabReceiverSoftware?
 
         init(runner: LabRunner, runId: String, target: RunTarget, total: Int, url: @escaping @Sendable (LabCase, RunTarget) -> URL,
              progress: @escaping @Sendable (ReceiverProgress) -> Void) {
@@ -157,10 +164,22 @@ public struct LabRunner<C: Clock>: Sendable where C.Duration == Duration {
             self.url = url
             self.progress = progress
             result = ReceiverRunResult(target: target, cells: [])
+            software = target.software
+        }
+
+        /// The TXT record's versions with `/server-info`'s (a receiver that does not answer keeps the TXT's).
+        static func software(of target: RunTarget, opener: AirPlayOpener) async -> LabReceiverSoftware? {
+            guard let session = try? await opener(target.endpoint) else { return target.software }
+            defer { Task { await session.close() } }
+            guard let info = try? await session.serverInfo() else { return target.software }
+            let served = LabReceiverSoftware(model: info.model, serverSourceVersion: info.sourceVersion, protocolVersion: info.protocolVersion)
+            let merged = (target.software ?? LabReceiverSoftware()).merged(with: served)
+            return merged.isEmpty ? nil : merged
         }
 
         mutating func run(_ cases: [LabCase]) async -> ReceiverRunResult {
             report(.starting)
+            if runner.options.askServerInfo, !cases.isEmpty { software = await Self.software(of: target, opener: runner.opener) }
             var missed: [LabCase] = []
             var failedOnce: Set<String> = []
             var refusal: String?
@@ -270,10 +289,11 @@ public struct LabRunner<C: Clock>: Sendable where C.Duration == Duration {
                                                              series: recording.series, deviceClass: target.deviceClass,
                                                              profile: runner.options.profiles.first { $0.id == target.deviceClass })
             }
-            let cell = LabRunCell(runId: runId, receiver: target.name, deviceId: target.deviceId, deviceClass: target.deviceClass,
+            var cell = LabRunCell(runId: runId, receiver: target.name, deviceId: target.deviceId, deviceClass: target.deviceClass,
                                   address: target.address, caseId: labCase.id, attempt: attempt, startedAt: recording.startedAt,
                                   finishedAt: recording.finishedAt, url: caseURL.absoluteString, series: recording.series,
                                   requests: requests, measurement: measurement)
+            cell.software = software
             return (cell, recording.end)
         }
 
@@ -293,11 +313,13 @@ public struct LabRunner<C: Clock>: Sendable where C.Duration == Duration {
 
         private func notPlayed(_ labCase: LabCase, attempt: Int, measurement: CellMeasurement) -> LabRunCell {
             let now = Date()
-            return LabRunCell(runId: runId, receiver: target.name, deviceId: target.deviceId, deviceClass: target.deviceClass,
-                              address: target.address, caseId: labCase.id, attempt: attempt, startedAt: now, finishedAt: now,
-                              url: url(labCase, target).absoluteString,
-                              series: PlaybackSeries(playSentAt: now, pollIntervalMs: CellMachine.ms(runner.options.pollInterval)),
-                              requests: [], measurement: measurement)
+            var cell = LabRunCell(runId: runId, receiver: target.name, deviceId: target.deviceId, deviceClass: target.deviceClass,
+                                  address: target.address, caseId: labCase.id, attempt: attempt, startedAt: now, finishedAt: now,
+                                  url: url(labCase, target).absoluteString,
+                                  series: PlaybackSeries(playSentAt: now, pollIntervalMs: CellMachine.ms(runner.options.pollInterval)),
+                                  requests: [], measurement: measurement)
+            cell.software = software
+            return cell
         }
 
         private mutating func store(_ cell: LabRunCell, done: Bool) throws(LabStoreError) {

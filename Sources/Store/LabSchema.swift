@@ -113,4 +113,12 @@ enum LabSchema {
             ALTER TABLE labStationReceiver RENAME TO labReceiver
             """),
     ]
+
+    /// What each cell's receiver ran (`LabReceiverSoftware` as JSON: TXT srcvers, osvers, fv, model;
+    /// `/server-info`), for firmware-aware history and `lab report --compare`; null in older cells.
+    static let softwareMigrations: [Migration] = [
+        Migration("lab-cell-receiver-software", """
+            ALTER TABLE labCell ADD COLUMN software TEXT
+            """),
+    ]
 }

@@ -65,6 +65,9 @@ public struct LabRunCell: Codable, Sendable, Equatable {
     public var measurement: CellMeasurement
     /// The station that played it (`LabStation`; nil: unknown). Set by the store.
     public var station: String? = nil
+    /// What the receiver ran at the time (TXT and `/server-info`); nil when not known (cells stored
+    /// before it was recorded, receivers named by address that do not answer `/server-info`).
+    public var software: LabReceiverSoftware? = nil
 
     /// The judgement of a behaviour cell (kept in the measurement's JSON: `measurement.behaviour`).
     public var behaviour: BehaviourJudgement? { measurement.behaviour }

@@ -68,14 +68,15 @@ extension LabStore {
     /// in one transaction. A cell not run (`done` false) is kept for the record and run again by `--resume`.
     public func record(_ cell: LabRunCell, done: Bool) throws(LabStoreError) {
         let series = try json(cell.series), requests = try json(cell.requests), measurement = try json(cell.measurement)
+        let software = try cell.software.map { value throws(LabStoreError) in try json(value) }
         try write("record cell \(cell.caseId) on \(cell.receiver)") { db in
             try db.execute("""
                 INSERT INTO labCell (runId, receiver, deviceId, deviceClass, address, caseId, attempt, startedAt, finishedAt, url,
-                                     outcome, done, series, requests, measurement, station)
-                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                                     outcome, done, series, requests, measurement, station, software)
+                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
                 """, [cell.runId, cell.receiver, cell.deviceId, cell.deviceClass, cell.address, cell.caseId, cell.attempt,
                                  cell.startedAt.timeIntervalSince1970, cell.finishedAt.timeIntervalSince1970, cell.url,
-                                 cell.measurement.outcome.rawValue, done, series, requests, measurement, station])
+                                 cell.measurement.outcome.rawValue, done, series, requests, measurement, station, software])
             guard done else { return }
             _ = try LabVerdictRecord.insert(LabVerdictRecord.measured(for: cell), station: station, db)
         }
@@ -150,7 +151,7 @@ extension LabStore {
         return summary
     }
 
-    private func cells(where condition: String, _ arguments: [any SQLBindable]) throws(LabStoreError) -> [LabRunCell] {
+    func cells(where condition: String, _ arguments: [any SQLBindable]) throws(LabStoreError) -> [LabRunCell] {
         let rows = try read("read cells") { db in
             try db.query("SELECT * FROM labCell WHERE \(condition) ORDER BY finishedAt, id", arguments)
         }
@@ -166,6 +167,7 @@ extension LabStore {
                     requests: try decoder.decode([LabRequestRecord].self, from: Data((row["requests"] as String).utf8)),
                     measurement: try decoder.decode(CellMeasurement.self, from: Data((row["measurement"] as String).utf8)))
                 cell.station = LabStation.read(row["station"])
+                cell.software = Self.software(row)
                 cells.append(cell)
             } catch {
                 throw .failed(path: path, operation: "read cell \(row["id"] as Int64? ?? 0)", reason: "\(error)")
@@ -174,7 +176,13 @@ extension LabStore {
         return cells
     }
 
-    private func json<T: Encodable>(_ value: T) throws(LabStoreError) -> String {
+    /// A row's `software` column (nil: not recorded, or unreadable: it is evidence, not the cell).
+    static func software(_ row: SQLRow) -> LabReceiverSoftware? {
+        guard row.hasColumn("software"), let text: String = row["software"] else { return nil }
+        return try? JSONDecoder().decode(LabReceiverSoftware.self, from: Data(text.utf8))
+    }
+
+    func json<T: Encodable>(_ value: T) throws(LabStoreError) -> String {
         // A receiver's NaN position is kept as text, not a failed write.
         let encoder = JSONEncoder()
         encoder.nonConformingFloatEncodingStrategy = .convertToString(positiveInfinity: "Infinity", negativeInfinity: "-Infinity", nan: "NaN")
@@ -183,7 +191,7 @@ extension LabStore {
         }
     }
 
-    private static func decoder() -> JSONDecoder {
+    static func decoder() -> JSONDecoder {
         let decoder = JSONDecoder()
         decoder.nonConformingFloatDecodingStrategy = .convertFromString(positiveInfinity: "Infinity", negativeInfinity: "-Infinity", nan: "NaN")
         return decoder
