@@ -196,7 +196,10 @@ enum LocalizationCatalog {
     /// `en "English" (its DEFAULT=YES rendition)`: what the player falls back to, and why.
     static func fallbackText(_ tracks: [Track]) -> String? {
         guard let pick = LocalizationOffer.fallback(tracks) else { return nil }
-        let why = pick.isDefault ? (pick.name == "muxed in the variant" ? "its only audio" : "its DEFAULT=YES rendition")
+        if pick.name == LocalizationRules.muxedName {
+            return "its one audio track, muxed in the variant (" + (pick.language.map { "language \($0)" } ?? "no language tag") + ")"
+        }
+        let why = pick.isDefault ? "its DEFAULT=YES rendition"
             : pick.autoselect ? "its first AUTOSELECT=YES rendition" : "its first rendition"
         return "\(pick.label) (\(why))"
     }

@@ -88,10 +88,12 @@ public enum LocalizationRules {
 
     /// An ad without audio renditions plays the audio muxed in its variant: one track, its
     /// language probed (audit) or unknown (lint).
+    static let muxedName = "muxed in the variant"
+
     static func muxed(_ offer: LocalizationOffer, language: String?) -> LocalizationOffer {
         guard offer.audio.isEmpty else { return offer }
         var offer = offer
-        offer.audio = [OfferedTrack(kind: .audio, language: language, name: "muxed in the variant", isDefault: true)]
+        offer.audio = [OfferedTrack(kind: .audio, language: language, name: muxedName, isDefault: true)]
         return offer
     }
 }
