@@ -50,7 +50,9 @@ let package = Package(
         .target(name: "MediaProbe", dependencies: ["CFFmpeg", "HLS"]),
         .target(name: "Discovery", dependencies: ["CAvahi"]),
         // The AirPlay sender: knows receivers' HTTP and plists, nothing of cases or rules.
-        .target(name: "AirPlay", dependencies: [.product(name: "NIOCore", package: "swift-nio"),
+        // What a receiver reports and where it listens (Foundation only): the lab's measurer reads these.
+        .target(name: "AirPlayModel"),
+        .target(name: "AirPlay", dependencies: ["AirPlayModel",.product(name: "NIOCore", package: "swift-nio"),
                                                 .product(name: "NIOPosix", package: "swift-nio"),
                                                 .product(name: "Crypto", package: "swift-crypto"),
                                                 .product(name: "BigInt", package: "BigInt")]),
@@ -64,24 +66,39 @@ let package = Package(
             name: "Matrix",
             dependencies: ["Compatibility", "MediaProbe", "HLS", "Discovery", "Yams", "Store"]
         ),
+        // The receiver lab as three targets whose imports show its flow (docs/architecture.md):
+        // LabCore is pure (the suite, records, measurement, capture analysis, the behaviour judge,
+        // sessions, report models and the lab's tables; no HTTP server, no AirPlay sender);
+        // LabServer serves the suite and logs requests (Hummingbird); LabRun drives receivers.
         .target(
-            name: "Lab",
-            dependencies: ["Compatibility", "HLS", "MediaProbe", "Discovery", "Matrix", "AirPlay", "Yams", "Store",
+            name: "LabCore",
+            dependencies: ["Compatibility", "HLS", "MediaProbe", "Discovery", "AirPlayModel", "Yams", "Store", "Processes",
+                           .product(name: "Logging", package: "swift-log")]
+        ),
+        .target(
+            name: "LabServer",
+            dependencies: ["LabCore", "Compatibility", "HLS", "Discovery",
                            .product(name: "Hummingbird", package: "hummingbird"),
                            .product(name: "Logging", package: "swift-log"),
                            .product(name: "NIOCore", package: "swift-nio"),
+                           .product(name: "NIOPosix", package: "swift-nio"),
                            .product(name: "NIOHTTP1", package: "swift-nio"),
                            .product(name: "NIOHTTPTypes", package: "swift-nio-extras"),
-                           .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"), "Processes"]
+                           .product(name: "ServiceLifecycle", package: "swift-service-lifecycle")]
+        ),
+        .target(
+            name: "LabRun",
+            dependencies: ["LabCore", "LabServer", "AirPlay", "Discovery", "Compatibility", "MediaProbe", "Store",
+                           .product(name: "Logging", package: "swift-log")]
         ),
         // Findings reporters (audit, lint, probe): what the fuzz targets render, so they build without the stores.
         .target(name: "Reporting", dependencies: ["Compatibility", "MediaProbe"]),
         // Reports of stored results: matrix runs, the lab, behaviour tables.
-        .target(name: "ResultsReporting", dependencies: ["Reporting", "Compatibility", "MediaProbe", "Matrix", "Lab"]),
+        .target(name: "ResultsReporting", dependencies: ["Reporting", "Compatibility", "MediaProbe", "Matrix", "LabCore"]),
         .executableTarget(
             name: "seamcheck",
             dependencies: [
-                "HLS", "MediaProbe", "Discovery", "Compatibility", "Matrix", "Lab", "Reporting", "ResultsReporting", "AirPlay", "Store",
+                "HLS", "MediaProbe", "Discovery", "Compatibility", "Matrix", "LabCore", "LabServer", "LabRun", "Reporting", "ResultsReporting", "AirPlay", "Store",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
@@ -98,9 +115,9 @@ let package = Package(
         .testTarget(name: "DiscoveryTests", dependencies: ["Discovery", "SeamcheckTestSupport", "Processes"]),
         .testTarget(name: "CompatibilityTests", dependencies: ["Compatibility", "MediaProbe", "SeamcheckTestSupport"]),
         .testTarget(name: "MatrixTests", dependencies: ["Matrix", "Compatibility", "MediaProbe", "HLS", "SeamcheckTestSupport", "Store"]),
-        .testTarget(name: "LabTests", dependencies: ["Lab", "Matrix", "Compatibility", "HLS", "AirPlay", "SeamcheckTestSupport", "Store",
+        .testTarget(name: "LabTests", dependencies: ["LabCore", "LabServer", "LabRun", "Matrix", "Compatibility", "HLS", "AirPlay", "SeamcheckTestSupport", "Store",
                                                      .product(name: "GRDB", package: "GRDB.swift")]),
         .testTarget(name: "ReportingTests", dependencies: ["Reporting", "ResultsReporting", "Compatibility", "MediaProbe", "Matrix", "SeamcheckTestSupport"]),
-        .testTarget(name: "EndToEndTests", dependencies: ["seamcheck", "SeamcheckTestSupport", "Lab", "Reporting", "ResultsReporting", "Processes"]),
+        .testTarget(name: "EndToEndTests", dependencies: ["seamcheck", "SeamcheckTestSupport", "LabCore", "LabServer", "LabRun", "Store", "Reporting", "ResultsReporting", "Processes"]),
     ]
 )

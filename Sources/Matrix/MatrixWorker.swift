@@ -1,4 +1,5 @@
 import Foundation
+import Store
 
 /// One worker of a run shared through the results database (`matrix run --worker`): claims cases
 /// from the run's queue, at most `runner.jobs` at a time, audits them as `MatrixRunner` does, and

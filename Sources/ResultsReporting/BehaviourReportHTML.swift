@@ -1,6 +1,6 @@
 import Reporting
 import Foundation
-import Lab
+import LabCore
 
 extension BehaviourReportText {
     /// The conformance table as one self-contained page, readable without script: each cell coloured

@@ -1,7 +1,7 @@
 import Reporting
 import Foundation
 import HLS
-import Lab
+import LabCore
 
 /// `seamcheck lab report --behaviour` formats.
 public enum BehaviourReportFormat: String, CaseIterable, Sendable {

@@ -1,6 +1,6 @@
 import Reporting
 import Foundation
-import Lab
+import LabCore
 
 /// `seamcheck lab measure` as text: the capture, start-up, one row per stream shown, one per transition.
 public enum CaptureAnalysisTable {

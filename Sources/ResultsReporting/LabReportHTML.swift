@@ -1,6 +1,6 @@
 import Reporting
 import Foundation
-import Lab
+import LabCore
 
 extension LabReportText {
     /// The report as one self-contained page: the receiver cells, the class roll-up, then a

@@ -1,7 +1,7 @@
 import Reporting
 import Foundation
 import HLS
-import Lab
+import LabCore
 
 /// `seamcheck lab report` formats.
 public enum LabReportFormat: String, CaseIterable, Sendable {

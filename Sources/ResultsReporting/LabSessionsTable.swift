@@ -1,6 +1,6 @@
 import Reporting
 import Foundation
-import Lab
+import LabCore
 
 /// `seamcheck lab sessions` as a table: one row per (station, client, case) session; the STATION
 /// column only when the sessions come from more than one station.

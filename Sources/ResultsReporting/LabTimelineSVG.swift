@@ -1,6 +1,6 @@
 import Reporting
 import Foundation
-import Lab
+import LabCore
 
 /// One measured cell as an inline SVG: media position (y) against seconds since `/play` (x), the
 /// ad's window shaded across the position axis, the receiver's requests as ticks under the plot

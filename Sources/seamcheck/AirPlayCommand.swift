@@ -1,7 +1,9 @@
 import AirPlay
 import ArgumentParser
 import Foundation
-import Lab
+import LabCore
+import LabRun
+import LabServer
 import Reporting
 import ResultsReporting
 

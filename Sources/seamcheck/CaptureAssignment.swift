@@ -1,5 +1,7 @@
 import Foundation
-import Lab
+import LabCore
+import LabRun
+import LabServer
 import MediaProbe
 
 /// `lab run --capture [RECEIVER=]INPUT`: which capture input shows which receiver.

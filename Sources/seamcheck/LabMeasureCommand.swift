@@ -1,7 +1,9 @@
 import ArgumentParser
 import Foundation
 import HLS
-import Lab
+import LabCore
+import LabRun
+import LabServer
 import MediaProbe
 import Reporting
 import ResultsReporting

@@ -1,7 +1,9 @@
 import ArgumentParser
 import Compatibility
 import Foundation
-import Lab
+import LabCore
+import LabRun
+import LabServer
 import Reporting
 import ResultsReporting
 

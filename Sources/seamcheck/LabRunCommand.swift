@@ -3,7 +3,9 @@ import ArgumentParser
 import Compatibility
 import Discovery
 import Foundation
-import Lab
+import LabCore
+import LabRun
+import LabServer
 import MediaProbe
 import Logging
 import Reporting

@@ -2,7 +2,9 @@ import ArgumentParser
 import Compatibility
 import Foundation
 import HLS
-import Lab
+import LabCore
+import LabRun
+import LabServer
 import Reporting
 import ResultsReporting
 

@@ -1,6 +1,8 @@
 import ArgumentParser
 import Foundation
-import Lab
+import LabCore
+import LabRun
+import LabServer
 
 /// `seamcheck lab streams`: generates the lab's test-stream suite (INTERFACE.md).
 struct LabStreamsCommand: AsyncParsableCommand {

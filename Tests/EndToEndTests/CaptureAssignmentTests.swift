@@ -1,5 +1,7 @@
 import AirPlay
-import Lab
+import LabCore
+import LabRun
+import LabServer
 import MediaProbe
 @testable import seamcheck
 import XCTest

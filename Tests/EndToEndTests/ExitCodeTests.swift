@@ -2,7 +2,9 @@ import AirPlay
 import Compatibility
 import Discovery
 import HLS
-import Lab
+import LabCore
+import LabRun
+import LabServer
 import Matrix
 import MediaProbe
 @testable import seamcheck

@@ -1,6 +1,8 @@
 import Compatibility
 import Foundation
-import Lab
+import LabCore
+import LabRun
+import LabServer
 import Reporting
 import ResultsReporting
 import SeamcheckTestSupport

@@ -1,5 +1,7 @@
 import Foundation
-import Lab
+import LabCore
+import LabRun
+import LabServer
 import SeamcheckTestSupport
 import XCTest
 

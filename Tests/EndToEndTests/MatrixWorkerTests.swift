@@ -1,4 +1,5 @@
 import Foundation
+import Store
 import Matrix
 import Processes
 import SeamcheckTestSupport

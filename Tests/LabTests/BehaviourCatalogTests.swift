@@ -1,7 +1,9 @@
 import Foundation
 import HLS
 import XCTest
-@testable import Lab
+@testable import LabCore
+@testable import LabRun
+@testable import LabServer
 
 /// The behaviour cases as data, at the scales' round numbers (the design's table for issue 22):
 /// where each interstitial sits, what it states, the sender's commands and the expectations.

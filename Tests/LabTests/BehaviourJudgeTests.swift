@@ -2,7 +2,9 @@ import AirPlay
 import Compatibility
 import Foundation
 import XCTest
-@testable import Lab
+@testable import LabCore
+@testable import LabRun
+@testable import LabServer
 
 /// The judge on whole sessions: conforming sequences, each deviation's sentence, ignores, not
 /// judged, not applicable, and the JSON spelling INTERFACE.md fixes.

@@ -1,7 +1,9 @@
 import Foundation
 import SeamcheckTestSupport
 import XCTest
-@testable import Lab
+@testable import LabCore
+@testable import LabRun
+@testable import LabServer
 
 /// Kodi 20 (the real receiver, in its own network namespace: `KodiReceiver`) judged on behaviour
 /// cases by `lab run`: whatever it does is the observed truth. Kodi plays HLS without interstitial

@@ -2,7 +2,9 @@ import AirPlay
 import Compatibility
 import Foundation
 import XCTest
-@testable import Lab
+@testable import LabCore
+@testable import LabRun
+@testable import LabServer
 
 /// The conformance table's model: lab run cells and lab-page sessions judged, the newest per
 /// receiver x feature with how many agreed, and the per-class roll-up.

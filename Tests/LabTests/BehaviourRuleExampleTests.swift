@@ -1,6 +1,8 @@
 import Foundation
 import XCTest
-@testable import Lab
+@testable import LabCore
+@testable import LabRun
+@testable import LabServer
 
 /// Every behaviour rule's examples, run: each is the rule's specification.
 final class BehaviourRuleExampleTests: XCTestCase {

@@ -1,7 +1,9 @@
 import Foundation
 import SeamcheckTestSupport
 import XCTest
-@testable import Lab
+@testable import LabCore
+@testable import LabRun
+@testable import LabServer
 
 /// The behaviour suite end to end: the built binary's `lab run` (its own lab server on 127.0.0.1)
 /// plays every behaviour case of the small suite on eight stand-in receivers

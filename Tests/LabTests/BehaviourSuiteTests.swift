@@ -3,7 +3,9 @@ import HLS
 import SeamcheckTestSupport
 import XCTest
 import Compatibility
-@testable import Lab
+@testable import LabCore
+@testable import LabRun
+@testable import LabServer
 
 /// The behaviour cases of the small suite (real ffmpeg media, cached with LabStreamsTests'):
 /// their folders, playlists and asset lists on disk, and their manifest entries.

@@ -1,5 +1,7 @@
 import XCTest
-@testable import Lab
+@testable import LabCore
+@testable import LabRun
+@testable import LabServer
 
 /// Range positions of any length (RFC 9110 14.1.1: 1*DIGIT): one past what 64 bits hold is past
 /// every file's end, never a header to ignore (that was a 200 with the whole file).

@@ -3,7 +3,9 @@ import MediaProbe
 import Processes
 import SeamcheckTestSupport
 import XCTest
-@testable import Lab
+@testable import LabCore
+@testable import LabRun
+@testable import LabServer
 
 /// Accuracy against a known stall: a real player (ffplay) renders the suite's primary into a
 /// private X display, is stopped with SIGSTOP for a timed pause and resumed with SIGCONT, while

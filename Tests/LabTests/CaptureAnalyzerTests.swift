@@ -2,7 +2,9 @@ import Foundation
 import MediaProbe
 import SeamcheckTestSupport
 import XCTest
-@testable import Lab
+@testable import LabCore
+@testable import LabRun
+@testable import LabServer
 
 /// `CaptureAnalyzer` on captures made by the ffmpeg command from the small suite, with freezes,
 /// black and silence of known lengths spliced in; and on inputs without codes or that cannot open.

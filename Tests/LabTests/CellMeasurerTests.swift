@@ -1,7 +1,9 @@
 import AirPlay
 import Foundation
 import XCTest
-@testable import Lab
+@testable import LabCore
+@testable import LabRun
+@testable import LabServer
 
 /// Synthetic series in the shapes a real receiver shows (Kodi: duration, position and rate only,
 /// polled every 250 ms), measured against a stitched case with its ad at 6 s for 2 s.

@@ -2,7 +2,9 @@ import Foundation
 import MediaProbe
 import SeamcheckTestSupport
 import XCTest
-@testable import Lab
+@testable import LabCore
+@testable import LabRun
+@testable import LabServer
 
 /// The frame code: its check, its drawing by the ffmpeg command in every lab stream, and its reading
 /// after what a receiver and a capture do to a picture (scaling, overscan, pillarbox, lossy encodes).

@@ -1,6 +1,8 @@
 import AirPlay
 import Foundation
-@testable import Lab
+@testable import LabCore
+@testable import LabRun
+@testable import LabServer
 
 /// A clock whose sleeps return at once, moving its time to the deadline: a cell of 30 s of polls
 /// runs in microseconds.

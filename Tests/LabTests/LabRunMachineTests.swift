@@ -1,7 +1,9 @@
 import AirPlay
 import Foundation
 import XCTest
-@testable import Lab
+@testable import LabCore
+@testable import LabRun
+@testable import LabServer
 
 /// The per-cell state machine, driven event by event: no I/O, no clock.
 final class LabRunMachineTests: XCTestCase {

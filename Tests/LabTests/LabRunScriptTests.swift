@@ -1,7 +1,9 @@
 import AirPlay
 import Foundation
 import XCTest
-@testable import Lab
+@testable import LabCore
+@testable import LabRun
+@testable import LabServer
 
 /// A behaviour case's scripted commands: when the machine sends them (after playback started,
 /// never before), what it records, and what a cell that ended first says.

@@ -3,7 +3,9 @@ import Compatibility
 import Discovery
 import Foundation
 import XCTest
-@testable import Lab
+@testable import LabCore
+@testable import LabRun
+@testable import LabServer
 
 /// Which receivers and cases a run plays, and why the others are left out.
 final class LabRunSelectionTests: XCTestCase {

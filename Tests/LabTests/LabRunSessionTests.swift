@@ -1,9 +1,12 @@
 import AirPlay
 import Foundation
+import Store
 import Logging
 import Matrix
 import XCTest
-@testable import Lab
+@testable import LabCore
+@testable import LabRun
+@testable import LabServer
 
 /// A whole run through `LabRunSession` on a real SQLite file, with in-process receivers playing
 /// one-second media on the real clock: what `lab run` and `lab run --resume` record.

@@ -2,7 +2,9 @@ import AirPlay
 import Foundation
 import SeamcheckTestSupport
 import XCTest
-@testable import Lab
+@testable import LabCore
+@testable import LabRun
+@testable import LabServer
 
 /// The run tables on a real SQLite file: what `lab runs`, `--resume` and the reports read back.
 /// `PostgresLabRunStoreTests` runs the same tests on PostgreSQL.

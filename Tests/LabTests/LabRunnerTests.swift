@@ -1,7 +1,9 @@
 import AirPlay
 import Foundation
 import XCTest
-@testable import Lab
+@testable import LabCore
+@testable import LabRun
+@testable import LabServer
 
 /// The runner with in-process receivers on a jumping clock: faults and retries without waiting.
 final class LabRunnerTests: XCTestCase {

@@ -1,6 +1,8 @@
 import Foundation
 import XCTest
-@testable import Lab
+@testable import LabCore
+@testable import LabRun
+@testable import LabServer
 @testable import Store
 
 /// A SQLite file written before stations (the schema of every migration before `lab-stations`)

@@ -2,7 +2,9 @@ import Compatibility
 import Foundation
 import SeamcheckTestSupport
 import XCTest
-@testable import Lab
+@testable import LabCore
+@testable import LabRun
+@testable import LabServer
 
 /// Two stations on one database (a SQLite file here, PostgreSQL in `PostgresLabStationsTests`):
 /// each one's rows carry it, the same client address at both is two receivers and two sessions,

@@ -2,7 +2,9 @@ import Foundation
 import HLS
 import SeamcheckTestSupport
 import XCTest
-@testable import Lab
+@testable import LabCore
+@testable import LabRun
+@testable import LabServer
 
 /// The stitched cases of the small suite: each transition case's ad spliced into the shared
 /// primary between two EXT-X-DISCONTINUITY tags, read back with Seamcheck's own HLS parser.

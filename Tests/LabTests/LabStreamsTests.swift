@@ -1,7 +1,9 @@
 import Foundation
 import SeamcheckTestSupport
 import XCTest
-@testable import Lab
+@testable import LabCore
+@testable import LabRun
+@testable import LabServer
 
 /// The suite generator at small scale: layout, manifest, one shared primary, caching, labels.
 final class LabStreamsTests: XCTestCase {

@@ -1,6 +1,8 @@
 import Foundation
 import XCTest
-@testable import Lab
+@testable import LabCore
+@testable import LabRun
+@testable import LabServer
 import Matrix
 
 final class LabSuiteTests: XCTestCase {

@@ -1,5 +1,7 @@
 import Foundation
-@testable import Lab
+@testable import LabCore
+@testable import LabRun
+@testable import LabServer
 
 /// A small manifest and request logs written out by hand: two transition cases on the shared
 /// primary (2 s segments) and a capability ladder, as `lab streams` lays them out.

@@ -1,7 +1,9 @@
 import Foundation
 import Logging
 import XCTest
-@testable import Lab
+@testable import LabCore
+@testable import LabRun
+@testable import LabServer
 
 /// The live window of live behaviour cases: the playlist cut at an edge, and `lab serve` (on
 /// 127.0.0.1, the small suite with real media) making it per client address from its join, with an

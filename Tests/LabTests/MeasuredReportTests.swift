@@ -3,7 +3,9 @@ import Compatibility
 import Foundation
 import GRDB
 import XCTest
-@testable import Lab
+@testable import LabCore
+@testable import LabRun
+@testable import LabServer
 
 /// Measured cells in the report and in calibration, and verdict sources as values.
 final class MeasuredReportTests: XCTestCase {

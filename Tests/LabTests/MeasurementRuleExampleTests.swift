@@ -1,6 +1,8 @@
 import Foundation
 import XCTest
-@testable import Lab
+@testable import LabCore
+@testable import LabRun
+@testable import LabServer
 
 /// Each measurement rule's examples are its specification: they run here as tests.
 final class MeasurementRuleExampleTests: XCTestCase {

@@ -2,7 +2,9 @@ import AirPlay
 import Discovery
 import Foundation
 import XCTest
-@testable import Lab
+@testable import LabCore
+@testable import LabRun
+@testable import LabServer
 
 /// How a run reaches each receiver, and that a receiver wanting a code nobody entered is refused
 /// with what to run, before any connection and without trying codes.

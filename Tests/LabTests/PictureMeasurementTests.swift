@@ -1,6 +1,8 @@
 import Foundation
 import XCTest
-@testable import Lab
+@testable import LabCore
+@testable import LabRun
+@testable import LabServer
 
 /// The picture's own finding in a cell: an ad the receiver says it played but nobody saw.
 final class PictureMeasurementTests: XCTestCase {

@@ -1,6 +1,8 @@
 import Foundation
 import XCTest
-@testable import Lab
+@testable import LabCore
+@testable import LabRun
+@testable import LabServer
 
 final class ServingRulesTests: XCTestCase {
     func testByteRangesAreReadAsRFC9110SaysNotAsTheFirstNBytes() {

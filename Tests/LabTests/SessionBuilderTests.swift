@@ -1,7 +1,9 @@
 import Compatibility
 import Foundation
 import XCTest
-@testable import Lab
+@testable import LabCore
+@testable import LabRun
+@testable import LabServer
 
 final class SessionBuilderTests: XCTestCase {
     let tv = LabReceiverRecord(address: "127.0.0.21", name: "Living Room", deviceId: "AA:BB:CC:DD:EE:01",

@@ -1,7 +1,9 @@
 import Compatibility
 import Foundation
 import XCTest
-@testable import Lab
+@testable import LabCore
+@testable import LabRun
+@testable import LabServer
 
 /// Issue 20, item 8: a session names the variant a client chose only when its fetches show one
 /// (Kodi reads every variant of a ladder), and shows the class its receiver had while it played.

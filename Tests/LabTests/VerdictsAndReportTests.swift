@@ -1,7 +1,9 @@
 import Compatibility
 import Foundation
 import XCTest
-@testable import Lab
+@testable import LabCore
+@testable import LabRun
+@testable import LabServer
 
 final class VerdictsAndReportTests: XCTestCase {
     var path = ""

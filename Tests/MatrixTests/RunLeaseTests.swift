@@ -1,5 +1,6 @@
 import Compatibility
 import Foundation
+import Store
 @testable import Matrix
 import XCTest
 

@@ -1,5 +1,5 @@
 import Foundation
-import Lab
+import LabCore
 import XCTest
 @testable import Reporting
 @testable import ResultsReporting

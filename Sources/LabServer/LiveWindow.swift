@@ -1,0 +1,88 @@
+import Foundation
+import LabCore
+import Hummingbird
+import NIOCore
+
+/// When each client joined each live behaviour case: its last fetch of the case's multivariant
+/// playlist. Bounded: past `capacity` entries the oldest join is forgotten (that client's next media
+/// playlist fetch joins afresh).
+final class LiveJoinBook: @unchecked Sendable {
+    let capacity: Int
+    private let lock = NSLock()
+    private var joins: [String: Date] = [:]
+
+    init(capacity: Int = 1024) {
+        self.capacity = max(1, capacity)
+    }
+
+    private static func key(_ client: String, _ caseId: String) -> String { client + "\u{0}" + caseId }
+
+    /// Records a join at `at` (a later fetch of the multivariant playlist joins again).
+    func join(_ client: String, case caseId: String, at: Date) {
+        lock.withLock {
+            joins[Self.key(client, caseId)] = at
+            if joins.count > capacity, let oldest = joins.min(by: { $0.value < $1.value })?.key { joins[oldest] = nil }
+        }
+    }
+
+    /// The client's join, recorded at `now` when there is none on record.
+    func joined(_ client: String, case caseId: String, now: Date) -> Date {
+        if let at = lock.withLock({ joins[Self.key(client, caseId)] }) { return at }
+        join(client, case: caseId, at: now)
+        return now
+    }
+
+    var count: Int { lock.withLock { joins.count } }
+}
+
+/// Makes the media playlist of a live behaviour case per client: the edge stood at the case's
+/// `joinEdge` at the client's join and moves with `clock` since (`LiveWindowPlaylist` cuts the
+/// window from the template on disk). Other requests pass on; a fetch of the case's `master.m3u8`
+/// records the join and passes on too. Clients are told apart by address, as sessions are.
+struct LiveWindowMiddleware<Context: RemoteAddressRequestContext>: RouterMiddleware {
+    let root: String
+    let placeholder: String
+    let fallbackHost: String
+    /// Live windows by case id.
+    let live: [String: LabLiveWindow]
+    let clock: @Sendable () -> Date
+    let book: LiveJoinBook
+    let cache = TemplateCache()
+
+    init(manifest: LabManifest, root: String, fallbackHost: String, clock: @escaping @Sendable () -> Date, book: LiveJoinBook = LiveJoinBook()) {
+        self.root = root
+        self.placeholder = manifest.originPlaceholder
+        self.fallbackHost = fallbackHost
+        self.live = Dictionary(manifest.cases.compactMap { c in c.behaviour?.live.map { (c.id, $0) } }, uniquingKeysWith: { first, _ in first })
+        self.clock = clock
+        self.book = book
+    }
+
+    func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
+        guard !live.isEmpty, request.method == .get || request.method == .head,
+              let decoded = request.uri.path.removingPercentEncoding, !decoded.contains(".."),
+              let caseId = SuiteFiles.caseId(of: decoded), let window = live[caseId]
+        else { return try await next(request, context) }
+        let client = context.remoteAddress?.ipAddress ?? "unknown"
+        let folder = "/cases/\(caseId)/"
+        if decoded == folder + "master.m3u8" {
+            book.join(client, case: caseId, at: clock())
+            return try await next(request, context)
+        }
+        guard decoded == folder + "primary.m3u8", let file = SuiteFiles.confined(decoded, root: root),
+              let pieces = cache.pieces(of: file, placeholder: placeholder, limit: TemplateMiddleware<Context>.maxTemplateBytes),
+              let template = LiveWindowPlaylist(template: pieces.joined(separator: SuiteFiles.origin(host: request.head.authority,
+                                                                                                     fallback: fallbackHost)))
+        else { return try await next(request, context) }
+        let now = clock()
+        let joined = book.joined(client, case: caseId, now: now)
+        let edge = window.joinEdge + max(0, now.timeIntervalSince(joined))
+        let buffer = ByteBuffer(string: template.text(edge: edge, live: window))
+        var headers = HTTPFields()
+        headers[.contentType] = SuiteFiles.mediaType(of: decoded) ?? "application/vnd.apple.mpegurl"
+        headers[.cacheControl] = "no-cache"
+        headers[.contentLength] = String(buffer.readableBytes)
+        if request.method == .head { return Response(status: .ok, headers: headers) }
+        return Response(status: .ok, headers: headers, body: .init(byteBuffer: buffer))
+    }
+}
