@@ -262,6 +262,8 @@ public struct LabRunner<C: Clock>: Sendable where C.Duration == Duration {
                 let adMet = TransitionPoint.interstitialFetched(labCase, requests: requests) != false
                 measurement.picture?.noteAdNeverShown(playedThroughAd: adMet && (measurement.lastPosition ?? 0) > adEnd)
             }
+            measurement.picture?.markSwitchFreezes(labCase: labCase, windowSeconds: runner.options.thresholds.transitionWindowSeconds,
+                                                   minimumMs: runner.options.thresholds.stallMinimumMs)
             if !recording.unsent.isEmpty, recording.end.kind != .refused {
                 measurement.reason += "; " + Self.unsentNote(recording.unsent)
             }
@@ -303,7 +305,7 @@ public struct LabRunner<C: Clock>: Sendable where C.Duration == Duration {
         private mutating func store(_ cell: LabRunCell, done: Bool) throws(LabStoreError) {
             try runner.recorder.record(cell, done: done)
             result.cells.append(cell)
-            last = "\(cell.caseId): \(cell.measurement.outcome.rawValue)"
+            last = "\(cell.caseId): \(cell.measurement.labVerdict.rawValue)"
             report(.starting)
         }
 

@@ -183,24 +183,27 @@ public struct CellMeasurement: Codable, Sendable, Equatable {
         CellMeasurement(outcome: .skipped, reason: "not run: \(why)", failure: .notRun)
     }
 
-    /// The stall the verdict names: the longest at a transition, else the longest elsewhere.
-    public var verdictStallMs: Double? {
+    /// The stall /playback-info shows: the longest at a transition, else the longest elsewhere.
+    public var protocolStallMs: Double? {
         outcome == .stall ? (stalls.filter(\.atTransition).map(\.durationMs).max() ?? stalls.map(\.durationMs).max()) : nil
     }
+
+    /// The stall the verdict names (`verdict`): the protocol's, or the picture's when that is worse.
+    public var verdictStallMs: Double? { verdict().stallMs }
 
     /// The longest stall away from any transition, in ms.
     public var elsewhereStallMs: Double? {
         stalls.filter { !$0.atTransition }.map(\.durationMs).max()
     }
 
-    /// The verdict on the operator's scale: a seamless cell with a jump, or one whose receiver ended
-    /// short by its own end of stream (content it never showed), is a glitch.
-    public var labVerdict: LabVerdict {
-        switch outcome {
-        case .seamless: return jumps.isEmpty && shortEnd == nil ? .seamless : .glitch
-        case .stall: return .stall
-        case .failed: return .failed
-        case .skipped: return .skipped
-        }
+    /// The verdict from all the evidence (`CellVerdict`, `VerdictRules`): the protocol, the requests,
+    /// the picture and the sound; the worst decides.
+    public func verdict(thresholds: MeasurementThresholds = .defaults) -> CellVerdict {
+        CellVerdict(self, thresholds: thresholds)
     }
+
+    /// The verdict on the operator's scale, from all the evidence: a seamless cell with a jump, or one
+    /// whose receiver ended short by its own end of stream (content it never showed), is a glitch; an
+    /// ad the picture never showed is a failure.
+    public var labVerdict: LabVerdict { verdict().verdict }
 }
