@@ -7,7 +7,10 @@ final class VerdictRuleExampleTests: XCTestCase {
     func testEveryVerdictRuleExampleReadsAndDecidesAsItSays() {
         for rule in VerdictRules.all {
             XCTAssertTrue(rule.examples.contains { $0.fires }, "\(rule.id) needs an example that fires")
-            XCTAssertTrue(rule.examples.contains { !$0.fires }, "\(rule.id) needs an example that does not fire")
+            // The protocol's account is always read; every other rule shows when it says nothing.
+            if rule.id != VerdictRules.protocolRule {
+                XCTAssertTrue(rule.examples.contains { !$0.fires }, "\(rule.id) needs an example that does not fire")
+            }
             for example in rule.examples {
                 let m = example.measurement
                 let verdict = m.verdict()
