@@ -144,7 +144,7 @@ final class LabRunKodiTests: XCTestCase {
             let picture = try XCTUnwrap(cell.measurement.picture)
             let verdict = cell.measurement.verdict()
             print("kodi hevc: protocol \(cell.measurement.outcome.rawValue) (\(cell.measurement.reason)); picture streams "
-                  + "\(picture.streamsSeen ?? []), switch freezes \(picture.switchFreezes ?? []), transitions "
+                  + "\(picture.streamsSeen ?? []), freezes \(picture.freezes), switch freezes \(picture.switchFreezes ?? []), transitions "
                   + "\(picture.transitions.map { "\($0.from.label) -> \($0.to.label) \(Int($0.stallMs)) ms" }); verdict "
                   + "\(verdict.verdict.rawValue) \(verdict.stallMs.map { "\(Int($0)) ms" } ?? ""): \(verdict.reason)")
             XCTAssertTrue(verdict.verdict == .failed || (verdict.verdict == .stall && (verdict.stallMs ?? 0) >= 1000), verdict.reason)

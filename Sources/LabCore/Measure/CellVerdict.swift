@@ -5,6 +5,9 @@ import Foundation
 public struct VerdictEvidence: Codable, Sendable, Equatable {
     public enum Source: String, Codable, Sendable, CaseIterable {
         case `protocol`, requests, picture, sound
+
+        /// "the picture says", "the requests say".
+        var saying: String { self == .requests ? "the requests say" : "the \(rawValue) says" }
     }
 
     /// The verdict rule that read it (`VerdictRules.all`).
@@ -70,7 +73,7 @@ public struct CellVerdict: Codable, Sendable, Equatable {
         let said = protocolSays.verdict!
         disagreements = evidence.filter { $0.source != .protocol && $0.verdict != nil && $0.verdict != said
                                           && Self.rank($0.verdict!) > Self.rank(said) }
-            .map { "the \($0.source.rawValue) says \($0.verdict!.rawValue) (\($0.words)), /playback-info says \(said.rawValue)" }
+            .map { "\($0.source.saying) \($0.verdict!.rawValue) (\($0.words)), /playback-info says \(said.rawValue)" }
         var parts = [worst.rule == VerdictRules.protocolRule ? m.reason : worst.words]
         if worst.rule != VerdictRules.protocolRule { parts.append("/playback-info: \(m.reason)") }
         parts += evidence.filter { $0.rule != worst.rule && $0.rule != VerdictRules.protocolRule && $0.source != .protocol }
