@@ -148,6 +148,7 @@ final class LabRunKodiTests: XCTestCase {
                   + "\(picture.transitions.map { "\($0.from.label) -> \($0.to.label) \(Int($0.stallMs)) ms" }); verdict "
                   + "\(verdict.verdict.rawValue) \(verdict.stallMs.map { "\(Int($0)) ms" } ?? ""): \(verdict.reason)")
             XCTAssertTrue(verdict.verdict == .failed || (verdict.verdict == .stall && (verdict.stallMs ?? 0) >= 1000), verdict.reason)
+            XCTAssertGreaterThanOrEqual(picture.switchStallMs ?? 0, 1000, "the primary held at the switch: \(picture.freezes)")
             XCTAssertTrue(verdict.reason.contains("on screen") || verdict.reason.contains("the picture"), verdict.reason)
             XCTAssertEqual(try store.verdicts().last { $0.source == .measured }?.verdict, verdict.verdict, "the recorded verdict is the same")
             let table = try SeamcheckBinary.run(["lab", "report", "--db", database, "--streams", try LabSuiteFixture.small(),

@@ -42,7 +42,8 @@ final class VerdictRuleExampleTests: XCTestCase {
         XCTAssertEqual(VerdictRules.kodiHEVC.outcome, .seamless, "/playback-info alone says it played")
         XCTAssertEqual(verdict.verdict, .failed)
         XCTAssertTrue(verdict.reason.hasPrefix(PictureMeasurement.adNeverShownWords), verdict.reason)
-        XCTAssertTrue(verdict.reason.contains("primary #179 held 2170 ms at the ad's start"), verdict.reason)
+        XCTAssertTrue(verdict.reason.contains("primary #235 held 2099 ms at the ad's place"), verdict.reason)
+        XCTAssertTrue(verdict.reason.contains("the picture froze: primary #235 held 2099 ms"), "the stall named too: \(verdict.reason)")
         XCTAssertEqual(verdict.disagreements.count, 2, "the ad never shown and the freeze, each against /playback-info: \(verdict.disagreements)")
         XCTAssertTrue(verdict.disagreements.allSatisfy { $0.contains("/playback-info says seamless") })
     }
@@ -56,13 +57,20 @@ final class VerdictRuleExampleTests: XCTestCase {
     /// The switch freezes are found from the case's break and the primary's frame rate.
     func testSwitchFreezesAreTheFreezesAtThePrimarysBreak() {
         var picture = VerdictRules.picture(["primary"])
-        picture.freezes = [Freeze(frame: 179, at: 6.4, ms: 2170), Freeze(frame: 30, at: 1.4, ms: 900), Freeze(frame: 180, at: 9, ms: 120)]
+        // Kodi 20.1 on video-codec-hevc-stitched (30 fps capture): #179 held 380 ms, then primary frames due after
+        // the ad shown in its place, #235 held 2099 ms; a freeze at 1 s and one under the minimum are not the switch.
+        picture.freezes = [Freeze(frame: 235, at: 8.7, ms: 2099), Freeze(frame: 179, at: 6.7, ms: 380), Freeze(frame: 30, at: 1.4, ms: 900),
+                           Freeze(frame: 216, at: 8.1, ms: 146)]
         picture.markSwitchFreezes(labCase: MeasurementExample.stitchedCase, windowSeconds: 1.5, minimumMs: 200)
         XCTAssertEqual(picture.switchFreezes, nil, "the example case's primary declares no frame rate")
         var labCase = MeasurementExample.stitchedCase
         labCase.primary.frameRate = "30"
         picture.markSwitchFreezes(labCase: labCase, windowSeconds: 1.5, minimumMs: 200)
-        XCTAssertEqual(picture.switchFreezes, [SwitchFreeze(at: "the ad's start", frame: 179, ms: 2170)])
-        XCTAssertEqual(picture.switchStallMs, 2170)
+        XCTAssertEqual(picture.switchFreezes, [SwitchFreeze(at: "the ad's place (a primary frame due after the ad)", frame: 235, ms: 2099),
+                                               SwitchFreeze(at: "the ad's start", frame: 179, ms: 380)])
+        XCTAssertEqual(picture.switchStallMs, 2099)
+        picture.freezes = [Freeze(frame: 400, at: 14, ms: 900)]
+        picture.markSwitchFreezes(labCase: labCase, windowSeconds: 1.5, minimumMs: 200)
+        XCTAssertNil(picture.switchFreezes, "6 s after the break, past the ad's 2 s and the window: not the switch")
     }
 }

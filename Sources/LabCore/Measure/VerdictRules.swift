@@ -35,9 +35,12 @@ public enum VerdictRules {
         return copy
     }
 
-    /// Kodi's HEVC stitched case with `--capture`: the primary's last frame held 2.17 s, no ad frame on screen.
+    /// Kodi 20.1's HEVC stitched case with `--capture` (measured): the primary's #179 held 380 ms at the
+    /// break, primary frames due after the ad shown in its place, #235 held 2099 ms; no ad frame on screen.
     static var kodiHEVC: CellMeasurement {
-        with(playedThrough, picture(["primary"], switchFreezes: [SwitchFreeze(at: "the ad's start", frame: 179, ms: 2170)],
+        with(playedThrough, picture(["primary"], switchFreezes: [SwitchFreeze(at: "the ad's place (a primary frame due after the ad)",
+                                                                              frame: 235, ms: 2099),
+                                                                 SwitchFreeze(at: "the ad's start", frame: 179, ms: 380)],
                                     notes: [PictureMeasurement.adNeverShownWords + ": a viewer saw no ad (or an unreadable picture)"]))
     }
 
