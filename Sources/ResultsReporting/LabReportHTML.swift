@@ -74,12 +74,12 @@ extension LabReportText {
         let strips = timeline.filmstrips ?? []
         return titles.enumerated().map { index, title in
             let frames = index < strips.count ? strips[index].frames : []
-            return "<p>From the picture: \(xmlEscape(title))</p><div class=\"film\">"
+            return "<p>From the picture: \(xmlEscape(title))</p>" + (frames.isEmpty ? "" : "<div class=\"film\">")
                 + frames.map { frame in
                     // Base64 has no character that needs escaping in an attribute.
                     "<figure><img alt=\"\(xmlEscape(frame.label))\" src=\"data:image/bmp;base64,\(frame.bmp.filter { $0.isLetter || $0.isNumber || "+/=".contains($0) })\">"
                         + "<figcaption>\(xmlEscape(frame.label)) at \(String(format: "%.3f", frame.at)) s</figcaption></figure>"
-                }.joined() + "</div>"
+                }.joined() + (frames.isEmpty ? "" : "</div>")
         }.joined(separator: "\n")
     }
 

@@ -78,7 +78,16 @@ public struct CellVerdict: Codable, Sendable, Equatable {
         if worst.rule != VerdictRules.protocolRule { parts.append("/playback-info: \(m.reason)") }
         parts += evidence.filter { $0.rule != worst.rule && $0.rule != VerdictRules.protocolRule && $0.source != .protocol }
             .map { "\($0.source.rawValue): \($0.words)" }
-        if !disagreements.isEmpty { parts.append("sources disagree: " + disagreements.joined(separator: "; ")) }
+        if !disagreements.isEmpty {
+            // In the reason, short: each source's words are already above; `disagreements` has them in full.
+            let against = evidence.filter { $0.source != .protocol && $0.verdict != nil && $0.verdict != said
+                                            && Self.rank($0.verdict!) > Self.rank(said) }
+            let bySource = VerdictEvidence.Source.allCases.compactMap { source -> String? in
+                let verdicts = against.filter { $0.source == source }.map { $0.verdict!.rawValue }
+                return verdicts.isEmpty ? nil : "\(source.saying) " + verdicts.joined(separator: " and ")
+            }
+            parts.append("sources disagree: /playback-info says \(said.rawValue), " + bySource.joined(separator: ", "))
+        }
         reason = parts.joined(separator: "; ")
     }
 }
