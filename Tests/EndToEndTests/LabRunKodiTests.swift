@@ -100,6 +100,10 @@ final class LabRunKodiTests: XCTestCase {
                 if picture.transitions.isEmpty {
                     print("kodi picture: \(cell.caseId): no switch seen; freezes \(picture.freezes.map { "\(Int($0.ms)) ms" }); \(picture.notes)")
                 }
+                let verdict = cell.measurement.verdict()
+                print("kodi verdict: \(cell.caseId): \(verdict.verdict.rawValue)\(verdict.stallMs.map { " \(Int($0)) ms" } ?? "") "
+                      + "[\(verdict.evidence.map { "\($0.rule)=\($0.verdict?.rawValue ?? "-")" }.joined(separator: ", "))] "
+                      + "switch freezes \((picture.switchFreezes ?? []).map(\.words))")
                 let source = cell.caseId.replacingOccurrences(of: "-stitched", with: "")
                 XCTAssertEqual(picture.transitions.map { "\($0.from.label) -> \($0.to.label)" },
                                ["primary -> ad of \(source)", "ad of \(source) -> primary"], "\(cell.caseId): both switches seen")
