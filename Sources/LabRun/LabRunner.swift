@@ -278,21 +278,26 @@ public struct LabRunner<C: Clock>: Sendable where C.Duration == Duration {
                 : CellMeasurer(thresholds: runner.options.thresholds).measure(series: recording.series, requests: requests, labCase: labCase, failure: recording.end.failure)
             measurement.picture = picture
             if let adEnd = labCase.interstitialStart.map({ $0 + (labCase.interstitialDuration ?? 0) }) {
+                // An ad without video (track-set-audio-only) shows no frame by design.
                 let adMet = TransitionPoint.interstitialFetched(labCase, requests: requests) != false
+                    && labCase.interstitial?.videoCodec != nil
                 measurement.picture?.noteAdNeverShown(playedThroughAd: adMet && (measurement.lastPosition ?? 0) > adEnd)
             }
+            measurement.picture?.markSwitchFreezes(labCase: labCase, windowSeconds: runner.options.thresholds.transitionWindowSeconds,
+                                                   minimumMs: runner.options.thresholds.stallMinimumMs)
             if !recording.unsent.isEmpty, recording.end.kind != .refused {
                 measurement.reason += "; " + Self.unsentNote(recording.unsent)
             }
+            var behaviour: BehaviourJudgement?
             if labCase.behaviour != nil, recording.end.kind != .refused {
-                measurement.behaviour = BehaviourJudge.judge(case: labCase, primaryTimeline: runner.options.primaryTimeline, requests: requests,
+                behaviour = BehaviourJudge.judge(case: labCase, primaryTimeline: runner.options.primaryTimeline, requests: requests,
                                                              series: recording.series, deviceClass: target.deviceClass,
                                                              profile: runner.options.profiles.first { $0.id == target.deviceClass })
             }
             var cell = LabRunCell(runId: runId, receiver: target.name, deviceId: target.deviceId, deviceClass: target.deviceClass,
                                   address: target.address, caseId: labCase.id, attempt: attempt, startedAt: recording.startedAt,
                                   finishedAt: recording.finishedAt, url: caseURL.absoluteString, series: recording.series,
-                                  requests: requests, measurement: measurement)
+                                  requests: requests, measurement: measurement, behaviour: behaviour)
             cell.software = software
             return (cell, recording.end)
         }
@@ -325,7 +330,7 @@ public struct LabRunner<C: Clock>: Sendable where C.Duration == Duration {
         private mutating func store(_ cell: LabRunCell, done: Bool) throws(LabStoreError) {
             try runner.recorder.record(cell, done: done)
             result.cells.append(cell)
-            last = "\(cell.caseId): \(cell.measurement.outcome.rawValue)"
+            last = "\(cell.caseId): \(cell.measurement.labVerdict.rawValue)"
             report(.starting)
         }
 

@@ -67,7 +67,7 @@ extension LabStore {
     /// Stores one cell and, when it was played (`done`), its automatic verdict (`source: measured`),
     /// in one transaction. A cell not run (`done` false) is kept for the record and run again by `--resume`.
     public func record(_ cell: LabRunCell, done: Bool) throws(LabStoreError) {
-        let series = try json(cell.series), requests = try json(cell.requests), measurement = try json(cell.measurement)
+        let series = try json(cell.series), requests = try json(cell.requests), measurement = try json(StoredMeasurement(measurement: cell.measurement, behaviour: cell.behaviour))
         let software = try cell.software.map { value throws(LabStoreError) in try json(value) }
         try write("record cell \(cell.caseId) on \(cell.receiver)") { db in
             try db.execute("""
@@ -165,7 +165,10 @@ extension LabStore {
                     startedAt: Date(timeIntervalSince1970: row["startedAt"]), finishedAt: Date(timeIntervalSince1970: row["finishedAt"]),
                     url: row["url"], series: try decoder.decode(PlaybackSeries.self, from: Data((row["series"] as String).utf8)),
                     requests: try decoder.decode([LabRequestRecord].self, from: Data((row["requests"] as String).utf8)),
-                    measurement: try decoder.decode(CellMeasurement.self, from: Data((row["measurement"] as String).utf8)))
+                    measurement: CellMeasurement.notRun(""))
+                let stored = try decoder.decode(StoredMeasurement.self, from: Data((row["measurement"] as String).utf8))
+                cell.measurement = stored.measurement
+                cell.behaviour = stored.behaviour
                 cell.station = LabStation.read(row["station"])
                 cell.software = Self.software(row)
                 cells.append(cell)
