@@ -77,7 +77,7 @@ let package = Package(
         ),
         .target(
             name: "LabServer",
-            dependencies: ["LabCore", "Compatibility", "HLS", "Discovery",
+            dependencies: ["LabCore", "Compatibility", "HLS", "Discovery", "Store",
                            .product(name: "Hummingbird", package: "hummingbird"),
                            .product(name: "Logging", package: "swift-log"),
                            .product(name: "NIOCore", package: "swift-nio"),

@@ -44,9 +44,6 @@ extension RunJoinError: ExitCoded {}
 extension StoreError: ExitCoded {
     var exitCode: Int32 { serviceMissing ? CLIFailure.serviceMissing : CLIFailure.usage }
 }
-extension LabStoreError: ExitCoded {
-    var exitCode: Int32 { serviceMissing ? CLIFailure.serviceMissing : CLIFailure.usage }
-}
 extension LabSuiteError: ExitCoded {}
 extension LabServeError: ExitCoded {}
 extension LabInputError: ExitCoded {}
