@@ -89,12 +89,12 @@ public struct LabReceiverRecord: Codable, Sendable, Equatable {
     }
 }
 
-/// What the operator saw when a case played on a receiver (INTERFACE.md, verdicts).
+/// What the operator saw when a case played on a receiver (docs/interface.md, verdicts).
 public enum LabVerdict: String, Codable, Sendable, CaseIterable {
     case seamless, glitch, stall, black, skipped, failed
 }
 
-/// Who gave a verdict (INTERFACE.md): an `operator` (the lab page, `lab record`) or the lab itself,
+/// Who gave a verdict (docs/interface.md): an `operator` (the lab page, `lab record`) or the lab itself,
 /// `measured` (`lab run`). Both are kept; in reports the operator's wins.
 public enum LabVerdictSource: String, Codable, Sendable, CaseIterable {
     case `operator`, measured
