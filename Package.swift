@@ -55,6 +55,8 @@ let package = Package(
         .target(name: "AirPlay", dependencies: ["AirPlayModel",.product(name: "NIOCore", package: "swift-nio"),
                                                 .product(name: "NIOPosix", package: "swift-nio"),
                                                 .product(name: "Crypto", package: "swift-crypto"),
+                                                // AES-CTR for legacy pair-verify (UxPlay, Apple TV 3)
+                                                .product(name: "CryptoExtras", package: "swift-crypto"),
                                                 .product(name: "BigInt", package: "BigInt")]),
         .target(name: "Compatibility", dependencies: ["MediaProbe", "HLS", "Discovery", "Yams"]),
         // The results database, SQLite or PostgreSQL behind one executor and one versioned schema; knows no
