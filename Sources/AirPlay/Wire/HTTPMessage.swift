@@ -239,6 +239,8 @@ struct HTTPResponseParser {
             guard length <= maxBodyBytes else { throw .bodyTooLarge(limit: maxBodyBytes) }
             state = .fixed(length: length)
         } else if lengthlessIsEmpty || parts[0].hasPrefix("RTSP/") {
+            // RTSP (RFC 2326 12.14): no Content-Length, no body. UxPlay answers /pair-pin-start,
+            // RECORD and /feedback so; `lengthlessIsEmpty`: its HTTP answers too.
             state = .fixed(length: 0)
         } else {
             state = .untilClose
