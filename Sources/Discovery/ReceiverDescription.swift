@@ -143,7 +143,7 @@ public struct ReceiverDescription: Codable, Sendable, Equatable {
     }
 
     /// Every key is written, an unknown value as `null`: scripts can rely on the fields of
-    /// INTERFACE.md being there.
+    /// docs/interface.md being there.
     public func encode(to encoder: any Encoder) throws {
         var container = encoder.container(keyedBy: CodingKeys.self)
         try container.encode(name, forKey: .name)

@@ -56,7 +56,7 @@ struct LabRunsCommand: AsyncParsableCommand {
 }
 
 /// The lab commands' JSON: dates as ISO 8601 with milliseconds (`2026-11-21T13:30:03.250Z`), as
-/// `lab sessions` and the lab page's API write them (INTERFACE.md), not Foundation's seconds since 2001.
+/// `lab sessions` and the lab page's API write them (docs/interface.md), not Foundation's seconds since 2001.
 enum LabJSON {
     static func encode<T: Encodable>(_ value: T) -> String {
         // Plain value types with non-finite numbers written as strings: encoding cannot fail.

@@ -137,6 +137,33 @@ class LabRunStoreTests: XCTestCase {
         XCTAssertTrue(window.allSatisfy { $0.client == "10.0.0.2" })
         XCTAssertEqual(window.map(\.at), window.map(\.at).sorted())
     }
+
+    /// What a caller does after `outcomeUnknown` (or a request log batch kept for the next flush):
+    /// writes the same records again. Each row is stored once (their `writeKey`s).
+    func testWritingTheSameRowsAgainStoresEachOnce() throws {
+        let serve = try store.beginServe(bind: "0.0.0.0", port: 8080, streams: "/s", manifest: LabTestData.manifest)
+        let requests = LabTestData.midRoll("10.0.0.2", from: 0)
+        try store.beginRun(summary("r1"), leaseSeconds: 30)
+        let played = cell("r1", "Den", "frame-rate-25", outcome: .stall, at: 0, stallMs: 1240)
+        let verdict = LabVerdictRecord(recordedAt: LabTestData.start, receiver: "Den", caseId: "control", verdict: .glitch,
+                                       source: .operator, via: "page")
+        var ids: [Int64] = []
+        for _ in 0..<2 {
+            try store.append(requests, serveId: serve)
+            try store.append(Array(requests.prefix(2)), serveId: serve)
+            ids.append(try store.record(verdict))
+            try store.record(played, done: true)
+        }
+        XCTAssertEqual(try store.requestCount(), requests.count, "\(path): each request once")
+        XCTAssertEqual(try store.cells(runId: "r1").count, 1, "\(path): the cell once")
+        XCTAssertEqual(try store.verdicts().count, 2, "\(path): the operator's verdict and the cell's measured one, once each")
+        XCTAssertEqual(ids[0], ids[1], "the second write answers with the row already there")
+        // A verdict given again later is another verdict, not a retry.
+        var later = verdict
+        later.recordedAt = verdict.recordedAt.addingTimeInterval(1)
+        try store.record(later)
+        XCTAssertEqual(try store.verdicts().count, 3)
+    }
 }
 
 /// The run tables and the request log on a real PostgreSQL (scripts/services.sh postgres-start).

@@ -2,7 +2,7 @@ import Compatibility
 import Foundation
 
 /// One case on one receiver (or, in `classes`, one case on one device class): the class's
-/// prediction against what was observed (INTERFACE.md, "lab report").
+/// prediction against what was observed (docs/interface.md, "lab report").
 public struct LabReportCell: Codable, Sendable, Equatable {
     public var `case`: String
     public var deviceClass: String?

@@ -65,6 +65,9 @@ public struct LabRunCell: Codable, Sendable, Equatable {
     public var measurement: CellMeasurement
     /// The station that played it (`LabStation`; nil: unknown). Set by the store.
     public var station: String? = nil
+    /// What the receiver ran at the time (TXT and `/server-info`); nil when not known (cells stored
+    /// before it was recorded, receivers named by address that do not answer `/server-info`).
+    public var software: LabReceiverSoftware? = nil
 
     /// The judgement of a behaviour cell: the cell's, beside its measurement (the store keeps it in
     /// the measurement's JSON at `behaviour`, as it always did).
