@@ -14,8 +14,8 @@ final class RunComparisonTests: XCTestCase {
         let judgement = behaviour.map { BehaviourJudgement(caseId: caseId, feature: "cue", outcome: $0, checks: [], why: nil, evidence: [], requests: 0) }
         let start = Date(timeIntervalSince1970: 1_800_000_000 + Double(id) * 20)
         return LabCellBrief(id: id, runId: run, station: "room-a", receiver: receiver, deviceClass: "smart-tv-low-end", caseId: caseId,
-                            attempt: 1, startedAt: start, finishedAt: start.addingTimeInterval(15), done: done, measurement: m, software: software,
-                            behaviour: judgement)
+                            attempt: 1, startedAt: start, finishedAt: start.addingTimeInterval(15), done: done, measurement: m, behaviour: judgement,
+                            software: software)
     }
 
     /// (before, after, change): the rules `RunComparer.judge` applies, in order.

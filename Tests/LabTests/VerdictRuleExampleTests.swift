@@ -56,7 +56,7 @@ final class VerdictRuleExampleTests: XCTestCase {
 
     /// The switch freezes are found from the case's break and the primary's frame rate.
     func testSwitchFreezesAreTheFreezesAtThePrimarysBreak() {
-        var picture = VerdictRules.picture(["primary"])
+        var picture = VerdictRules.picture(["primary"], notes: [PictureMeasurement.adNeverShownWords])
         // Kodi 20.1 on video-codec-hevc-stitched (30 fps capture): #179 held 380 ms, then primary frames due after
         // the ad shown in its place, #235 held 2099 ms; a freeze at 1 s and one under the minimum are not the switch.
         picture.freezes = [Freeze(frame: 235, at: 8.7, ms: 2099), Freeze(frame: 179, at: 6.7, ms: 380), Freeze(frame: 30, at: 1.4, ms: 900),
@@ -72,5 +72,11 @@ final class VerdictRuleExampleTests: XCTestCase {
         picture.freezes = [Freeze(frame: 400, at: 14, ms: 900)]
         picture.markSwitchFreezes(labCase: labCase, windowSeconds: 1.5, minimumMs: 200)
         XCTAssertNil(picture.switchFreezes, "6 s after the break, past the ad's 2 s and the window: not the switch")
+
+        // With the ad on screen, primary frames from the break on come after it: only the window counts.
+        var shown = VerdictRules.picture(["primary", "ad of frame-rate", "primary"])
+        shown.freezes = [Freeze(frame: 235, at: 10.7, ms: 2099), Freeze(frame: 200, at: 8.7, ms: 300)]
+        shown.markSwitchFreezes(labCase: labCase, windowSeconds: 1.5, minimumMs: 200)
+        XCTAssertEqual(shown.switchFreezes, [SwitchFreeze(at: "the return from the ad", frame: 200, ms: 300)])
     }
 }

@@ -15,8 +15,8 @@ final class LabGateReportTests: XCTestCase {
         let judgement = behaviour.map { BehaviourJudgement(caseId: caseId, feature: "cue", outcome: $0, checks: [], why: nil, evidence: [], requests: 3) }
         let at = Date(timeIntervalSince1970: 1_800_000_000 + Double(id) * 20)
         return LabCellBrief(id: id, runId: run, station: nil, receiver: receiver, deviceClass: "smart-tv-low-end", caseId: caseId, attempt: 1,
-                            startedAt: at, finishedAt: at.addingTimeInterval(15.5), done: true, measurement: m, software: software,
-                            behaviour: judgement)
+                            startedAt: at, finishedAt: at.addingTimeInterval(15.5), done: true, measurement: m, behaviour: judgement,
+                            software: software)
     }
 
     func gate() -> (LabGateResult, [LabCellBrief], RunComparison) {

@@ -68,28 +68,27 @@ public struct PictureMeasurement: Codable, Sendable, Equatable {
         return values.max()
     }
 
-    /// Finds the freezes at the case's break: a primary frame from `windowSeconds` before the break
-    /// (the ad's START times the primary's frame rate) to `windowSeconds` after the primary resumes
-    /// (the break for a stitched case, whose frames after it come after the ad; the resume offset
-    /// for an interstitial), held at least `minimumMs`. Kodi with an HEVC ad shows the primary's
-    /// frames after the break early, in the ad's place, and then holds one about 2 s: that is the
-    /// switch too. Freezes carry no stream, so an ad frame numbered like these would count as well:
-    /// the lab's ads are shorter than their primaries' breaks are late, so none is.
+    /// Finds the freezes at the case's break, in the primary's frames (the ad's START times its frame
+    /// rate): from `windowSeconds` before the break to `windowSeconds` after the primary resumes (the
+    /// break itself for a stitched case, whose frames from there on are due after the ad; the resume
+    /// offset for an interstitial), held at least `minimumMs`. When no ad frame reached the screen,
+    /// primary frames due after the ad may have been shown in its place (Kodi with an HEVC ad shows
+    /// them early, then holds one about 2 s): the ad's length is added to the window then. Call after
+    /// `noteAdNeverShown`. Freezes carry no stream, so an ad frame numbered like these would count as
+    /// well: the lab's ads are shorter than their primaries' breaks are late, so none is.
     public mutating func markSwitchFreezes(labCase: LabCase, windowSeconds: Double, minimumMs: Double) {
         guard result == CaptureAnalysis.Result.measured.rawValue, let start = labCase.interstitialStart,
               let rate = labCase.primary.frameRate.map(LabRecipes.frameRate), rate > 0 else { return }
-        let breakFrame = Int((start * rate).rounded())
-        let adFrames = Int(((labCase.interstitialDuration ?? 0) * rate).rounded())
-        let resume = labCase.delivery == .stitched ? 0 : Int(((labCase.resumeOffset ?? labCase.interstitialDuration ?? 0) * rate).rounded())
-        let window = Int((windowSeconds * rate).rounded())
-        // A stitched primary's frames from the break on are due after the ad: shown within its length, they are in its place.
-        let inPlace = labCase.delivery == .stitched ? breakFrame..<(breakFrame + adFrames) : breakFrame..<breakFrame
-        let found = freezes.filter { ($0.frame >= breakFrame - window) && $0.frame <= breakFrame + resume + adFrames + window
-                                     && $0.ms >= minimumMs }.map { freeze in
-            SwitchFreeze(at: freeze.frame < breakFrame ? "the ad's start"
-                            : inPlace.contains(freeze.frame) ? "the ad's place (a primary frame due after the ad)" : "the return from the ad",
-                         frame: freeze.frame, ms: freeze.ms)
-        }
+        func frames(_ seconds: Double) -> Int { Int((seconds * rate).rounded()) }
+        let breakFrame = frames(start), window = frames(windowSeconds)
+        let resume = labCase.delivery == .stitched ? breakFrame : breakFrame + frames(labCase.resumeOffset ?? labCase.interstitialDuration ?? 0)
+        let inPlace = adNeverShown ? frames(labCase.interstitialDuration ?? 0) : 0
+        let found = freezes.filter { $0.frame >= breakFrame - window && $0.frame <= resume + inPlace + window && $0.ms >= minimumMs }
+            .map { freeze in
+                SwitchFreeze(at: freeze.frame < breakFrame ? "the ad's start"
+                                : inPlace > 0 ? "the ad's place (a primary frame due after the ad)" : "the return from the ad",
+                             frame: freeze.frame, ms: freeze.ms)
+            }
         switchFreezes = found.isEmpty ? nil : found
     }
 

@@ -109,8 +109,14 @@ public enum VerdictRules {
         ]),
         VerdictRule(id: "picture-stall-at-switch", source: .picture, summary: "the picture froze at a switch (a transition's "
                     + "stall, or the primary's frame held at its break) for stallMinimumMs or more: a stall of the picture's ms, "
-                    + "even when /playback-info moved on", read: { m, thresholds in
+                    + "even when /playback-info moved on; one no longer than the capture's own longest gap (precisionMs) is "
+                    + "named, not counted", read: { m, thresholds in
             guard let picture = m.picture, let ms = picture.switchStallMs, ms >= thresholds.stallMinimumMs else { return nil }
+            if let precision = picture.capture?.precisionMs, ms <= precision {
+                return VerdictEvidence(rule: "picture-stall-at-switch", source: .picture, verdict: nil,
+                                       words: "a \(Int(ms.rounded())) ms freeze at a switch, within the capture's own precision "
+                                        + "(±\(Int(precision.rounded())) ms: it dropped frames): not counted")
+            }
             let words = picture.transitions.first { $0.stallMs == ms }
                 .map { "the picture stalled \(Int(ms.rounded())) ms from \($0.from.label) #\($0.from.frame) to \($0.to.label) #\($0.to.frame)" }
                 ?? (picture.switchFreezes ?? []).first { $0.ms == ms }.map { "the picture froze: \($0.words)" } ?? ""
@@ -122,6 +128,12 @@ public enum VerdictRules {
             VerdictExample("primary held at its break, no switch seen", with(playedThrough, picture(["primary", "ad of control"],
                             switchFreezes: [SwitchFreeze(at: "the ad's start", frame: 179, ms: 640)])),
                            fires: true, verdict: .stall, stallMs: 640, reasonHolds: "primary #179 held 640 ms"),
+            VerdictExample("361 ms held, in a capture good to ±542 ms", with(playedThrough, {
+                var loose = picture(["primary", "ad of control"], switchFreezes: [SwitchFreeze(at: "the ad's start", frame: 144, ms: 361)])
+                loose.capture = CaptureQuality(frames: 500, seconds: 16, width: 480, height: 270, nominalRate: 30, measuredRate: 30,
+                                               droppedFrames: 75, precisionMs: 542)
+                return loose
+            }()), fires: true, verdict: .seamless, reasonHolds: "within the capture's own precision"),
             VerdictExample("a 120 ms switch is seamless", with(playedThrough, picture(["primary", "ad of control"],
                                                                                       transitions: [transition(stallMs: 120)])),
                            fires: false, verdict: .seamless),

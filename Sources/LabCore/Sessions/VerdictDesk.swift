@@ -81,15 +81,15 @@ public struct VerdictDesk: Sendable {
 
 extension LabVerdictRecord {
     /// The automatic verdict of a measured cell (`source: measured`, via "lab run", with the run's
-    /// id): the measurement's verdict (`CellMeasurement.labVerdict`), `seconds` the stall it names,
-    /// `note` its reason. An operator's verdict for the same case and receiver still wins in
+    /// id): the verdict from all the evidence (`CellMeasurement.labVerdict`), `seconds` the stall it
+    /// names, `note` its reason. An operator's verdict for the same case and receiver still wins in
     /// `lab report`; both are kept.
     public static func measured(for cell: LabRunCell) -> LabVerdictRecord {
         LabVerdictRecord(recordedAt: cell.finishedAt, receiver: cell.receiver, deviceId: cell.deviceId,
                          deviceClass: cell.deviceClass, client: cell.address, caseId: cell.caseId,
                          verdict: cell.measurement.labVerdict,
                          seconds: cell.measurement.verdictStallMs.map { $0 / 1000 },
-                         note: String(cell.measurement.reason.prefix(4000)), source: .measured, via: "lab run",
+                         note: String(cell.measurement.verdict().reason.prefix(4000)), source: .measured, via: "lab run",
                          runId: cell.runId, station: cell.station)
     }
 }
