@@ -13,7 +13,8 @@
 #  4. an unattended lab run against a real AirPlay receiver (as root only: it needs `ip netns`):
 #     starts Kodi headless in a network namespace of its own (scripts/services.sh kodi-start),
 #     runs `seamcheck lab run` inside that namespace on `control`, two stitched cases and two
-#     behaviour cases of the same suite (about a minute and a half), and writes
+#     behaviour cases of the same suite (about a minute and a half), with Kodi pinned to a device
+#     class by an inventory the demo writes (so each cell is predicted, then measured), and writes
 #     Reports/demo-lab-run.html (measured verdicts and a timeline per cell) and
 #     Reports/demo-behaviour.html (the conformance table). Without root, or when Kodi cannot
 #     start, it says why and is skipped.
@@ -151,6 +152,20 @@ if [ "$kodi_ready" = yes ]; then
   echo "demo: \"$SEAMCHECK_KODI_NAME\" answers AirPlay on $SEAMCHECK_KODI_AIRPLAY in namespace $SEAMCHECK_KODI_NETNS" >&2
   rm -f "$run_db" "$run_db-wal" "$run_db-shm"
   run_db_arg=(--db "$run_db")
+  # Kodi advertises AirPlay 1 video only (no feature bit 49), so no bundled class matches it
+  # (`seamcheck discover` says so, and what to pin): the demo pins it by its device id to the
+  # strictest third-party class, so that the report shows each case's prediction against what
+  # was measured (DeviceProfiles/README.md, "Lab inventory").
+  {
+    echo "receivers:"
+    if [ -n "${SEAMCHECK_KODI_DEVICE_ID:-}" ]; then
+      echo "  - deviceId: \"$SEAMCHECK_KODI_DEVICE_ID\""
+    else
+      echo "  - name: \"$SEAMCHECK_KODI_NAME\""
+    fi
+    echo "    deviceClass: smart-tv-low-end"
+    echo "    note: Kodi in its network namespace (AirPlay 1 video, FFmpeg decoders), pinned by scripts/demo.sh"
+  } > "$lab/kodi-inventory.yaml"
   case_args=()
   for c in "${run_cases[@]}"; do case_args+=(--case "$c"); done
   # Kodi's picture too: its Xvfb display read with x11grab, so each switch is also measured from
@@ -163,6 +178,7 @@ if [ "$kodi_ready" = yes ]; then
   status=0
   ip netns exec "$SEAMCHECK_KODI_NETNS" env DBUS_SYSTEM_BUS_ADDRESS="$SEAMCHECK_KODI_DBUS" \
     "$bin" lab run "${run_db_arg[@]}" --streams "$lab/suite" --receiver "$SEAMCHECK_KODI_NAME" "${case_args[@]}" \
+    --inventory "$lab/kodi-inventory.yaml" \
     --format table || status=$?
   if [ "$status" -ne 0 ]; then
     echo "demo: error: seamcheck lab run against Kodi exited $status; Kodi's own log: $SEAMCHECK_KODI_LOG" >&2

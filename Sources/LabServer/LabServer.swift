@@ -97,7 +97,7 @@ public enum LabServer {
         }
 
         let router = Router(context: LabRequestContext.self)
-        router.add(middleware: RequestLogMiddleware(log: log, knownCases: Set(manifest.cases.map(\.id))))
+        router.add(middleware: RequestLogMiddleware(log: log, knownCases: Set(manifest.cases.map(\.id)), token: options.token))
         router.add(middleware: LiveWindowMiddleware(manifest: manifest, root: options.suite.root,
                                                     fallbackHost: "\(options.bind):\(options.port)", clock: options.clock))
         router.add(middleware: TemplateMiddleware(root: options.suite.root, placeholder: manifest.originPlaceholder,

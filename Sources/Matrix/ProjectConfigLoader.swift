@@ -32,7 +32,7 @@ public enum ProjectConfigLoader {
     static let acceptedKeys = ["rule", "class", "subject", "url", "case", "reason"]
     static let settingNames = ["off", "info", "warning", "error"]
 
-    /// Every rule id a project file may name: INTERFACE.md's and the catalog's.
+    /// Every rule id a project file may name: docs/interface.md's and the catalog's.
     public static var knownRules: [String] {
         Array(RuleIdentifiers.all.union(RuleCatalog.allDescriptions.map(\.id))).sorted()
     }

@@ -103,7 +103,7 @@ struct LabServeCommand: AsyncParsableCommand {
                                discussion: "The lab page carries it; scripts send it in the \(LabAccess.tokenHeader) header."))
     var token: String?
 
-    @Option(name: .customLong("token-file"), help: "Where to write the token for scripts, readable by you only (default: the database path + .lab-token; Reports/seamcheck.lab-token for PostgreSQL).")
+    @Option(name: .customLong("token-file"), help: "Where to write the token for scripts, readable by you only (default: the database path + .lab-token; for PostgreSQL, $XDG_STATE_HOME/seamcheck/seamcheck.lab-token, else ~/.local/state/seamcheck/seamcheck.lab-token).")
     var tokenFile: String?
 
     @Option(name: .customLong("log-level"), help: "trace, debug, info, notice, warning, error or critical.")
@@ -137,7 +137,9 @@ struct LabServeCommand: AsyncParsableCommand {
             throw CLIFailure.input("\(LabAccess.tokenVariable) must be 16 to 256 hexadecimal digits (such as `openssl rand -hex 32`)")
         }
         options.token = token ?? environmentToken ?? LabAccess.newToken()
-        let tokenPath = tokenFile ?? (store.executor.location.isPostgres ? "Reports/seamcheck" : database.path) + ".lab-token"
+        let (tokenPath, tokenFolder) = LabTokenPath.resolve(given: tokenFile, databasePath: database.path,
+                                                            isPostgres: store.executor.location.isPostgres)
+        try LabTokenPath.prepare(tokenFolder)
         try LabAccess.writeToken(options.token, to: tokenPath)
         options.dashboardCellRenderer = { cell, labCase in LabCellHTML.render(cell, labCase: labCase) }
         let bind = self.bind, db = database.shown

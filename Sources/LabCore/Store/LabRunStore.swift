@@ -66,18 +66,21 @@ extension LabStore {
 
     /// Stores one cell and, when it was played (`done`), its automatic verdict (`source: measured`),
     /// in one transaction. A cell not run (`done` false) is kept for the record and run again by `--resume`.
+    /// Recording the same cell again (a retry after `outcomeUnknown`) stores nothing twice (`LabWriteKey`).
     public func record(_ cell: LabRunCell, done: Bool) throws(LabStoreError) {
-        let series = try json(cell.series), requests = try json(cell.requests), measurement = try json(cell.measurement)
+        let series = try json(cell.series), requests = try json(cell.requests), measurement = try json(StoredMeasurement(measurement: cell.measurement, behaviour: cell.behaviour))
         let software = try cell.software.map { value throws(LabStoreError) in try json(value) }
         try write("record cell \(cell.caseId) on \(cell.receiver)") { db in
-            try db.execute("""
+            let inserted = try db.insertIfAbsent("""
                 INSERT INTO labCell (runId, receiver, deviceId, deviceClass, address, caseId, attempt, startedAt, finishedAt, url,
-                                     outcome, done, series, requests, measurement, station, software)
-                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                                     outcome, done, series, requests, measurement, station, software, writeKey)
+                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
                 """, [cell.runId, cell.receiver, cell.deviceId, cell.deviceClass, cell.address, cell.caseId, cell.attempt,
                                  cell.startedAt.timeIntervalSince1970, cell.finishedAt.timeIntervalSince1970, cell.url,
-                                 cell.measurement.outcome.rawValue, done, series, requests, measurement, station, software])
-            guard done else { return }
+                                 cell.measurement.outcome.rawValue, done, series, requests, measurement, station, software,
+                                 LabWriteKey.cell(cell)])
+            // Already stored (a retry after an unknown outcome): its verdict went with it.
+            guard done, inserted != nil else { return }
             _ = try LabVerdictRecord.insert(LabVerdictRecord.measured(for: cell), station: station, db)
         }
     }
@@ -165,7 +168,10 @@ extension LabStore {
                     startedAt: Date(timeIntervalSince1970: row["startedAt"]), finishedAt: Date(timeIntervalSince1970: row["finishedAt"]),
                     url: row["url"], series: try decoder.decode(PlaybackSeries.self, from: Data((row["series"] as String).utf8)),
                     requests: try decoder.decode([LabRequestRecord].self, from: Data((row["requests"] as String).utf8)),
-                    measurement: try decoder.decode(CellMeasurement.self, from: Data((row["measurement"] as String).utf8)))
+                    measurement: CellMeasurement.notRun(""))
+                let stored = try decoder.decode(StoredMeasurement.self, from: Data((row["measurement"] as String).utf8))
+                cell.measurement = stored.measurement
+                cell.behaviour = stored.behaviour
                 cell.station = LabStation.read(row["station"])
                 cell.software = Self.software(row)
                 cells.append(cell)
