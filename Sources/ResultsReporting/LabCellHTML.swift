@@ -11,7 +11,7 @@ public enum LabCellHTML {
         let verdict = m.labVerdict.rawValue + (m.verdictStallMs.map { " \(String(format: "%.0f", $0)) ms" } ?? "") + " (measured)"
         let timeline = LabTimeline(cell, labCase: labCase, verdict: verdict)
         var parts = ["<p class=\"cell-verdict\"><b>\(xmlEscape(verdict))</b>: \(xmlEscape(m.reason))</p>"]
-        if let behaviour = m.behaviour {
+        if let behaviour = cell.behaviour {
             parts.append("<p class=\"cell-behaviour\">behaviour: <b>\(xmlEscape(behaviour.outcome.rawValue))</b></p>")
         }
         parts.append("<p class=\"cell-software\">receiver software: \(xmlEscape(cell.software?.summary ?? "not recorded"))"

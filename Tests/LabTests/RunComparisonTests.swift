@@ -10,13 +10,14 @@ final class RunComparisonTests: XCTestCase {
                       software: LabReceiverSoftware? = nil, jump: Bool = false) -> LabCellBrief {
         var m = CellMeasurement(stalls: stallMs.map { [MeasuredStall(position: 6, startMs: 6000, durationMs: $0, kind: "position-frozen", transition: "ad start 6 s")] } ?? [],
                                 outcome: verdict, transitionStallMs: stallMs, reason: "\(verdict.rawValue) because")
+        var judgement: BehaviourJudgement?
         if jump { m.jumps = [MeasuredJump(atMs: 1000, from: 1, to: 5, kind: "forward")] }
         if let behaviour {
-            m.behaviour = BehaviourJudgement(caseId: caseId, feature: "cue", outcome: behaviour, checks: [], why: nil, evidence: [], requests: 0)
+            judgement = BehaviourJudgement(caseId: caseId, feature: "cue", outcome: behaviour, checks: [], why: nil, evidence: [], requests: 0)
         }
         let start = Date(timeIntervalSince1970: 1_800_000_000 + Double(id) * 20)
         return LabCellBrief(id: id, runId: run, station: "room-a", receiver: receiver, deviceClass: "smart-tv-low-end", caseId: caseId,
-                            attempt: 1, startedAt: start, finishedAt: start.addingTimeInterval(15), done: done, measurement: m, software: software)
+                            attempt: 1, startedAt: start, finishedAt: start.addingTimeInterval(15), done: done, measurement: m, behaviour: judgement, software: software)
     }
 
     /// (before, after, change): the rules `RunComparer.judge` applies, in order.

@@ -12,10 +12,11 @@ final class LabGateReportTests: XCTestCase {
         var m = CellMeasurement(outcome: outcome, transitionStallMs: outcome == .stall ? 1200 : 0,
                                 reason: outcome == .stall ? "position frozen 1.20 s at ad start 6 s" : "played through")
         if outcome == .stall { m.stalls = [MeasuredStall(position: 6, startMs: 6000, durationMs: 1200, kind: "position-frozen", transition: "ad start 6 s")] }
-        if let behaviour { m.behaviour = BehaviourJudgement(caseId: caseId, feature: "cue", outcome: behaviour, checks: [], why: nil, evidence: [], requests: 3) }
+        var judgement: BehaviourJudgement?
+        if let behaviour { judgement = BehaviourJudgement(caseId: caseId, feature: "cue", outcome: behaviour, checks: [], why: nil, evidence: [], requests: 3) }
         let at = Date(timeIntervalSince1970: 1_800_000_000 + Double(id) * 20)
         return LabCellBrief(id: id, runId: run, station: nil, receiver: receiver, deviceClass: "smart-tv-low-end", caseId: caseId, attempt: 1,
-                            startedAt: at, finishedAt: at.addingTimeInterval(15.5), done: true, measurement: m, software: software)
+                            startedAt: at, finishedAt: at.addingTimeInterval(15.5), done: true, measurement: m, behaviour: judgement, software: software)
     }
 
     func gate() -> (LabGateResult, [LabCellBrief], RunComparison) {
