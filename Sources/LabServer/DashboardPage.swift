@@ -124,7 +124,7 @@ enum DashboardPage {
         for (const c of grid.cases) { const cell = row.insertCell(); cell.className = "v empty"; view.cells.set(key(r.station, r.receiver, c), cell); }
       }
       for (const c of grid.cells) paintCell(c.measured, c.operatorVerdict, view.fresh.has(key(c.measured.station, c.measured.receiver, c.measured.caseId)));
-      renderProgress(grid.progress);
+      if (grid.run) renderProgress(grid.progress);
       renderClasses(grid);
     }
 
@@ -150,6 +150,9 @@ enum DashboardPage {
     function renderProgress(progress) {
       const box = $("progress"); box.textContent = "";
       if (!progress || !progress.length) return;
+      const caption = document.createElement("p"); caption.className = "muted";
+      caption.textContent = "Progress of the run playing: cells stored of its cases per receiver, and the time left at its pace so far";
+      box.appendChild(caption);
       const table = document.createElement("table"); table.id = "progress-table";
       for (const p of progress) {
         const row = table.insertRow(); row.dataset.receiver = p.receiver;
@@ -220,8 +223,12 @@ enum DashboardPage {
         if (!shown || !m.done) return;
         view.fresh.add(key(m.station, m.receiver, m.caseId));   // arrived live: marked, also when the grid is drawn again
         document.body.dataset.lastEvent = String(m.id);
-        if (!paintCell(m, null, true)) { loadGrid(); return; }   // a receiver or case the grid lacks: draw it again
-        if (view.run === m.runId) renderProgress(event.progress);
+        // The progress of the run the cell belongs to (in the newest-per-cell view, the run that is playing).
+        renderProgress(event.progress);
+        if (!document.querySelector('#runs tr[data-run="' + CSS.escape(m.runId) + '"]') && !view.runsPending) {
+          view.runsPending = setTimeout(() => { view.runsPending = null; loadRuns(); }, 1000);   // a new run: list it
+        }
+        if (!paintCell(m, null, true)) loadGrid();   // a receiver or case the grid lacks: draw it again
       });
       events.onerror = () => say("Live feed interrupted; reconnecting…", true);
       events.onopen = () => say("");

@@ -67,6 +67,8 @@ final class LabDashboardBrowserTests: XCTestCase {
             let painted = live["live"] as? [String: String] ?? [:]
             XCTAssertNotNil(painted.first { $0.key.hasPrefix("\(host):\(port) / control:") }, "\(live)")
             XCTAssertEqual(painted.first { $0.key.contains("behaviour-cue-pre") }?.value, "conforms", "\(live)")
+            XCTAssertEqual(live["runsListed"] as? Int, 1, "the new run joined the history: \(live)")
+            XCTAssertTrue((live["progress"] as? String ?? "").contains("2 / 2"), "the receiver's progress: \(live)")
 
             // 2. The stand-in now ignores CUE (it plays the pre-roll as a mid-roll): a regression, which the gate fails on.
             receiver.terminate()
@@ -74,9 +76,12 @@ final class LabDashboardBrowserTests: XCTestCase {
             let junit = folder + "/gate.xml"
             let second = try run(["--fail-on", "regression", "--baseline", "latest", "--junit", junit])
             XCTAssertEqual(second.status, 1, "a regression fails the build: \(second.stderr)")
-            XCTAssertTrue(second.stderr.contains("lab-regression \(host):\(port) / behaviour-cue-pre: conforms -> deviates"), second.stderr)
+            // The receiver is named with its station (the host's name here): a nightly job may gate several.
+            XCTAssertNotNil(second.stderr.range(of: "lab-regression \(host):\(port) @ [^ ]+ / behaviour-cue-pre: conforms -> deviates",
+                                                options: .regularExpression), second.stderr)
             let xml = try String(contentsOfFile: junit, encoding: .utf8)
-            XCTAssertTrue(xml.contains("<failure type=\"lab-regression\" message=\"regression on \(host):\(port): behaviour-cue-pre\">"), xml)
+            XCTAssertNotNil(xml.range(of: "<failure type=\"lab-regression\" message=\"regression on \(host):\(port) @ [^:]+: behaviour-cue-pre\">",
+                                      options: .regularExpression), xml)
             XCTAssertTrue(xml.contains("evidence: conforms -&gt; deviates"), xml)
 
             // 3. The compare view of the two runs shows it.

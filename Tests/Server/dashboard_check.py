@@ -33,19 +33,22 @@ def browser(options):
 def live(driver, wait, options, result):
     driver.get(options.url)
     wait.until(lambda d: d.find_elements(By.CSS_SELECTOR, "#grid thead") or "Grid:" in d.find_element(By.ID, "status").text)
-    result["paintMs"] = driver.execute_script(
-        "const n = performance.getEntriesByType('navigation')[0]; return Math.round(performance.now());")
+    result["paintMs"] = driver.execute_script("return Math.round(performance.now());")
     result["cellsBefore"] = len(driver.find_elements(By.CSS_SELECTOR, "#grid td.v:not(.empty)"))
     print("LOADED", flush=True)
     patient = WebDriverWait(driver, options.timeout)
     seen = {}
     def arrived(d):
-        for cell in d.find_elements(By.CSS_SELECTOR, "#grid td.v.fresh"):
-            seen[cell.get_attribute("title").split("\n")[0]] = cell.get_attribute("data-verdict")
+        # Read in one script: the grid may be drawn again between two element reads.
+        for title, verdict in d.execute_script(
+                "return [...document.querySelectorAll('#grid td.v.fresh')].map((c) => [c.title.split('\\n')[0], c.dataset.verdict]);"):
+            seen[title] = verdict
         return len(seen) >= options.cells
     patient.until(arrived)
     result["live"] = seen
     result["lastEvent"] = driver.execute_script("return document.body.dataset.lastEvent || null;")
+    patient.until(lambda d: d.find_elements(By.CSS_SELECTOR, "#runs tbody tr[data-run]"))
+    result["runsListed"] = len(driver.find_elements(By.CSS_SELECTOR, "#runs tbody tr[data-run]"))
     result["progress"] = driver.find_element(By.ID, "progress").text if driver.find_elements(By.ID, "progress-table") else ""
     result["gridTitle"] = driver.find_element(By.ID, "grid-title").text
 
