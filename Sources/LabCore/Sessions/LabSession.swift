@@ -1,5 +1,6 @@
 import Compatibility
 import Foundation
+import HLS
 
 /// What one client did with one case at one station, rebuilt from the request log (docs/interface.md,
 /// "lab sessions").
@@ -54,30 +55,7 @@ public struct LabSession: Codable, Sendable, Equatable {
     /// docs/interface.md's fields are always present, null when unknown.
     public func encode(to encoder: any Encoder) throws {
         var c = encoder.container(keyedBy: CodingKeys.self)
-        try c.encode(station, forKey: .station)
-        try c.encode(client, forKey: .client)
-        try c.encode(userAgent, forKey: .userAgent)
-        try c.encode(receiver, forKey: .receiver)
-        try c.encode(deviceId, forKey: .deviceId)
-        try c.encode(deviceClass, forKey: .deviceClass)
-        try c.encode(`case`, forKey: .case)
-        try c.encode(started, forKey: .started)
-        try c.encode(ended, forKey: .ended)
-        try c.encode(variant, forKey: .variant)
-        try c.encode(variantUndetermined, forKey: .variantUndetermined)
-        try c.encode(variantsFetched, forKey: .variantsFetched)
-        try c.encode(audioRendition, forKey: .audioRendition)
-        try c.encode(interstitialRequested, forKey: .interstitialRequested)
-        try c.encode(interstitialVariant, forKey: .interstitialVariant)
-        try c.encode(interstitialSegments, forKey: .interstitialSegments)
-        try c.encode(resumedAt, forKey: .resumedAt)
-        try c.encode(sentPrimaryId, forKey: .sentPrimaryId)
-        try c.encode(sentStartOffset, forKey: .sentStartOffset)
-        try c.encode(requests, forKey: .requests)
-        try c.encode(bytes, forKey: .bytes)
-        try c.encode(failedRequests, forKey: .failedRequests)
-        try c.encode(abandonedRequests, forKey: .abandonedRequests)
-        try c.encode(observedCapability, forKey: .observedCapability)
+        try c.encodeEveryKey(of: self)
     }
 }
 
