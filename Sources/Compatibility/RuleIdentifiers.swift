@@ -37,5 +37,11 @@ public enum RuleIdentifiers {
     public static let audit = ["media-not-probed"]
     /// Where a break sits on the primary's timeline (no device class; profiles grade it).
     public static let schedule = ["break-off-segment-boundary"]
-    public static let all = Set(transition + capability + declared + spec + audit + schedule)
+    /// What the interstitial offers of the primary's languages and accessibility tracks (playlists
+    /// alone: `lint` reports them without a class, `audit` per class).
+    public static let localization = [
+        "audio-language-missing", "subtitles-missing", "subtitle-language-missing", "sdh-subtitles-missing",
+        "forced-subtitles-missing", "caption-language-missing", "audio-description-missing",
+    ]
+    public static let all = Set(transition + capability + declared + spec + audit + schedule + localization)
 }

@@ -114,6 +114,14 @@ enum LabSchema {
             """),
     ]
 
+    /// What each cell's receiver ran (`LabReceiverSoftware` as JSON: TXT srcvers, osvers, fv, model;
+    /// `/server-info`), for firmware-aware history and `lab report --compare`; null in older cells.
+    static let softwareMigrations: [Migration] = [
+        Migration("lab-cell-receiver-software", """
+            ALTER TABLE labCell ADD COLUMN software TEXT
+            """),
+    ]
+
     /// Write keys (`LabWriteKey`): a request, a verdict and a cell carry a key made from what
     /// identifies them, unique, and are written with `ON CONFLICT DO NOTHING`, so a write retried
     /// after its COMMIT's answer was lost (`StoreFailure.outcomeUnknown`) cannot store a row twice.

@@ -252,6 +252,9 @@ enum DiscoverTable {
         lines.append("\(receivers.count) receiver(s); " + (complete ? "initial browse complete in \(seconds) s" : "browse incomplete after \(seconds) s"))
         for entry in receivers {
             lines.append("  \(entry.receiver.name): \(entry.deviceClass ?? "unclassified") - \(entry.classification.reason)")
+            if let pin = entry.inventoryPin {
+                lines.append("    pin: add \(pin) under receivers: in an --inventory file, CLASS one of `seamcheck profiles list`")
+            }
             if let attempts = entry.infoOutcome?.attempts, !attempts.isEmpty {
                 lines.append("    /info: " + attempts.map(\.summary).joined(separator: "; "))
             }

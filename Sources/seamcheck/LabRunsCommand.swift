@@ -114,7 +114,7 @@ struct LabRunDocument: Encodable {
         self.cells = cells.map { cell in
             Cell(receiver: cell.receiver, deviceId: cell.deviceId, deviceClass: cell.deviceClass, address: cell.address,
                  case: cell.caseId, attempt: cell.attempt, startedAt: cell.startedAt, finishedAt: cell.finishedAt, url: cell.url,
-                 verdict: cell.measurement.labVerdict.rawValue, failure: cell.measurement.failure?.rawValue, reason: cell.measurement.reason,
+                 verdict: cell.measurement.labVerdict.rawValue, failure: cell.measurement.failure?.rawValue, reason: cell.measurement.verdict().reason,
                  playToFirstRequestMs: cell.measurement.playToFirstRequestMs, playToFirstSegmentMs: cell.measurement.playToFirstSegmentMs,
                  firstFrameMs: cell.measurement.playToFirstFrameMs, stallMs: cell.measurement.transitionStallMs,
                  stalls: cell.measurement.stalls, samples: cell.series.samples.count, requests: cell.requests.count,

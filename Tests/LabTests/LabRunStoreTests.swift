@@ -44,6 +44,30 @@ class LabRunStoreTests: XCTestCase {
                                                        outcome: outcome, transitionStallMs: stallMs, reason: outcome.rawValue))
     }
 
+    /// The behaviour judgement is the cell's now, stored where it always was: inside the
+    /// measurement's JSON at `behaviour`, so old rows and new rows read the same.
+    func testABehaviourJudgementIsStoredInsideTheMeasurementAsBefore() throws {
+        var measurement = CellMeasurement(outcome: .seamless, reason: "played")
+        measurement.picture = PictureMeasurement(result: "measured", input: ":99")
+        measurement.adHoldMs = 2000
+        let judgement = BehaviourJudgement(caseId: "resume", feature: "resume-offset-zero", outcome: .conforms, checks: [], why: nil,
+                                           evidence: [], requests: 4)
+        // JSONEncoder here keeps no key order: the stored object is the measurement's with "behaviour" inside.
+        let stored = try JSONSerialization.jsonObject(with: JSONEncoder().encode(StoredMeasurement(measurement: measurement, behaviour: judgement)))
+        var expected = try XCTUnwrap(JSONSerialization.jsonObject(with: JSONEncoder().encode(measurement)) as? [String: Any])
+        XCTAssertNil(expected["behaviour"])
+        expected["behaviour"] = try JSONSerialization.jsonObject(with: JSONEncoder().encode(judgement))
+        XCTAssertEqual(stored as? NSDictionary, expected as NSDictionary)
+
+        try store.beginRun(summary("r1"), leaseSeconds: 30)
+        var judged = cell("r1", "Den", "resume", outcome: .seamless, at: 0)
+        judged.behaviour = judgement
+        try store.record(judged, done: true)
+        let read = try XCTUnwrap(store.cells(runId: "r1").first)
+        XCTAssertEqual(read.behaviour, judgement)
+        XCTAssertEqual(read.measurement, judged.measurement)
+    }
+
     func testCellsRoundTripWithTheirSeriesAndAMeasuredVerdict() throws {
         try store.beginRun(summary("r1"), leaseSeconds: 30)
         let stalled = cell("r1", "Den", "frame-rate-25", outcome: .stall, at: 0, stallMs: 1240)
