@@ -93,13 +93,7 @@ extension LoudnessSpan {
 
     public func encode(to encoder: Encoder) throws {
         var c = encoder.container(keyedBy: CodingKeys.self)
-        try c.encode(rendition, forKey: .rendition)
-        try c.encode(integrated, forKey: .integrated)
-        try c.encode(seconds, forKey: .seconds)
-        try c.encode(segments, forKey: .segments)
-        try c.encode(segmentsAsked, forKey: .segmentsAsked)
-        try c.encode(skipped, forKey: .skipped)
-        try c.encode(problem, forKey: .problem)
+        try c.encodeEveryKey(of: self)
     }
 }
 
@@ -108,14 +102,7 @@ extension AssetLoudness {
 
     public func encode(to encoder: Encoder) throws {
         var c = encoder.container(keyedBy: CodingKeys.self)
-        try c.encode(deviceClasses, forKey: .deviceClasses)
-        try c.encode(sides, forKey: .sides)
-        try c.encode(interstitial, forKey: .interstitial)
-        try c.encode(before, forKey: .before)
-        try c.encode(after, forKey: .after)
-        try c.encode(programme, forKey: .programme)
-        try c.encode(difference, forKey: .difference)
-        try c.encode(problem, forKey: .problem)
+        try c.encodeEveryKey(of: self)
     }
 }
 
@@ -126,13 +113,6 @@ extension LoudnessCost {
 
     public func encode(to encoder: Encoder) throws {
         var c = encoder.container(keyedBy: CodingKeys.self)
-        try c.encode(measured, forKey: .measured)
-        try c.encode(reason, forKey: .reason)
-        try c.encode(programmeSeconds, forKey: .programmeSeconds)
-        try c.encode(measurements, forKey: .measurements)
-        try c.encode(notMeasured, forKey: .notMeasured)
-        try c.encode(segments, forKey: .segments)
-        try c.encode(bytesRead, forKey: .bytesRead)
-        try c.encode(milliseconds, forKey: .milliseconds)
+        try c.encodeEveryKey(of: self)
     }
 }

@@ -1,4 +1,5 @@
 import Foundation
+import HLS
 
 /// What a probe learned about one input: its container and every audio, video and subtitle track.
 ///
@@ -184,24 +185,7 @@ extension VideoTrack {
 
     public func encode(to encoder: Encoder) throws {
         var c = encoder.container(keyedBy: CodingKeys.self)
-        try c.encode(index, forKey: .index)
-        try c.encode(codec, forKey: .codec)
-        try c.encode(codecTag, forKey: .codecTag)
-        try c.encode(profile, forKey: .profile)
-        try c.encode(level, forKey: .level)
-        try c.encode(width, forKey: .width)
-        try c.encode(height, forKey: .height)
-        try c.encode(frameRate, forKey: .frameRate)
-        try c.encode(frameRateExact, forKey: .frameRateExact)
-        try c.encode(sampleAspectRatio, forKey: .sampleAspectRatio)
-        try c.encode(displayAspectRatio, forKey: .displayAspectRatio)
-        try c.encode(bitDepth, forKey: .bitDepth)
-        try c.encode(pixelFormat, forKey: .pixelFormat)
-        try c.encode(dynamicRange, forKey: .dynamicRange)
-        try c.encode(dolbyVision, forKey: .dolbyVision)
-        try c.encode(startTime, forKey: .startTime)
-        try c.encode(fieldOrder, forKey: .fieldOrder)
-        try c.encode(tier, forKey: .tier)
+        try c.encodeEveryKey(of: self)
     }
 }
 
@@ -212,17 +196,7 @@ extension AudioTrack {
 
     public func encode(to encoder: Encoder) throws {
         var c = encoder.container(keyedBy: CodingKeys.self)
-        try c.encode(index, forKey: .index)
-        try c.encode(codec, forKey: .codec)
-        try c.encode(codecTag, forKey: .codecTag)
-        try c.encode(profile, forKey: .profile)
-        try c.encode(sampleRate, forKey: .sampleRate)
-        try c.encode(bitDepth, forKey: .bitDepth)
-        try c.encode(channels, forKey: .channels)
-        try c.encode(channelLayout, forKey: .channelLayout)
-        try c.encode(language, forKey: .language)
-        try c.encode(startTime, forKey: .startTime)
-        try c.encode(integratedLoudness, forKey: .integratedLoudness)
+        try c.encodeEveryKey(of: self)
     }
 }
 
@@ -231,10 +205,7 @@ extension SubtitleTrack {
 
     public func encode(to encoder: Encoder) throws {
         var c = encoder.container(keyedBy: CodingKeys.self)
-        try c.encode(index, forKey: .index)
-        try c.encode(codec, forKey: .codec)
-        try c.encode(language, forKey: .language)
-        try c.encode(startTime, forKey: .startTime)
+        try c.encodeEveryKey(of: self)
     }
 }
 
@@ -243,14 +214,6 @@ extension MediaDescription {
 
     public func encode(to encoder: Encoder) throws {
         var c = encoder.container(keyedBy: CodingKeys.self)
-        try c.encode(input, forKey: .input)
-        try c.encode(container, forKey: .container)
-        try c.encode(duration, forKey: .duration)
-        try c.encode(video, forKey: .video)
-        try c.encode(audio, forKey: .audio)
-        try c.encode(subtitles, forKey: .subtitles)
-        try c.encode(liveWindow, forKey: .liveWindow)
-        try c.encode(encryption, forKey: .encryption)
-        try c.encode(playlist, forKey: .playlist)
+        try c.encodeEveryKey(of: self)
     }
 }

@@ -70,15 +70,7 @@ extension AuditDocument.Asset {
 
     public func encode(to encoder: Encoder) throws {
         var c = encoder.container(keyedBy: CodingKeys.self)
-        try c.encode(role, forKey: .role)
-        try c.encode(input, forKey: .input)
-        try c.encode(media, forKey: .media)
-        try c.encode(remediation, forKey: .remediation)
-        try c.encode(fixes, forKey: .fixes)
-        try c.encode(selections, forKey: .selections)
-        try c.encode(placement, forKey: .placement)
-        try c.encode(problem, forKey: .problem)
-        try c.encode(loudness, forKey: .loudness)
+        try c.encodeEveryKey(of: self)
     }
 }
 

@@ -1,6 +1,7 @@
 import Reporting
 import Compatibility
 import Foundation
+import HLS
 import Matrix
 import MediaProbe
 
@@ -96,17 +97,7 @@ public struct MatrixRunDocument: Encodable, Sendable {
     // `changes` is null for the first run of a matrix, never absent.
     public func encode(to encoder: Encoder) throws {
         var c = encoder.container(keyedBy: CodingKeys.self)
-        try c.encode(schemaVersion, forKey: .schemaVersion)
-        try c.encode(kind, forKey: .kind)
-        try c.encode(run, forKey: .run)
-        try c.encode(deviceClasses, forKey: .deviceClasses)
-        try c.encode(summary, forKey: .summary)
-        try c.encode(cases, forKey: .cases)
-        try c.encode(unfinishedCases, forKey: .unfinishedCases)
-        try c.encode(self.encoder, forKey: .encoder)
-        try c.encode(changes, forKey: .changes)
-        try c.encode(expectedIssues, forKey: .expectedIssues)
-        try c.encode(unusedExpectedIssues, forKey: .unusedExpectedIssues)
+        try c.encodeEveryKey(of: self)
     }
 }
 

@@ -1,4 +1,5 @@
 import Foundation
+import HLS
 
 // CONTRACT between the judge (Sources/LabCore/Behaviour), the run loop (which stores a judgement with
 // each behaviour cell) and the reports (`lab report --behaviour`). Fields may be added; none renamed.
@@ -106,12 +107,6 @@ public struct BehaviourJudgement: Codable, Sendable, Equatable {
     /// `why` is always present, null when the case conforms.
     public func encode(to encoder: any Encoder) throws {
         var c = encoder.container(keyedBy: CodingKeys.self)
-        try c.encode(caseId, forKey: .caseId)
-        try c.encode(feature, forKey: .feature)
-        try c.encode(outcome, forKey: .outcome)
-        try c.encode(checks, forKey: .checks)
-        try c.encode(why, forKey: .why)
-        try c.encode(evidence, forKey: .evidence)
-        try c.encode(requests, forKey: .requests)
+        try c.encodeEveryKey(of: self)
     }
 }

@@ -1,5 +1,6 @@
 import Compatibility
 import Foundation
+import HLS
 
 /// One case on one receiver (or, in `classes`, one case on one device class): the class's
 /// prediction against what was observed (docs/interface.md, "lab report").
@@ -40,20 +41,7 @@ public struct LabReportCell: Codable, Sendable, Equatable {
 
     public func encode(to encoder: any Encoder) throws {
         var c = encoder.container(keyedBy: CodingKeys.self)
-        try c.encode(`case`, forKey: .case)
-        try c.encode(deviceClass, forKey: .deviceClass)
-        try c.encode(receiver, forKey: .receiver)
-        try c.encode(station, forKey: .station)
-        try c.encode(predicted, forKey: .predicted)
-        try c.encode(observed, forKey: .observed)
-        try c.encode(agrees, forKey: .agrees)
-        try c.encode(evidence, forKey: .evidence)
-        try c.encode(rules, forKey: .rules)
-        try c.encode(verdicts, forKey: .verdicts)
-        try c.encode(source, forKey: .source)
-        try c.encode(operatorVerdict, forKey: .operatorVerdict)
-        try c.encode(measuredVerdict, forKey: .measuredVerdict)
-        try c.encode(measured, forKey: .measured)
+        try c.encodeEveryKey(of: self)
     }
 }
 
