@@ -58,6 +58,9 @@ public struct ReceiverRunResult: Sendable, Equatable {
     public var cells: [LabRunCell]
     /// Why it did not run (all) its cases: a refusal (pairing wanted), gone for good, a store failure.
     public var problem: String?
+    /// A cell it played could not be stored (after `writePatience` of tries): it stopped there, and
+    /// the run is to end `interrupted` so that `--resume` plays that cell and the rest.
+    public var writeFailure: String?
     /// True when at least one of its cells was played.
     public var played: Bool { cells.contains { $0.measurement.outcome != .skipped } }
 }
@@ -70,6 +73,9 @@ public struct ReceiverRunResult: Sendable, Equatable {
 /// with the receiver's words. Cancellation (SIGINT) ends every worker after its current request;
 /// the cell being played is not stored, and `--resume` plays it. A cell already finished (its
 /// `/stop` answered) is still stored; no further case is opened and no further cell stored.
+/// A cell whose write fails while another writer holds the database is written again with backoff
+/// for `writePatience`; a write that still fails (or fails otherwise: a damaged or read-only file)
+/// stops that receiver's worker with `writeFailure`, and the run is to end interrupted, not finished.
 public struct LabRunner<C: Clock>: Sendable where C.Duration == Duration {
     public struct Options: Sendable {
         public var pollInterval: Duration = .milliseconds(250)
@@ -82,6 +88,9 @@ public struct LabRunner<C: Clock>: Sendable where C.Duration == Duration {
         public var comebackWait: Duration = .seconds(60)
         /// After `/stop`, time for the server's request log to reach the database (it commits every 25 ms).
         public var requestSettle: Duration = .milliseconds(150)
+        /// How long a cell's write is tried again while another writer holds the database (each try
+        /// waits the store's own busy timeout, then a backoff of 0.5 s doubling to 8 s).
+        public var writePatience: Duration = .seconds(120)
         /// What counts as a stall and how it is graded (`--thresholds`, `--threshold`).
         public var thresholds: MeasurementThresholds = .defaults
         /// Starts reading a capture of the target's output for one cell (`--capture`), or nil for
@@ -168,12 +177,12 @@ public struct LabRunner<C: Clock>: Sendable where C.Duration == Duration {
                 for labCase in cases {
                     try Task.checkCancellation()  // SIGINT between cells: no further case opened or stored
                     if let refusal {
-                        try store(notPlayed(labCase, attempt: 1, measurement: Self.refused(refusal)), done: true)
+                        try await store(notPlayed(labCase, attempt: 1, measurement: Self.refused(refusal)), done: true)
                     } else if !missed.isEmpty {
                         missed.append(labCase)
                     } else {
                         let (cell, end) = try await play(labCase, attempt: 1)
-                        try store(cell, done: true)
+                        try await store(cell, done: true)
                         if end.kind == .refused {
                             refusal = end.failure
                             result.problem = end.failure
@@ -185,6 +194,9 @@ public struct LabRunner<C: Clock>: Sendable where C.Duration == Duration {
                 }
                 if !missed.isEmpty { try await retry(missed, failedOnce: failedOnce) }
             } catch is CancellationError {
+            } catch let failure as CellWriteFailure {
+                result.problem = failure.description
+                result.writeFailure = failure.description
             } catch {
                 result.problem = "\(error)"
             }
@@ -201,20 +213,20 @@ public struct LabRunner<C: Clock>: Sendable where C.Duration == Duration {
                 result.problem = "not run: " + reason
                 for labCase in missed where !failedOnce.contains(labCase.id) {
                     try Task.checkCancellation()
-                    try store(notPlayed(labCase, attempt: 1, measurement: .notRun(reason)), done: false)
+                    try await store(notPlayed(labCase, attempt: 1, measurement: .notRun(reason)), done: false)
                 }
                 return
             }
             for (index, labCase) in missed.enumerated() {
                 try Task.checkCancellation()
                 let (cell, end) = try await play(labCase, attempt: failedOnce.contains(labCase.id) ? 2 : 1)
-                try store(cell, done: true)
+                try await store(cell, done: true)
                 if end.kind == .receiverGone || end.kind == .refused {
                     let reason = "the receiver \(end.kind == .refused ? "refused" : "went away") again during \(labCase.id)"
                     result.problem = "not run: " + reason
                     for rest in missed[(index + 1)...] where !failedOnce.contains(rest.id) {
                         try Task.checkCancellation()
-                        try store(notPlayed(rest, attempt: 1, measurement: .notRun(reason)), done: false)
+                        try await store(notPlayed(rest, attempt: 1, measurement: .notRun(reason)), done: false)
                     }
                     return
                 }
@@ -300,8 +312,13 @@ public struct LabRunner<C: Clock>: Sendable where C.Duration == Duration {
                               requests: [], measurement: measurement)
         }
 
-        private mutating func store(_ cell: LabRunCell, done: Bool) throws(LabStoreError) {
-            try runner.recorder.record(cell, done: done)
+        private mutating func store(_ cell: LabRunCell, done: Bool) async throws {
+            let recorder = runner.recorder
+            try await StoreRetry(clock: runner.clock, patience: runner.options.writePatience).run { () throws(LabStoreError) in
+                try recorder.record(cell, done: done)
+            } failed: { error, tried in
+                CellWriteFailure(receiver: cell.receiver, caseId: cell.caseId, error: error, tried: tried)
+            }
             result.cells.append(cell)
             last = "\(cell.caseId): \(cell.measurement.outcome.rawValue)"
             report(.starting)

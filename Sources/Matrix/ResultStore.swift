@@ -29,9 +29,10 @@ public enum StoreError: Error, Sendable, Equatable, CustomStringConvertible {
         case .missing(let path):
             return "\(path): no results database; run `seamcheck matrix run MATRIX.yaml` first, or pass --db PATH"
         case .cannotOpen(let path, let reason):
-            return "\(path): cannot open the results database (\(reason)); check the path is a seamcheck SQLite file and writable"
+            return "\(path): cannot open the results database (\(reason)); "
+                + StoreTrouble(reason: reason).advice(path, otherwise: "check the path is a seamcheck SQLite file and writable")
         case .failed(let path, let operation, let reason):
-            return "\(path): could not \(operation) (\(reason)); check free disk space and permissions"
+            return "\(path): could not \(operation) (\(reason)); \(StoreTrouble(reason: reason).advice(path))"
         case .noSuchRun(let path, let id, let available):
             let shown = available.suffix(10).map(String.init).joined(separator: ", ")
             return "\(path): no run \(id); runs: \(shown.isEmpty ? "none" : shown) (see `seamcheck matrix history`)"

@@ -9,6 +9,12 @@ public enum LabStoreError: Error, Sendable, Equatable, CustomStringConvertible {
     /// The database server cannot be reached (exit 3), refused the login, or has a newer schema (exit 2).
     case database(StoreFailure)
 
+    /// Another writer held the database past the busy wait: the same write may succeed later.
+    public var isBusy: Bool {
+        if case .failed(_, _, let reason) = self { return StoreTrouble(reason: reason) == .busy }
+        return false
+    }
+
     /// A needed service (the PostgreSQL server) is missing: exit 3 rather than 2.
     public var serviceMissing: Bool { if case .database(let failure) = self { return failure.serviceMissing } else { return false } }
 
@@ -25,9 +31,10 @@ public enum LabStoreError: Error, Sendable, Equatable, CustomStringConvertible {
         case .missing(let path):
             return "\(path): no results database; run `seamcheck lab serve` first, or pass --db PATH"
         case .cannotOpen(let path, let reason):
-            return "\(path): cannot open the results database (\(reason)); check the path is a seamcheck SQLite file and writable"
+            return "\(path): cannot open the results database (\(reason)); "
+                + StoreTrouble(reason: reason).advice(path, otherwise: "check the path is a seamcheck SQLite file and writable")
         case .failed(let path, let operation, let reason):
-            return "\(path): could not \(operation) (\(reason)); check free disk space and permissions"
+            return "\(path): could not \(operation) (\(reason)); \(StoreTrouble(reason: reason).advice(path))"
         case .database(let failure):
             return failure.description
         }
