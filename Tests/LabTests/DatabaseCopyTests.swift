@@ -66,6 +66,14 @@ final class DatabaseCopyTests: XCTestCase {
                                   runId: runId)
         }
         try matrix.finishRun(runId, status: .completed, probesPerformed: 2, distinctInputs: 2)
+        // A run shared by workers: its queue, one case claimed and done, one waiting.
+        let shared = try matrix.joinRun(RunStart(matrixName: "m", matrixFile: "/lab/m.yaml", failOn: .error, jobs: 1, caseTimeout: 60,
+                                                 profiles: [], plannedCases: ["a", "b"], expectedIssues: []),
+                                        name: "ci-42", matrixHash: "abc", lease: RunLease(seconds: 30))
+        let claimed = try matrix.claim(runId: shared.id, worker: "w1", count: 1, lease: RunLease(seconds: 30))
+        _ = try matrix.complete(CaseResult(caseId: claimed[0], kind: "explicit", primary: "/m/p.mp4", interstitials: [], tags: [],
+                                           startedAt: LabTestData.start, seconds: 0.5, failure: nil, assets: [], placements: [], cells: []),
+                                runId: shared.id, worker: "w1")
         matrix.executor.close()
         return path
     }
