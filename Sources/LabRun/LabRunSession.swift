@@ -88,14 +88,18 @@ public final class LabRunSession: Sendable {
         let done: Set<LabRunCellKey>
         do {
             if let previous = plan.resuming {
-                summary = try store.resumeRun(previous.id, server: serverText, leaseSeconds: plan.lease.seconds)
-                done = try store.doneCells(runId: summary.id)
+                let (lease, id) = (plan.lease.seconds, previous.id)
+                summary = try await StoreThreads.shared.call { () throws(StoreError) in
+                    try store.resumeRun(id, server: serverText, leaseSeconds: lease)
+                }
+                done = try await StoreThreads.shared.call { [summary] () throws(StoreError) in try store.doneCells(runId: summary.id) }
             } else {
                 summary = LabRunSummary(id: Self.newRunId(), startedAt: Date(), state: .running, server: serverText,
                                         receivers: plan.targets.map(\.name), cases: plan.cases.map(\.id),
                                         pollIntervalMs: CellMachine.ms(plan.options.pollInterval),
                                         cellsTotal: plan.targets.count * plan.cases.count)
-                try store.beginRun(summary, leaseSeconds: plan.lease.seconds)
+                let lease = plan.lease.seconds
+                try await StoreThreads.shared.call { [summary] () throws(StoreError) in try store.beginRun(summary, leaseSeconds: lease) }
                 done = []
             }
         } catch {
@@ -138,9 +142,9 @@ public final class LabRunSession: Sendable {
     public func finish(interrupted: Bool, patience: Duration = .seconds(60)) async throws {
         heartbeat.stop()
         await server?.stop()
-        let store = self.store, id = summary.id
-        try await StoreRetry(clock: ContinuousClock(), patience: patience).run { () throws(LabStoreError) in
-            try store.finishRun(id, state: interrupted ? .interrupted : .finished)
+        let (store, id) = (store, summary.id)
+        try await StoreRetry(clock: ContinuousClock(), patience: patience).run { () async throws(StoreError) in
+            try await StoreThreads.shared.call { () throws(StoreError) in try store.finishRun(id, state: interrupted ? .interrupted : .finished) }
         } failed: { error, _ in error }
     }
 

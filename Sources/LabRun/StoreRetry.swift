@@ -1,20 +1,21 @@
 import Foundation
 import LabCore
+import Store
 
-/// Tries a write again while another writer holds the database (`LabStoreError.isBusy`), with
+/// Tries a write again while another writer holds the database (`StoreError.isBusy`), with
 /// backoff (0.5 s doubling to 8 s), for at most `patience`; any other failure (a damaged or
 /// read-only file, a full disk) is given up at once. Cancellation ends the waiting.
 struct StoreRetry<C: Clock>: Sendable where C.Duration == Duration {
     let clock: C
     let patience: Duration
 
-    func run<F: Error>(_ write: () throws(LabStoreError) -> Void,
-                       failed: (LabStoreError, Duration) -> F) async throws {
+    func run<F: Error>(_ write: () async throws(StoreError) -> Void,
+                       failed: (StoreError, Duration) -> F) async throws {
         let start = clock.now
         var wait = Duration.milliseconds(500)
         while true {
-            do throws(LabStoreError) {
-                try write()
+            do throws(StoreError) {
+                try await write()
                 return
             } catch {
                 let tried = start.duration(to: clock.now)
@@ -31,7 +32,7 @@ struct StoreRetry<C: Clock>: Sendable where C.Duration == Duration {
 public struct CellWriteFailure: Error, Sendable, CustomStringConvertible {
     public var receiver: String
     public var caseId: String
-    public var error: LabStoreError
+    public var error: StoreError
     /// How long the write was tried.
     public var tried: Duration
 
