@@ -44,6 +44,8 @@ public final class LabRunSession: Sendable {
     public struct Outcome: Sendable {
         public var results: [ReceiverRunResult]
         public var anyPlayed: Bool
+        /// Cells played but not stored: the run must end interrupted, and `--resume` completes it.
+        public var writeFailures: [String] { results.compactMap(\.writeFailure) }
     }
 
     public let summary: LabRunSummary
@@ -134,13 +136,20 @@ public final class LabRunSession: Sendable {
         return Outcome(results: results, anyPlayed: anyPlayed)
     }
 
-    /// Stops the heartbeat and the server, and records the run finished or interrupted.
-    public func finish(interrupted: Bool) async throws {
+    /// Stops the heartbeat and the server, and records the run finished or interrupted (tried
+    /// again for `patience` while another writer holds the database). A run whose end cannot be
+    /// recorded stays `running` with a stopped heartbeat: it reads `interrupted` once its lease lapses.
+    public func finish(interrupted: Bool, patience: Duration = .seconds(60)) async throws {
         heartbeat.stop()
         await server?.stop()
         let (store, id) = (store, summary.id)
-        try await StoreThreads.shared.call { () throws(StoreError) in try store.finishRun(id, state: interrupted ? .interrupted : .finished) }
+        try await StoreRetry(clock: ContinuousClock(), patience: patience).run { () async throws(StoreError) in
+            try await StoreThreads.shared.call { () throws(StoreError) in try store.finishRun(id, state: interrupted ? .interrupted : .finished) }
+        } failed: { error, _ in error }
     }
+
+    /// How long the run's lease is: how long a run whose end could not be recorded still reads `running`.
+    public var leaseSeconds: Double { plan.lease.seconds }
 
     /// The case's multivariant playlist on the server: the manifest's path percent-encoded, so that
     /// an edited or foreign manifest cannot make an invalid URL.

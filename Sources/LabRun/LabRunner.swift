@@ -61,6 +61,9 @@ public struct ReceiverRunResult: Sendable, Equatable {
     public var cells: [LabRunCell]
     /// Why it did not run (all) its cases: a refusal (pairing wanted), gone for good, a store failure.
     public var problem: String?
+    /// A cell it played could not be stored (after `writePatience` of tries): it stopped there, and
+    /// the run is to end `interrupted` so that `--resume` plays that cell and the rest.
+    public var writeFailure: String?
     /// True when at least one of its cells was played.
     public var played: Bool { cells.contains { $0.measurement.outcome != .skipped } }
 }
@@ -73,6 +76,9 @@ public struct ReceiverRunResult: Sendable, Equatable {
 /// with the receiver's words. Cancellation (SIGINT) ends every worker after its current request;
 /// the cell being played is not stored, and `--resume` plays it. A cell already finished (its
 /// `/stop` answered) is still stored; no further case is opened and no further cell stored.
+/// A cell whose write fails while another writer holds the database is written again with backoff
+/// for `writePatience`; a write that still fails (or fails otherwise: a damaged or read-only file)
+/// stops that receiver's worker with `writeFailure`, and the run is to end interrupted, not finished.
 public struct LabRunner<C: Clock>: Sendable where C.Duration == Duration {
     public struct Options: Sendable {
         public var pollInterval: Duration = .milliseconds(250)
@@ -85,6 +91,9 @@ public struct LabRunner<C: Clock>: Sendable where C.Duration == Duration {
         public var comebackWait: Duration = .seconds(60)
         /// After `/stop`, time for the server's request log to reach the database (it commits every 25 ms).
         public var requestSettle: Duration = .milliseconds(150)
+        /// How long a cell's write is tried again while another writer holds the database (each try
+        /// waits the store's own busy timeout, then a backoff of 0.5 s doubling to 8 s).
+        public var writePatience: Duration = .seconds(120)
         /// What counts as a stall and how it is graded (`--thresholds`, `--threshold`).
         public var thresholds: MeasurementThresholds = .defaults
         /// Starts reading a capture of the target's output for one cell (`--capture`), or nil for
@@ -205,6 +214,9 @@ public struct LabRunner<C: Clock>: Sendable where C.Duration == Duration {
                 }
                 if !missed.isEmpty { try await retry(missed, failedOnce: failedOnce) }
             } catch is CancellationError {
+            } catch let failure as CellWriteFailure {
+                result.problem = failure.description
+                result.writeFailure = failure.description
             } catch {
                 result.problem = "\(error)"
             }
@@ -328,9 +340,13 @@ public struct LabRunner<C: Clock>: Sendable where C.Duration == Duration {
             return cell
         }
 
-        private mutating func store(_ cell: LabRunCell, done: Bool) async throws(LabStoreError) {
+        private mutating func store(_ cell: LabRunCell, done: Bool) async throws {
             let recorder = runner.recorder
-            try await StoreThreads.shared.call { () throws(StoreError) in try recorder.record(cell, done: done) }
+            try await StoreRetry(clock: runner.clock, patience: runner.options.writePatience).run { () async throws(StoreError) in
+                try await StoreThreads.shared.call { () throws(StoreError) in try recorder.record(cell, done: done) }
+            } failed: { error, tried in
+                CellWriteFailure(receiver: cell.receiver, caseId: cell.caseId, error: error, tried: tried)
+            }
             result.cells.append(cell)
             last = "\(cell.caseId): \(cell.measurement.labVerdict.rawValue)"
             report(.starting)

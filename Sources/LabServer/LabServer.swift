@@ -115,7 +115,8 @@ public enum LabServer {
         let app = Application(
             router: router,
             server: .http1(configuration: .init(
-                additionalChannelHandlers: [SocketMeterHandler(), RejectedRequestLogger(log: log), IdleStateHandler(writeTimeout: idle), StalledWriteCloser()],
+                additionalChannelHandlers: [HTTP10Closer.Installer(), SocketMeterHandler(), RejectedRequestLogger(log: log),
+                                            IdleStateHandler(writeTimeout: idle), StalledWriteCloser()],
                 idleTimeout: idle)),
             configuration: .init(address: .hostname(options.bind, port: options.port), serverName: "seamcheck-lab"),
             onServerRunning: { channel in

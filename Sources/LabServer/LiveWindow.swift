@@ -39,7 +39,7 @@ final class LiveJoinBook: @unchecked Sendable {
 /// `joinEdge` at the client's join and moves with `clock` since (`LiveWindowPlaylist` cuts the
 /// window from the template on disk). Other requests pass on; a fetch of the case's `master.m3u8`
 /// records the join and passes on too. Clients are told apart by address, as sessions are.
-struct LiveWindowMiddleware<Context: RemoteAddressRequestContext>: RouterMiddleware {
+struct LiveWindowMiddleware<Context: RemoteAddressRequestContext & LocalAddressRequestContext>: RouterMiddleware {
     let root: String
     let placeholder: String
     let fallbackHost: String
@@ -72,7 +72,7 @@ struct LiveWindowMiddleware<Context: RemoteAddressRequestContext>: RouterMiddlew
         guard decoded == folder + "primary.m3u8", let file = SuiteFiles.confined(decoded, root: root),
               let pieces = cache.pieces(of: file, placeholder: placeholder, limit: TemplateMiddleware<Context>.maxTemplateBytes),
               let template = LiveWindowPlaylist(template: pieces.joined(separator: SuiteFiles.origin(host: request.head.authority,
-                                                                                                     fallback: fallbackHost)))
+                                                                                                     fallback: SuiteFiles.authority(context.localAddress) ?? fallbackHost)))
         else { return try await next(request, context) }
         let now = clock()
         let joined = book.joined(client, case: caseId, now: now)

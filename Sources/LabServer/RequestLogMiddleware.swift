@@ -5,7 +5,7 @@ import NIOCore
 import ServiceLifecycle
 
 /// The request context of the lab server: Hummingbird's, plus the client's address and connection.
-public struct LabRequestContext: RequestContext, RemoteAddressRequestContext {
+public struct LabRequestContext: RequestContext, RemoteAddressRequestContext, LocalAddressRequestContext {
     public var coreContext: CoreRequestContextStorage
     public let remoteAddress: SocketAddress?
     let channel: any Channel
@@ -15,6 +15,8 @@ public struct LabRequestContext: RequestContext, RemoteAddressRequestContext {
         remoteAddress = source.channel.remoteAddress
         channel = source.channel
     }
+
+    public var localAddress: SocketAddress? { channel.localAddress }
 }
 
 /// Records every request in the request log once its body is in the socket, or once the client went

@@ -142,7 +142,8 @@ enum SuiteFiles {
     }
 
     /// The origin a client used to reach us (`http://` + Host), for the suite's placeholders.
-    /// A Host with anything but host and port characters falls back to the bound address.
+    /// A Host with anything but host and port characters, or none (HTTP/1.0), falls back to
+    /// `fallback`: the address and port the connection arrived at.
     static func origin(host: String?, fallback: String) -> String {
         let allowed = Set("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789.-:[]")
         if let host, !host.isEmpty, host.count <= 255, host.allSatisfy({ allowed.contains($0) }) {
@@ -154,7 +155,7 @@ enum SuiteFiles {
 
 /// Playlists and asset lists of the suite, with the origin placeholder replaced by the origin the
 /// client used (interstitial asset URIs must be absolute). Served whole, never cached by clients.
-struct TemplateMiddleware<Context: RequestContext>: RouterMiddleware {
+struct TemplateMiddleware<Context: LocalAddressRequestContext>: RouterMiddleware {
     let root: String
     let placeholder: String
     let fallbackHost: String
@@ -170,7 +171,7 @@ struct TemplateMiddleware<Context: RequestContext>: RouterMiddleware {
               let file = SuiteFiles.confined(decoded, root: root),
               let pieces = cache.pieces(of: file, placeholder: placeholder, limit: Self.maxTemplateBytes)
         else { return try await next(request, context) }
-        let origin = SuiteFiles.origin(host: request.head.authority, fallback: fallbackHost)
+        let origin = SuiteFiles.origin(host: request.head.authority, fallback: SuiteFiles.authority(context.localAddress) ?? fallbackHost)
         let text = pieces.joined(separator: origin)
         var headers = HTTPFields()
         headers[.contentType] = SuiteFiles.mediaType(of: decoded) ?? "application/octet-stream"

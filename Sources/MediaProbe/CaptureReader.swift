@@ -87,6 +87,9 @@ public final class CaptureReader {
     public private(set) var nominalFrameRate: Double?
     public private(set) var sourceWidth = 0
     public private(set) var sourceHeight = 0
+    /// The duration a recording's container declares (nil for devices, FIFOs and files without one):
+    /// a capture that ends well before it was cut short.
+    public private(set) var declaredDuration: Double?
     public var hasAudio: Bool { audio != nil }
 
     private var format: UnsafeMutablePointer<AVFormatContext>?
@@ -99,6 +102,10 @@ public final class CaptureReader {
     private let analysisWidth: Int
     private let readTimeout: Double
     private let interrupt: RollingDeadline
+    /// A FIFO's descriptor, opened here without blocking (FFmpeg's own open would wait for a writer forever).
+    private let stream: StreamDescriptor?
+    /// A device or a FIFO: data comes in real time, so a read deadline passing is a failure, not the end.
+    private let live: Bool
     /// The first picture's time: times count from it.
     private var origin: Double?
     private var early: [(time: Double, samples: [Float], rate: Int)] = []
@@ -115,6 +122,10 @@ public final class CaptureReader {
         self.input = input
         self.analysisWidth = analysisWidth
         self.readTimeout = readTimeout
+        let fifo = try input.format == nil ? StreamDescriptor.openIfFIFO(input, waiting: openTimeout) : nil
+        let isLive = input.isDevice || fifo != nil
+        stream = fifo
+        live = isLive
         guard sc_capture_load() == 0 else {
             throw .ffmpegUnavailable(reason: sc_capture_load_error().map { String(cString: $0) } ?? "unknown reason")
         }
@@ -137,9 +148,10 @@ public final class CaptureReader {
         if input.format == nil { sc_av_dict_set(&dictionary, "protocol_whitelist", "file,pipe", 0) }
         var opened: UnsafeMutablePointer<AVFormatContext>? = context
         let capture = LogCapture()
+        let url = fifo.map { "pipe:\($0.descriptor)" }
+            ?? (input.format == nil && !input.target.hasPrefix("file:") && input.target != "-" ? "file:" + input.target : input.target)
         let status = FFmpegRuntime.capturingLog(into: capture) {
-            sc_avformat_open_input(&opened, input.format == nil && !input.target.hasPrefix("file:") && input.target != "-"
-                                   ? "file:" + input.target : input.target, device, &dictionary)
+            sc_avformat_open_input(&opened, url, device, &dictionary)
         }
         guard status >= 0, let opened else {
             let reason = ([FFmpegRuntime.errorText(status)] + capture.messages.prefix(2)).joined(separator: ": ")
@@ -168,6 +180,9 @@ public final class CaptureReader {
             } else if type == AVMEDIA_TYPE_AUDIO, audio == nil {
                 audio = Self.openDecoder(stream, index: index, threads: false)
             }
+        }
+        if !isLive, opened.pointee.duration > 0, opened.pointee.duration != sc_nopts_value() {
+            declaredDuration = Double(opened.pointee.duration) / 1_000_000  // AV_TIME_BASE
         }
         guard let videoDecoder else {
             if var decoder = audio { sc_avcodec_free_context(&decoder.context) }
@@ -224,7 +239,7 @@ public final class CaptureReader {
             if status != sc_averror_eof() && status != sc_averror_exit() && !interrupt.passed {
                 throw .readFailed(input, reason: FFmpegRuntime.errorText(status))
             }
-            if interrupt.passed && input.isDevice { throw .readFailed(input, reason: "no frame in \(Int(readTimeout)) s") }
+            if interrupt.passed && live { throw .readFailed(input, reason: "no frame in \(Int(readTimeout)) s") }
             _ = sc_avcodec_send_packet(video.context, nil)
             receive(video, isVideo: true)
             if let audio { _ = sc_avcodec_send_packet(audio.context, nil); receive(audio, isVideo: false) }
@@ -331,4 +346,41 @@ final class RollingDeadline: @unchecked Sendable {
     func restart(seconds: Double) { deadline = Date().addingTimeInterval(seconds) }
 
     var passed: Bool { Date() >= deadline }
+}
+
+/// A FIFO opened for reading without waiting for its writer: `open(2)` of a FIFO blocks until a
+/// program opens it for writing, where no FFmpeg deadline reaches. Opened non-blocking, it is
+/// polled for data until the open deadline, and stays non-blocking so that FFmpeg's reads return
+/// EAGAIN and its interrupt callback (the read deadline) is consulted while nothing comes.
+final class StreamDescriptor {
+    let descriptor: Int32
+
+    private init(_ descriptor: Int32) { self.descriptor = descriptor }
+
+    deinit { close(descriptor) }
+
+    /// The FIFO at `input.target` once a writer has written to it; nil when it is not a FIFO.
+    static func openIfFIFO(_ input: CaptureInput, waiting seconds: Double) throws(CaptureError) -> StreamDescriptor? {
+        var info = stat()
+        guard stat(input.target, &info) == 0, info.st_mode & mode_t(S_IFMT) == mode_t(S_IFIFO) else { return nil }
+        let descriptor = open(input.target, O_RDONLY | O_NONBLOCK | O_CLOEXEC)
+        guard descriptor >= 0 else { throw .cannotOpen(input, reason: String(cString: strerror(errno))) }
+        let stream = StreamDescriptor(descriptor)
+        let deadline = Date().addingTimeInterval(seconds)
+        var entry = pollfd(fd: descriptor, events: Int16(POLLIN), revents: 0)
+        while true {
+            let left = deadline.timeIntervalSinceNow
+            guard left > 0 else {
+                throw .cannotOpen(input, reason: "a FIFO nothing was written to within \(Int(seconds)) s; start the program that "
+                                  + "writes the capture into it first (ffmpeg ... -f nut \(input.target)), or give a file or device")
+            }
+            entry.revents = 0
+            let ready = poll(&entry, 1, Int32(min(left, 0.5) * 1000) + 1)
+            if ready < 0, errno != EINTR { throw .cannotOpen(input, reason: String(cString: strerror(errno))) }
+            if ready > 0, entry.revents & Int16(POLLIN) != 0 { return stream }
+            if ready > 0, entry.revents & Int16(POLLHUP | POLLERR) != 0 {
+                throw .cannotOpen(input, reason: "the FIFO's writer closed it without writing anything")
+            }
+        }
+    }
 }

@@ -99,17 +99,21 @@ public enum DatabaseCopy {
             try c.query("SELECT \(list) FROM \(table) WHERE id = (SELECT min(id) FROM \(table)) OR id = (SELECT max(id) FROM \(table))")
         }
         for row in ends {
-            let id: Int64 = row["id"]
+            // Whatever the key's type: labRun's is text ("20261125-193000-1f2e"), the others' integers.
+            let id = row.value("id")
             guard let other = try target.read({ c in try c.queryOne("SELECT \(list) FROM \(table) WHERE id = ?", [id]) }) else { continue }
             let same = zip(row.values, other.values).allSatisfy { a, b in
                 a == b || Double.read(a).flatMap { x in Double.read(b).map { abs(x - $0) < 1e-6 } } == true
             }
             if !same {
                 throw StoreFailure.failed(location: target.location.description, reason: """
-                    \(table) \(id) in the target is not the source's \(table) \(id): it holds another history, and db copy keeps ids; \
+                    \(table) \(shown(id)) in the target is not the source's \(table) \(shown(id)): it holds another history, and db copy keeps ids; \
                     copy into an empty database (or one this file was copied into before)
                     """)
             }
         }
     }
+
+    /// A key as a message shows it.
+    static func shown(_ value: SQLValue) -> String { String.read(value) ?? "NULL" }
 }

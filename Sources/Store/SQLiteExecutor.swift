@@ -30,7 +30,10 @@ public final class SQLiteExecutor: SQLExecutor {
         } catch {
             throw .cannotOpen(location: path, reason: Self.reason(error))
         }
+        Self.openFiles.add(self)
     }
+
+    deinit { Self.openFiles.remove(self) }
 
     public func read<T>(_ body: (any SQLConnection) throws -> T) throws -> T {
         do { return try pool.read { db in try body(GRDBConnection(db: db)) } } catch let error as DatabaseError {
@@ -44,7 +47,35 @@ public final class SQLiteExecutor: SQLExecutor {
         }
     }
 
-    public func close() { try? pool.close() }
+    /// Checkpoints the WAL into the file (TRUNCATE: the `-wal` is left empty), then closes: what a
+    /// writer has committed is then in the `.sqlite` alone, so a copy of that one file holds it.
+    public func close() {
+        Self.openFiles.remove(self)
+        try? pool.writeWithoutTransaction { db in try Self.checkpoint(db) }
+        try? pool.close()
+    }
+
+    /// `PRAGMA wal_checkpoint(TRUNCATE)` waiting at most `wait` for another process's readers and
+    /// writer; what they still hold stays in the WAL (the checkpoint then copies what it can).
+    static func checkpoint(_ db: Database, wait: Int = 2_000) throws {
+        try db.execute(sql: "PRAGMA busy_timeout = \(wait)")
+        _ = try Row.fetchAll(db, sql: "PRAGMA wal_checkpoint(TRUNCATE)")
+        try db.execute(sql: "PRAGMA busy_timeout = 10000")
+    }
+
+    /// Checkpoints every SQLite database this process still has open, each through a connection of
+    /// its own (a writer busy on another thread is not waited for): `Seamcheck.main` calls it when
+    /// the process ends, however a command ended, so no command leaves its results in the `-wal`.
+    public static func checkpointAllOpen() {
+        for path in openFiles.paths {
+            guard let queue = try? DatabaseQueue(path: path) else { continue }
+            try? queue.writeWithoutTransaction { db in try checkpoint(db) }
+            try? queue.close()
+        }
+    }
+
+    /// The executors open in this process.
+    private static let openFiles = OpenExecutors()
 
     /// GRDB's pool, for the SQLite-only checks of tests.
     public var databasePool: DatabasePool { pool }
@@ -94,4 +125,19 @@ struct GRDBConnection: SQLConnection {
         case .blob(let v): return .blob(v)
         }
     }
+}
+
+/// The SQLite files open in this process, by executor.
+final class OpenExecutors: @unchecked Sendable {
+    private let lock = NSLock()
+    private var executors: [ObjectIdentifier: String] = [:]
+
+    func add(_ executor: SQLiteExecutor) {
+        guard case .sqlite(let path) = executor.location else { return }
+        lock.withLock { executors[ObjectIdentifier(executor)] = path }
+    }
+
+    func remove(_ executor: SQLiteExecutor) { _ = lock.withLock { executors.removeValue(forKey: ObjectIdentifier(executor)) } }
+
+    var paths: [String] { lock.withLock { Array(Set(executors.values)).sorted() } }
 }

@@ -15,6 +15,12 @@ public enum StoreError: Error, Sendable, Equatable, CustomStringConvertible {
     /// The database server cannot be reached (exit 3), refused the login, or has a newer schema (exit 2).
     case database(StoreFailure)
 
+    /// Another writer held the database past the busy wait: the same write may succeed later.
+    public var isBusy: Bool {
+        if case .failed(_, _, let reason) = self { return StoreTrouble(reason: reason) == .busy }
+        return false
+    }
+
     /// A needed service (the PostgreSQL server) is missing or went away mid-write: exit 3 rather than 2.
     public var serviceMissing: Bool {
         switch self {
@@ -53,9 +59,10 @@ public enum StoreError: Error, Sendable, Equatable, CustomStringConvertible {
         case .missing(let path):
             return "\(path): no results database; run `seamcheck lab serve` or `seamcheck matrix run MATRIX.yaml` first, or pass --db PATH"
         case .cannotOpen(let path, let reason):
-            return "\(path): cannot open the results database (\(reason)); check the path is a seamcheck SQLite file and writable"
+            return "\(path): cannot open the results database (\(reason)); "
+                + StoreTrouble(reason: reason).advice(path, otherwise: "check the path is a seamcheck SQLite file and writable")
         case .failed(let path, let operation, let reason):
-            return "\(path): could not \(operation) (\(reason)); check free disk space and permissions"
+            return "\(path): could not \(operation) (\(reason)); \(StoreTrouble(reason: reason).advice(path))"
         case .outcomeUnknown(let path, let operation, let reason):
             return "\(path): could not tell whether \(operation) was saved (\(reason) after COMMIT was sent); "
                 + "running the same command again writes nothing twice"

@@ -51,7 +51,8 @@ public enum StoreFailure: Error, Sendable, Equatable, CustomStringConvertible {
             return "\(location): the database was migrated by a newer Seamcheck (unknown migrations: "
                 + "\(unknown.joined(separator: ", "))); use that version or a newer one, or another --db"
         case .cannotOpen(let location, let reason):
-            return "\(location): cannot open the results database (\(reason)); check the path is a seamcheck SQLite file and writable"
+            return "\(location): cannot open the results database (\(reason)); "
+                + StoreTrouble(reason: reason).advice(location, otherwise: "check the path is a seamcheck SQLite file and writable")
         case .outcomeUnknown(let location, let reason):
             return "\(location): the connection broke after COMMIT was sent (\(reason)): the write may or may not have landed; "
                 + "writing it again is safe (it is keyed, so it is never stored twice)"

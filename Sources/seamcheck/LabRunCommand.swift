@@ -66,6 +66,8 @@ struct ReceiverLookupOptions: ParsableArguments {
 struct LabRunCommand: AsyncParsableCommand {
     /// No receiver could play anything: none found, none with AirPlay video, or every one refused or unreachable.
     static let noReceiverRan: Int32 = 4
+    /// A played cell could not be stored (the database locked past the retries, damaged, read-only, full): the run is interrupted and resumable.
+    static let notStored: Int32 = 5
 
     static let configuration = CommandConfiguration(
         commandName: "run",
@@ -78,7 +80,8 @@ struct LabRunCommand: AsyncParsableCommand {
         when it answers again. SIGINT/SIGTERM marks the run interrupted; `--resume [RUN-ID]` completes it. \
         Docs: docs/lab-run.md. Exit codes: 0 the run completed (verdicts are findings, not failures, unless --fail-on \
         failed|stall|regression asks: then 1 when one is found, docs/ci.md); 2 bad usage; \
-        3 avahi-daemon needed and missing; 4 no receiver could be run; 130/143 interrupted by SIGINT/SIGTERM.
+        3 avahi-daemon needed and missing; 4 no receiver could be run; 5 a played cell could not be stored (the run is \
+        interrupted: --resume completes it); 130/143 interrupted by SIGINT/SIGTERM.
         """)
 
     @Option(name: .customLong("receiver"), help: "A receiver to run on: name, device id, or ADDR[:PORT] (repeatable; default: all).")
@@ -107,6 +110,9 @@ struct LabRunCommand: AsyncParsableCommand {
 
     @Option(name: .customLong("comeback-wait"), help: "Seconds to wait for a receiver that went away to answer again.")
     var comebackWait: Double = 60
+
+    @Option(name: .customLong("write-patience"), help: "Seconds a played cell's write is tried again while another process holds the database; then the run stops, interrupted and resumable (exit 5).")
+    var writePatience: Double = 120
 
     @Flag(help: "Complete an interrupted run: the latest, or RUN-ID. Cells already done are not played again.")
     var resume = false
@@ -138,6 +144,7 @@ struct LabRunCommand: AsyncParsableCommand {
         guard pollInterval >= 20 && pollInterval <= 10_000 else { throw ValidationError("--poll-interval must be 20 to 10000 ms") }
         if let caseTimeout, !(caseTimeout >= 1 && caseTimeout <= 86_400) { throw ValidationError("--case-timeout must be 1 to 86400 seconds") }
         guard comebackWait >= 0 && comebackWait <= 86_400 else { throw ValidationError("--comeback-wait must be 0 to 86400 seconds") }
+        guard writePatience >= 0 && writePatience <= 86_400 else { throw ValidationError("--write-patience must be 0 to 86400 seconds") }
         guard (0...65535).contains(port) else { throw ValidationError("--port must be 0 to 65535") }
         if let server, URL(string: server)?.scheme?.hasPrefix("http") != true { throw ValidationError("--server must be an http:// URL") }
         guard Logger.Level(rawValue: logLevel) != nil else { throw ValidationError("--log-level must be trace, debug, info, notice, warning, error or critical") }
@@ -182,6 +189,7 @@ struct LabRunCommand: AsyncParsableCommand {
         options.pollInterval = .milliseconds(Int64(pollInterval))
         options.caseTimeout = caseTimeout.map { .milliseconds(Int64($0 * 1000)) }
         options.comebackWait = .milliseconds(Int64(comebackWait * 1000))
+        options.writePatience = .milliseconds(Int64(writePatience * 1000))
         options.thresholds = try thresholds.load(profilesDir: lookup.profilesDir.path)
         // Behaviour cells are judged as they finish: the timeline maps segment requests to positions, a class
         // profile says whether the receiver can show video at all (no profiles found: every case applies).
@@ -211,9 +219,21 @@ struct LabRunCommand: AsyncParsableCommand {
         let outcome = await task.value
         progress.finish()
         let signal = trap.received
-        try await session.finish(interrupted: signal != nil)
         let runId = session.summary.id
-        let document = LabRunDocument(run: (try? store.run(runId)) ?? session.summary, cells: try store.cells(runId: runId), skipped: skipped,
+        let writeFailures = outcome.writeFailures
+        if writeFailures.isEmpty {
+            try await session.finish(interrupted: signal != nil)
+        } else {
+            // Cells were played and not stored: never `finished`, so that --resume plays them.
+            do { try await session.finish(interrupted: true) } catch {
+                Terminal.writeStderr("seamcheck: warning: could not record run \(runId) as interrupted (\(error)); it reads interrupted "
+                                     + "once its \(Int(session.leaseSeconds)) s lease lapses\n")
+            }
+        }
+        let stored = try? store.cells(runId: runId)
+        var shown = (try? store.run(runId)) ?? session.summary
+        if stored == nil || shown.state == .running, !writeFailures.isEmpty { shown.state = .interrupted }
+        let document = LabRunDocument(run: shown, cells: stored ?? outcome.results.flatMap(\.cells), skipped: skipped,
                                       problems: outcome.results.compactMap { result in
                                           result.problem.map { LabRunDocument.Problem(receiver: result.target.name, problem: $0) }
                                       })
@@ -223,6 +243,12 @@ struct LabRunCommand: AsyncParsableCommand {
         }
         withExtendedLifetime(trap) {}
         if let signal { throw ExitCode(signal == SIGTERM ? MatrixRunCommand.interruptedBySIGTERM : MatrixRunCommand.interruptedBySIGINT) }
+        if !writeFailures.isEmpty {
+            let kept = outcome.results.reduce(0) { $0 + $1.cells.count }
+            throw CLIFailure(message: "lab run \(runId) is interrupted: " + writeFailures.joined(separator: "\n") + "\n"
+                + "\(kept) cell(s) are stored; when the database is writable again, `seamcheck lab run --resume \(runId) --db \(database.shown)` "
+                + "plays the rest", exitCode: Self.notStored)
+        }
         if !outcome.anyPlayed {
             throw CLIFailure(message: "no receiver could be run: "
                 + outcome.results.map { "\($0.target.name): \($0.problem ?? "nothing played")" }.joined(separator: "; "),

@@ -18,6 +18,8 @@ struct LabDatabaseOption: ParsableArguments {
     /// The database as printed: a path, or a URL without its password.
     var shown: String { DatabaseText.shown(path) }
 
+    func validate() throws { try DatabaseText.checkFolder(path) }
+
     /// Opens the database as `station` (the host name when nil: a command that only reads).
     func open(create: Bool, station: String? = nil) throws(LabStoreError) -> LabStore {
         try LabStore(path: path, create: create, station: station ?? LabStation.hostDefault)

@@ -26,6 +26,8 @@ struct DatabaseOption: ParsableArguments {
     var path: String { DatabaseText.resolve(given) }
     /// The database as printed: a path, or a URL without its password.
     var shown: String { DatabaseText.shown(path) }
+
+    func validate() throws { try DatabaseText.checkFolder(path) }
 }
 
 /// The `--db` option's words and default, for every command that takes it.
@@ -37,6 +39,17 @@ enum DatabaseText {
         valueName: "path|url")
 
     static func resolve(_ given: String?) -> String { DatabaseLocation.text(given, fallback: fallback) }
+
+    /// A SQLite file's folder must exist: a mistyped `--db /nonexistent/dir/x.sqlite` is refused
+    /// (exit 2), not made as a folder tree. The default's folder, `Reports/`, is made when missing.
+    static func checkFolder(_ text: String) throws {
+        guard case .sqlite(let path)? = try? DatabaseLocation(parsing: text) else { return }
+        let folder = URL(fileURLWithPath: path).deletingLastPathComponent().standardizedFileURL.path
+        let defaultFolder = URL(fileURLWithPath: fallback).deletingLastPathComponent().standardizedFileURL.path
+        var isFolder: ObjCBool = false
+        guard folder != defaultFolder, !(FileManager.default.fileExists(atPath: folder, isDirectory: &isFolder) && isFolder.boolValue) else { return }
+        throw ValidationError("--db \(path): the folder \(folder) does not exist; create it first (mkdir -p \(folder)) or give a path in a folder that does")
+    }
 
     static func shown(_ text: String) -> String {
         (try? DatabaseLocation(parsing: text))?.description ?? PostgresURL.redact(text)

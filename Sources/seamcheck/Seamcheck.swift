@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import Store
 import Reporting
 import ResultsReporting
 
@@ -11,7 +12,8 @@ struct Seamcheck: AsyncParsableCommand {
         discussion: """
         Exit codes: 0 ran with no finding at or above --fail-on; 1 findings at or above --fail-on; \
         2 bad usage or unusable input; 3 a needed service (avahi-daemon, D-Bus) is missing; \
-        4 `lab run` could run no receiver at all; \
+        4 `lab run` could run no receiver at all; 5 `lab run` could not store a cell it played (the run is interrupted, \
+        `--resume` completes it); \
         130 / 143 a matrix or lab run interrupted by SIGINT / SIGTERM (finished cases are kept).
         """,
         version: seamcheckVersion,
@@ -24,6 +26,8 @@ struct Seamcheck: AsyncParsableCommand {
     /// else: usage errors are 2 (ArgumentParser's default is 64), an `ExitCoded` error carries
     /// its own code, and any other error of a module is 2 (unusable input) with its description.
     static func main() async {
+        // However the command ends (a return, an exit code, a signal it traps): what it wrote is in the .sqlite, not its -wal.
+        atexit { SQLiteExecutor.checkpointAllOpen() }
         do {
             var command = try parseAsRoot()
             if var asyncCommand = command as? AsyncParsableCommand {

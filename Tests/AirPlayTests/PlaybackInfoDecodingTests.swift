@@ -66,6 +66,18 @@ final class PlaybackInfoDecodingTests: XCTestCase {
         XCTAssertEqual(try decode(data), PlaybackInfo(duration: 20, position: 7.5, rate: 0))
     }
 
+    /// Hostile numbers: 1e308 s is no stream's time (it printed as 309 digits); read as absent.
+    func testTimesAndRatesNoStreamHasAreReadAsAbsent() throws {
+        let data = PropertyList.binary(["duration": 1e308, "position": -1e300, "rate": 1e200,
+                                        "loadedTimeRanges": [["start": 0.0, "duration": 1e308], ["start": 2.0, "duration": 4.0]]])
+        let info = try decode(data)
+        XCTAssertNil(info.duration)
+        XCTAssertNil(info.position)
+        XCTAssertNil(info.rate)
+        XCTAssertEqual(info.loadedTimeRanges, [.init(start: 2, duration: 4)])
+        XCTAssertEqual(try decode(PropertyList.binary(["position": 86_400.0 * 300])).position, 86_400 * 300, "a 300-day position is a time")
+    }
+
     func testMissingKeysIntegerBooleansAndTheErrorDict() throws {
         let data = PropertyList.binary(["readyToPlay": 0, "rate": 1, "position": "2.5",
                                         "error": ["code": -11800, "domain": "AVFoundationErrorDomain"],

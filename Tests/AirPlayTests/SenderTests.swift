@@ -157,6 +157,17 @@ final class SenderTests: XCTestCase {
         await noURL.close()
     }
 
+    /// A redirect is not followed; the error says where it points (the receiver's text, cleaned).
+    func testARedirectNamesItsLocation() async throws {
+        let server = try ReceiverServer(modes: ["redirect-301"])
+        let session = try await AirPlaySender.open(server.endpoint("redirect-301"))
+        let error = await failure { () async throws(AirPlayError) in try await session.play(url: Self.media, startPosition: 0) }
+        let text = error?.description ?? ""
+        XCTAssertTrue(text.contains("301 Moved Permanently; Location: http://10.9.8.7:7000/play[2J"), text)
+        XCTAssertFalse(text.contains("\u{1B}"), "no control characters from the receiver: \(text)")
+        await session.close()
+    }
+
     /// Peak resident memory of this process (VmHWM), in bytes.
     private func peakResident() -> Int {
         let status = (try? String(contentsOfFile: "/proc/self/status", encoding: .utf8)) ?? ""

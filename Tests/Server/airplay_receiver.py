@@ -142,6 +142,9 @@ def answer(conn, mode, player, method, path, number_on_conn):
         conn.sendall(response(status, {401: "Unauthorized", 403: "Forbidden", 453: "Not Enough Bandwidth",
                                        470: "Connection Authorization Required"}[status]))
         return True
+    if mode == "redirect-301":
+        conn.sendall(response(301, "Moved Permanently", [("Location", "http://10.9.8.7:7000" + path + "\x1b[2J")]))
+        return True
     if mode == "digest":
         conn.sendall(response(401, "Unauthorized", [("WWW-Authenticate",
                                                      'Digest realm="AirPlay", nonce="0a1b2c3d4e5f"')]))

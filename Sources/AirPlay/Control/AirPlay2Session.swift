@@ -238,7 +238,7 @@ public actor AirPlay2Session: AirPlayPlayback {
             throw .passwordRequired(endpoint: name)
         case 401, 403, 453, 470: throw .pairingRequired(endpoint: name, status: response.status)
         case 404 where step == "/play": throw .noURLPlayback(endpoint: name)
-        default: throw .http(endpoint: name, path: step, status: response.status, reason: response.reason)
+        default: throw .http(endpoint: name, path: step, status: response.status, reason: response.statusText)
         }
     }
 

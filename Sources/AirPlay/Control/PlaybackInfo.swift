@@ -8,9 +8,9 @@ extension PlaybackInfo {
     /// booleans `<true/>` or 0/1; the `error` dict is `{code, domain}` (either may be missing).
     init(plist: [String: Any]) {
         self.init(
-            duration: PropertyList.double(plist["duration"]),
-            position: PropertyList.double(plist["position"]),
-            rate: PropertyList.double(plist["rate"]),
+            duration: Self.time(plist["duration"]),
+            position: Self.time(plist["position"]),
+            rate: PropertyList.double(plist["rate"]).flatMap { Self.rates.contains($0) ? $0 : nil },
             readyToPlay: PropertyList.bool(plist["readyToPlay"]),
             playbackBufferEmpty: PropertyList.bool(plist["playbackBufferEmpty"]),
             playbackBufferFull: PropertyList.bool(plist["playbackBufferFull"]),
@@ -20,12 +20,23 @@ extension PlaybackInfo {
             error: Self.receiverError(plist["error"]))
     }
 
+    /// Media times believed from a receiver: a day before the start to a year after it. Beyond
+    /// that (1e308 s) a value is no time any stream has, and is read as absent rather than
+    /// carried into measurements and printed as 309 digits.
+    static let times: ClosedRange<Double> = -86_400...31_536_000
+    /// Playback rates believed (AirPlay's are 0, 1 and the trick-play rates up to a few dozen).
+    static let rates: ClosedRange<Double> = -1_000...1_000
+
+    static func time(_ value: Any?) -> Double? {
+        PropertyList.double(value).flatMap { times.contains($0) ? $0 : nil }
+    }
+
     private static func ranges(_ value: Any?) -> [TimeRange] {
         guard let items = value as? [Any] else { return [] }
         return items.compactMap { item in
             guard let range = item as? [String: Any],
-                  let start = PropertyList.double(range["start"]),
-                  let duration = PropertyList.double(range["duration"]) else { return nil }
+                  let start = time(range["start"]),
+                  let duration = time(range["duration"]) else { return nil }
             return TimeRange(start: start, duration: duration)
         }
     }

@@ -172,7 +172,7 @@ public actor AirPlaySession: AirPlayPlayback {
         case 404 where path == "/play":
             throw .noURLPlayback(endpoint: name)
         default:
-            throw .http(endpoint: name, path: path, status: response.status, reason: response.reason)
+            throw .http(endpoint: name, path: path, status: response.status, reason: response.statusText)
         }
     }
 

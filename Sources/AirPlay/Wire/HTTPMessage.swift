@@ -247,3 +247,15 @@ struct HTTPResponseParser {
         }
     }
 }
+
+extension HTTPResponse {
+    /// The reason phrase, and for a redirect where it points: the sender follows no redirect, so
+    /// the address to give instead is what the user needs. The Location comes from the receiver:
+    /// control characters dropped, at most 300 characters.
+    var statusText: String {
+        guard (300..<400).contains(status) else { return reason }
+        guard let location = header("location") else { return reason + " (no Location)" }
+        let shown = String(location.filter { $0.unicodeScalars.allSatisfy { $0.value >= 0x20 && $0.value != 0x7F } }.prefix(300))
+        return reason + "; Location: " + shown + " (redirects are not followed: give that address instead)"
+    }
+}

@@ -61,8 +61,14 @@ public struct CaptureAnalyzer: Sendable {
             }
             if stoppedForNoCodes { break }
         }
+        // The input's own size, not the analysis size its pictures were scaled to.
+        if reader.sourceWidth > 0, reader.sourceHeight > 0 { size = (reader.sourceWidth, reader.sourceHeight) }
         let quality = Self.quality(readings.map(\.time), nominal: reader.nominalFrameRate, size: size)
         var notes: [String] = []
+        if let cut = Self.cutShort(lastFrame: readings.last?.time, declared: reader.declaredDuration, limit: duration,
+                                   stoppedEarly: stoppedForNoCodes || isCancelled()) {
+            notes.append(cut)
+        }
         if streams.manifest?.frameCode == nil {
             notes.append(streams.manifest == nil
                 ? "no suite manifest: streams are named by id and frame rates estimated from the codes (give --streams)"
@@ -88,6 +94,16 @@ public struct CaptureAnalyzer: Sendable {
                                        unreadableFrames: unreadable, audio: reader.hasAudio, notes: notes)
         if keepFilmstrips { analysis.filmstrips = film.finished() }
         return analysis
+    }
+
+    /// A recording whose pictures end more than a second (and 5 %) before the duration its file
+    /// declares was cut short: what it showed after that is not known, so say so beside the result.
+    static func cutShort(lastFrame: Double?, declared: Double?, limit: Double?, stoppedEarly: Bool) -> String? {
+        guard !stoppedEarly, let declared, declared > 0 else { return nil }
+        let wanted = min(declared, limit ?? declared), seen = lastFrame ?? 0
+        guard wanted - seen > max(1, wanted * 0.05) else { return nil }
+        return String(format: "the capture ended early: pictures stop at %.1f s of the %.1f s its file declares (a truncated file or an "
+                      + "interrupted recording?); nothing after %.1f s was measured", seen, declared, seen)
     }
 
     private func toneTable() -> [(stream: Int, frequency: Double)] {
