@@ -16,7 +16,7 @@ cd "$(dirname "${BASH_SOURCE[0]}")/.."
 log=${1:?usage: scripts/test-shards.sh LOG}
 bundle=$(ls -d .build/debug/*PackageTests.xctest 2>/dev/null | head -n 1)
 [ -x "$bundle" ] || { echo "test: no test bundle under .build/debug (swift build --build-tests first)" >&2; exit 1; }
-realtime=${SEAMCHECK_REALTIME_TESTS:-'Kodi|UxPlay|Fcup|Pushed|BehaviourRunTests'}
+realtime=${SEAMCHECK_REALTIME_TESTS:-'Kodi|UxPlay|Fcup|Pushed|BehaviourRunTests|LabDashboardBrowserTests'}
 
 if [ "${SEAMCHECK_TEST_SHARDS:-2}" = 1 ]; then
   "$bundle" 2>&1 | tee "$log"

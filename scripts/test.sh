@@ -35,7 +35,8 @@ if ! scripts/services.sh postgres-status >/dev/null 2>&1; then
 fi
 # shellcheck disable=SC1091
 source .build/services/env
-export SEAMCHECK_REQUIRE_AVAHI=1
+# Missing services (avahi, Kodi, UxPlay, PostgreSQL, Chromium) fail the tests instead of skipping them.
+export SEAMCHECK_REQUIRE_SERVICES=1
 
 swift build --build-tests 2>&1 | grep -v -- '-D_REENTRANT' || { echo "test: build failed" >&2; exit 1; }
 

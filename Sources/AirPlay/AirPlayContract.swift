@@ -21,12 +21,25 @@ public protocol AirPlayPlayback: Sendable {
     func serverInfo() async throws(AirPlayError) -> ServerInfo
     /// Closes the connection; safe to call more than once.
     func close() async
+    /// The `X-Apple-Session-ID` the session's `/play` carries (the reverse connection of pushed
+    /// playlists names it too); nil for a session without one.
+    var playbackSessionId: String? { get }
+    /// `POST /action` with a binary plist body (`FCUPMessages.action`, the answer to a pushed
+    /// playlist request), in this session: the receiver matches it to `/play` by the session id.
+    func postAction(_ body: Data) async throws(AirPlayError)
 }
 
 extension AirPlayPlayback {
     /// For conformers that do not use the duration (test doubles).
     public func play(url: URL, startPosition: Double, duration: Double?) async throws(AirPlayError) {
         try await play(url: url, startPosition: startPosition)
+    }
+
+    public var playbackSessionId: String? { nil }
+
+    /// For conformers without pushed playlists (test doubles, sessions that never push).
+    public func postAction(_ body: Data) async throws(AirPlayError) {
+        throw .http(endpoint: "\(Self.self)", path: "/action", status: 501, reason: "Not Implemented")
     }
 
     /// For conformers written before `serverInfo` (test doubles): they have none to give.

@@ -4,7 +4,7 @@ import Foundation
 /// A discovered receiver with its device class and, when asked for, its `/info` answer: one
 /// entry of `seamcheck discover`'s `receivers`.
 ///
-/// Encodes flat: the `Receiver` fields (INTERFACE.md's discover fields and more), then
+/// Encodes flat: the `Receiver` fields (docs/interface.md's discover fields and more), then
 /// `deviceClass` (null when unclassified), `classifiedBy` (`inventory`, `profile`, `info` or
 /// null), `classificationReason`, `inventoryPin` (for an unclassified receiver, the inventory
 /// entry to add; else null), and, when `/info` was asked: `info` (when it answered),

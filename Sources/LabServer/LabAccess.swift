@@ -15,6 +15,11 @@ public struct LabAccess: Sendable {
     /// The environment variable `lab serve` (and scripts) read the token from.
     public static let tokenVariable = "SEAMCHECK_LAB_TOKEN"
 
+    /// The header a sender pushing playlists (FCUP, docs/lab-run.md) names the receiver in: with
+    /// the lab token, the request is logged as that receiver's, so its session still holds every
+    /// playlist it asked for. Without the right token the header is ignored.
+    public static let pushedForHeader = "X-Seamcheck-Pushed-For"
+
     public let token: String
     /// Lowercased host names and addresses (no port) by which a client reaches this server.
     let ownHosts: Set<String>
@@ -83,6 +88,17 @@ public struct LabAccess: Sendable {
         let bearer = request.headers[.authorization].flatMap { $0.hasPrefix("Bearer ") ? String($0.dropFirst(7)) : nil }
         guard let sent = request.headers[HTTPField.Name(Self.tokenHeader)!] ?? bearer else { return .noToken }
         return Self.same(sent, token) ? nil : .wrongToken
+    }
+
+    /// The receiver a pushed request is for: the address in `pushedForHeader`, when the request
+    /// carries this server's token and the value is an IP address; nil otherwise.
+    static func pushedFor(_ request: Request, token: String) -> String? {
+        guard let value = request.headers[HTTPField.Name(pushedForHeader)!],
+              let sent = request.headers[HTTPField.Name(tokenHeader)!], same(sent, token) else { return nil }
+        let address = value.trimmingCharacters(in: .whitespaces)
+        var v4 = in_addr(), v6 = in6_addr()
+        guard address.count <= 64, inet_pton(AF_INET, address, &v4) == 1 || inet_pton(AF_INET6, address, &v6) == 1 else { return nil }
+        return address
     }
 
     /// Compares in time independent of where the strings differ.

@@ -26,6 +26,9 @@ struct RequestLogMiddleware: RouterMiddleware {
     typealias Context = LabRequestContext
     let log: RequestLog
     let knownCases: Set<String>
+    /// The lab token: a request carrying it and `LabAccess.pushedForHeader` is logged as the
+    /// receiver's it names (the sender fetched it on that receiver's behalf).
+    var token: String? = nil
     /// Body bytes a connection may have handed to NIO and not yet into its socket.
     static var inFlightLimit: Int { 2 * SuiteFileProvider.chunkLength }
 
@@ -33,11 +36,19 @@ struct RequestLogMiddleware: RouterMiddleware {
         let started = ContinuousClock.now
         let path = request.uri.path
         let caseId = SuiteFiles.caseId(of: path).flatMap { knownCases.contains($0) ? $0 : nil }
+        var client = context.remoteAddress?.ipAddress ?? "unknown"
+        var clientPort = context.remoteAddress?.port
+        var userAgent = request.headers[.userAgent].map { String($0.prefix(512)) }
+        if let token, let receiver = LabAccess.pushedFor(request, token: token) {
+            userAgent = (userAgent.map { $0 + " " } ?? "") + "(pushed by the sender at \(client))"
+            client = receiver
+            clientPort = nil
+        }
         let record = LabRequestRecord(
-            at: Date(), client: context.remoteAddress?.ipAddress ?? "unknown", clientPort: context.remoteAddress?.port,
+            at: Date(), client: client, clientPort: clientPort,
             method: request.method.rawValue, path: String(path.prefix(2048)),
             query: request.uri.query.map { String($0.prefix(2048)) }, range: request.headers[.range].map { String($0.prefix(256)) },
-            status: 0, bytes: 0, durationMs: 0, userAgent: request.headers[.userAgent].map { String($0.prefix(512)) },
+            status: 0, bytes: 0, durationMs: 0, userAgent: userAgent,
             caseId: caseId)
         let log = self.log
         @Sendable func finish(status: Int, bytes: Int, expected: Int?, completed: Bool) {

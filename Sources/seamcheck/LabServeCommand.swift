@@ -5,6 +5,7 @@ import LabCore
 import LabRun
 import LabServer
 import Logging
+import ResultsReporting
 import Store
 
 /// Options every lab command shares.
@@ -69,7 +70,8 @@ struct LabServeCommand: AsyncParsableCommand {
         receivers and device classes; without avahi-daemon it serves anyway and says why clients stay unmapped. \
         Stops on SIGINT or SIGTERM with everything logged in the database. Writing a verdict (POST /api/verdicts) \
         takes JSON from the lab page of this server with its token, which the page carries and which is written, \
-        readable by you only, to --token-file for scripts (docs/lab-security.md).
+        readable by you only, to --token-file for scripts (docs/lab-security.md). The dashboard at /dashboard \
+        (read-only) shows every run in the database, live as cells finish (docs/lab-dashboard.md).
         """)
 
     @Option(help: "The suite folder made by `seamcheck lab streams`.")
@@ -139,9 +141,11 @@ struct LabServeCommand: AsyncParsableCommand {
                                                             isPostgres: store.executor.location.isPostgres)
         try LabTokenPath.prepare(tokenFolder)
         try LabAccess.writeToken(options.token, to: tokenPath)
+        options.dashboardCellRenderer = { cell, labCase in LabCellHTML.render(cell, labCase: labCase) }
         let bind = self.bind, db = database.shown
         try await LabServer.run(options, store: store, logger: logger) { port in
             Terminal.writeStderr("seamcheck: lab: serving http://\(bind):\(port)/ (suite \(suite.root), database \(db), station \(stationName)); verdict token in \(tokenPath)\n")
+            Terminal.writeStderr("seamcheck: lab: dashboard at http://\(bind == "0.0.0.0" ? "127.0.0.1" : bind):\(port)/dashboard (read-only; every station's runs in \(db))\n")
         }
     }
 }

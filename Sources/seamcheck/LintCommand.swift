@@ -65,7 +65,7 @@ enum LintFormat: String, ExpressibleByArgument, CaseIterable {
     case table, json, sarif
 }
 
-/// The lint JSON: INTERFACE.md's audit/lint shape, plus what was checked and the parse diagnostics.
+/// The lint JSON: docs/interface.md's audit/lint shape, plus what was checked and the parse diagnostics.
 struct LintDocument: Encodable {
     var schemaVersion = jsonSchemaVersion
     var input: String

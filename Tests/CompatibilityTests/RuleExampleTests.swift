@@ -115,7 +115,7 @@ final class RuleExampleTests: XCTestCase {
         for rule in RuleCatalog.transitionRules { XCTAssertTrue(RuleIdentifiers.transition.contains(rule.id), rule.id) }
         for rule in RuleCatalog.capabilityRules { XCTAssertTrue(RuleIdentifiers.capability.contains(rule.id), rule.id) }
         for rule in RuleCatalog.declaredRules { XCTAssertTrue(RuleIdentifiers.declared.contains(rule.id), rule.id) }
-        XCTAssertEqual(Set(ids), RuleIdentifiers.all, "every INTERFACE.md rule id is implemented")
+        XCTAssertEqual(Set(ids), RuleIdentifiers.all, "every docs/interface.md rule id is implemented")
     }
 
     func testSkeletonTransitionRulesAreAllPresent() {

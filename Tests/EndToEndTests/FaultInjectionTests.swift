@@ -5,7 +5,7 @@ import XCTest
 /// The CMAF ladder with its faults injected per path, as CDNs and ad servers produce them: 404,
 /// 500, a slow answer, a redirect, redirect loops, an HTML asset list. Each fault is a finding
 /// on that part with its URL and status or reason; the rest is inspected, linted and audited,
-/// and the exit code is INTERFACE.md's.
+/// and the exit code is docs/interface.md's.
 final class FaultInjectionTests: ServedStreamTestCase {
     var path = ""
 

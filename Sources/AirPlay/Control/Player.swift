@@ -119,6 +119,13 @@ public actor AirPlaySession: AirPlayPlayback {
         return ServerInfo(plist: try plist(response, path: "/server-info"))
     }
 
+    public nonisolated var playbackSessionId: String? { sessionId }
+
+    public func postAction(_ body: Data) async throws(AirPlayError) {
+        let response = try await send("POST", "/action", contentType: PropertyList.binaryContentType, body: body)
+        try check(response, path: "/action")
+    }
+
     public func close() async {
         closed = true
         await connection.shutDown()

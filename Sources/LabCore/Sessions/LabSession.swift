@@ -1,7 +1,7 @@
 import Compatibility
 import Foundation
 
-/// What one client did with one case at one station, rebuilt from the request log (INTERFACE.md,
+/// What one client did with one case at one station, rebuilt from the request log (docs/interface.md,
 /// "lab sessions").
 public struct LabSession: Codable, Sendable, Equatable {
     /// The station whose server it fetched from (nil: unknown). Never two stations in one session.
@@ -57,7 +57,7 @@ public struct LabSession: Codable, Sendable, Equatable {
         case requests, bytes, failedRequests, abandonedRequests, observedCapability, renditionsBefore, renditionsAfter
     }
 
-    /// INTERFACE.md's fields are always present, null when unknown.
+    /// docs/interface.md's fields are always present, null when unknown.
     public func encode(to encoder: any Encoder) throws {
         var c = encoder.container(keyedBy: CodingKeys.self)
         try c.encode(station, forKey: .station)

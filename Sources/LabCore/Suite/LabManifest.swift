@@ -1,6 +1,6 @@
 import Foundation
 
-/// The lab's test-stream suite as `lab.json` describes it (INTERFACE.md, "lab streams manifest").
+/// The lab's test-stream suite as `lab.json` describes it (docs/interface.md, "lab streams manifest").
 ///
 /// Folder layout of a suite (paths are relative to the suite folder, which is also the server root):
 /// ```
