@@ -32,9 +32,10 @@
 #
 # After `start`, `source .build/services/env` points DBUS_SYSTEM_BUS_ADDRESS at the private bus,
 # which libavahi-client, avahi-browse and avahi-publish all honour. Needs root (avahi-daemon
-# refuses to run otherwise; its own /run/avahi-daemon needs a mount namespace); needs no systemd
-# and no /dev/log. Nothing leaves loopback: the daemon listens on `lo` only, IPv4 only, with
-# wide-area DNS and host publishing off. A system avahi-daemon may run beside it, untouched.
+# refuses to run otherwise; it runs in mount and network namespaces of its own); needs no
+# systemd and no /dev/log. Nothing leaves loopback: the daemon listens on its namespace's `lo`
+# only, IPv4 only, with wide-area DNS and host publishing off. A system avahi-daemon may run
+# beside it, untouched.
 set -euo pipefail
 
 # The real repository, also when this script is reached through a symlink.
@@ -218,13 +219,17 @@ start_dbus() {
 start_avahi() {
   # --no-drop-root and --no-chroot: the private bus socket lives under the repository, which
   # user avahi may not be allowed to reach, and a chrooted daemon could not reconnect to it.
-  # avahi-daemon's pid file and socket are compiled in under /run/avahi-daemon: a tmpfs there,
-  # in a mount namespace of its own (as services-kodi.sh does for Kodi's), lets it run beside a
-  # system avahi-daemon without touching its files. The system daemon skips loopback unless
-  # told otherwise, and its D-Bus is not ours. The mount point must exist; an empty one is harmless.
+  # A system avahi-daemon may run beside it (every Debian desktop): it holds /run/avahi-daemon
+  # (pid file and socket, compiled in) and publishes its host name on lo too, whose 127.0.0.1
+  # records the two daemons would fight over (an endless host name conflict). So the test
+  # daemon gets namespaces of its own, as services-kodi.sh gives Kodi's: a mount namespace with
+  # a tmpfs on /run/avahi-daemon, and a network namespace with only its own loopback up. Clients
+  # reach it over the private bus, a socket under .build, and it answers them from what they
+  # register with it: nothing needs multicast between it and the host. The system daemon and
+  # the system bus are never touched. The mount point must exist; an empty one is harmless.
   mkdir -p /run/avahi-daemon
-  launch unshare --mount --propagation private sh -c \
-    'mount -t tmpfs -o size=1m,mode=0755 seamcheck-test-avahi /run/avahi-daemon && exec "$@"' avahi \
+  launch unshare --net --mount --propagation private sh -c \
+    'ip link set lo up && mount -t tmpfs -o size=1m,mode=0755 seamcheck-test-avahi /run/avahi-daemon && exec "$@"' avahi \
     env DBUS_SYSTEM_BUS_ADDRESS="$bus_address" avahi-daemon -f "$avahi_conf" \
     --no-rlimits --no-proc-title --no-drop-root --no-chroot \
     </dev/null >"$avahi_log" 2>&1 9>&- &
@@ -251,7 +256,7 @@ start_avahi() {
 cmd_start() {
   [ "$(id -u)" -eq 0 ] || die "avahi-daemon must be started as root; rerun with sudo."
   local tool
-  for tool in dbus-daemon dbus-send avahi-daemon setsid flock unshare mount; do
+  for tool in dbus-daemon dbus-send avahi-daemon setsid flock unshare mount ip; do
     command -v "$tool" >/dev/null 2>&1 \
       || die "'$tool' is missing; install dbus avahi-daemon avahi-utils (scripts/setup-deps.sh)."
   done

@@ -10,7 +10,6 @@ final class RunComparisonTests: XCTestCase {
                       software: LabReceiverSoftware? = nil, jump: Bool = false) -> LabCellBrief {
         var m = CellMeasurement(stalls: stallMs.map { [MeasuredStall(position: 6, startMs: 6000, durationMs: $0, kind: "position-frozen", transition: "ad start 6 s")] } ?? [],
                                 outcome: verdict, transitionStallMs: stallMs, reason: "\(verdict.rawValue) because")
-        var judgement: BehaviourJudgement?
         if jump { m.jumps = [MeasuredJump(atMs: 1000, from: 1, to: 5, kind: "forward")] }
         let judgement = behaviour.map { BehaviourJudgement(caseId: caseId, feature: "cue", outcome: $0, checks: [], why: nil, evidence: [], requests: 0) }
         let start = Date(timeIntervalSince1970: 1_800_000_000 + Double(id) * 20)
