@@ -17,6 +17,14 @@
 #   scripts/services.sh kodi-stop    stop everything kodi-start started, delete its namespace
 #   scripts/services.sh kodi-status  print what runs; exit 0 when Kodi answers, 3 when not
 #
+#   scripts/services.sh uxplay-build  build UxPlay 1.74 from ../shared/peers into .build/uxplay (once;
+#                                    cached by the tarball's hash; nothing fetched)
+#   scripts/services.sh uxplay-start  a second real AirPlay video receiver: UxPlay -hls under Xvfb
+#                                    (ximagesink) with a PulseAudio null sink, in a network namespace
+#                                    of its own with its own mDNS; SEAMCHECK_UXPLAY_PIN=CODE adds
+#                                    -pin CODE; writes .build/services/uxplay.env
+#   scripts/services.sh uxplay-kill | uxplay-stop | uxplay-status   as for Kodi
+#
 #   scripts/services.sh postgres-start | postgres-stop | postgres-status
 #                                    a private PostgreSQL on 127.0.0.1 and a Unix socket, for the
 #                                    shared results store's tests (scripts/services-postgres.sh);
@@ -327,6 +335,16 @@ case "${1:-}" in
       kodi-kill) kodi_lock; kodi_kill ;;
       kodi-status) kodi_status ;;
     esac ;;
+  uxplay-build|uxplay-start|uxplay-stop|uxplay-kill|uxplay-status)
+    # shellcheck source=scripts/services-uxplay.sh
+    . "$root_dir/scripts/services-uxplay.sh"
+    case "$1" in
+      uxplay-build) uxplay_lock; uxplay_build ;;
+      uxplay-start) uxplay_lock; uxplay_start ;;
+      uxplay-stop) uxplay_lock; uxplay_stop ;;
+      uxplay-kill) uxplay_lock; uxplay_kill ;;
+      uxplay-status) uxplay_status ;;
+    esac ;;
   postgres-start|postgres-stop|postgres-status)
     # shellcheck source=scripts/services-postgres.sh
     . "$root_dir/scripts/services-postgres.sh"
@@ -335,5 +353,5 @@ case "${1:-}" in
       postgres-stop) pg_lock; pg_stop ;;
       postgres-status) pg_status ;;
     esac ;;
-  *) echo "usage: $0 start|stop|status|kodi-start|kodi-stop|kodi-kill|kodi-status|postgres-start|postgres-stop|postgres-status" >&2; exit 2 ;;
+  *) echo "usage: $0 start|stop|status|kodi-start|kodi-stop|kodi-kill|kodi-status|uxplay-build|uxplay-start|uxplay-stop|uxplay-kill|uxplay-status|postgres-start|postgres-stop|postgres-status" >&2; exit 2 ;;
 esac

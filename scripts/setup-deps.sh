@@ -20,6 +20,9 @@ packages=(
   # Tests/EndToEndTests/KodiReceiverTests): Kodi under Xvfb with Mesa's software GL and a
   # PulseAudio null sink, in a network namespace (iproute2, util-linux's unshare).
   kodi xvfb libgl1-mesa-dri libegl-mesa0 libglx-mesa0 pulseaudio
+  # UxPlay 1.74 built from ../shared/peers (scripts/services.sh uxplay-build; Debian's 1.62 has
+  # no /play): its build packages, and ximagesink (gstreamer1.0-x) for a picture Xvfb can show.
+  cmake libplist-dev libssl-dev libgstreamer1.0-dev libgstreamer-plugins-base1.0-dev gstreamer1.0-x
   # The shared results store's server for its tests and benchmark (scripts/services.sh postgres-start).
   postgresql
   # The HTTP load of the lab server benchmarks (scripts/bench/lab-serve.sh, lab-serve-postgres.sh).

@@ -77,6 +77,8 @@ public enum AirPlayError: Error, Sendable, Equatable, CustomStringConvertible {
     /// The receiver wants pairing, and no credentials for it are stored (and it offers no
     /// transient pairing). `receiver` is the name to give `seamcheck airplay pair`.
     case needsPairing(endpoint: String, receiver: String)
+    /// 409: another sender holds the receiver (UxPlay takes one RTSP sender at a time).
+    case busy(endpoint: String)
 
     public var description: String {
         switch self {
@@ -105,6 +107,8 @@ public enum AirPlayError: Error, Sendable, Equatable, CustomStringConvertible {
         case .needsPairing(let endpoint, let receiver):
             let name = receiver.contains(where: { $0 == " " || $0 == "'" }) ? "'\(receiver.replacingOccurrences(of: "'", with: "'\\''"))'" : receiver
             return "\(endpoint): needs pairing: run seamcheck airplay pair \(name)"
+        case .busy(let endpoint):
+            return "\(endpoint): answered 409: another sender is connected to it; stop that sender (or wait for it), then run again"
         }
     }
 }

@@ -63,6 +63,10 @@ public enum AirPlayAccess: Sendable, Equatable {
 public enum AirPlayFlow: String, Sendable, Equatable, Codable {
     case airPlay1 = "airplay1"
     case airPlay2 = "airplay2"
+    /// The legacy video session (UxPlay, the Apple TV 3 generation): RTSP SETUP with NTP timing,
+    /// RECORD and `/feedback` on one connection, `/play` and the rest on a plain HTTP one
+    /// (`LegacyVideoSession`).
+    case legacy = "legacy"
 }
 
 /// The sender's entry point: one kept-alive connection to one receiver.
@@ -74,6 +78,11 @@ public enum AirPlaySender {
                             configuration: AirPlayConfiguration = .init()) async throws(AirPlayError) -> any AirPlayPlayback {
         let channel: HAPChannel
         switch access {
+        case .plain(let pairingName) where flow == .legacy:
+            _ = pairingName
+            let session = LegacyVideoSession(endpoint: endpoint, configuration: configuration)
+            try await session.connect()
+            return session
         case .plain(let pairingName):
             let session = AirPlaySession(endpoint: endpoint, configuration: configuration, pairingName: pairingName)
             try await session.connect()
@@ -86,7 +95,7 @@ public enum AirPlaySender {
             throw error
         }
         switch flow {
-        case .airPlay1: return AirPlaySession(channel: channel, configuration: configuration)
+        case .airPlay1, .legacy: return AirPlaySession(channel: channel, configuration: configuration)
         case .airPlay2: return AirPlay2Session(channel: channel, configuration: configuration)
         }
     }

@@ -266,7 +266,7 @@ public struct CellMachine: Sendable {
     /// Pairing, password or no URL playback: the receiver will refuse every case alike.
     static func isRefusal(_ error: AirPlayError) -> Bool {
         switch error {
-        case .pairingRequired, .passwordRequired, .noURLPlayback, .needsPairing, .pairing, .pairingRefused: true
+        case .pairingRequired, .passwordRequired, .noURLPlayback, .needsPairing, .pairing, .pairingRefused, .busy: true
         default: false
         }
     }

@@ -46,8 +46,8 @@ struct AirPlayCommand: AsyncParsableCommand {
         guard let target = targets.first else {
             throw CLIFailure.input("\(text): " + (skipped.first?.reason ?? "not a receiver with AirPlay video"))
         }
-        return (target, try await AirPlaySender.open(target.endpoint, access: access(for: target, store: store),
-                                                     flow: PairingAccess.flow(for: target)))
+        let access = access(for: target, store: store)
+        return (target, try await AirPlaySender.open(target.endpoint, access: access, flow: await flow(for: target, access: access)))
     }
 
     /// How to reach `target`: its stored pairing, else what its TXT record says. An unusable
@@ -71,14 +71,46 @@ struct AirPlayCommand: AsyncParsableCommand {
         }
     }
 
-    /// The opener `lab run` uses: each target reached as `access(for:store:)` says.
+    /// The requests after pairing: AirPlay 2's when discovery says so; otherwise, for a receiver
+    /// reached without pairing, the legacy RTSP session when it answers an RTSP `GET /info` with
+    /// a plist (UxPlay), else AirPlay 1's (Kodi).
+    static func flow(for target: RunTarget, access: AirPlayAccess) async -> AirPlayFlow {
+        await probedFlow(for: target, access: access) ?? .airPlay1
+    }
+
+    /// nil when the probe could not connect (the receiver is away: ask again at its next cell).
+    static func probedFlow(for target: RunTarget, access: AirPlayAccess) async -> AirPlayFlow? {
+        let flow = PairingAccess.flow(for: target)
+        guard flow == .airPlay1, case .plain = access else { return flow }
+        return await LegacyVideoSession.probeFlow(target.endpoint)
+    }
+
+    /// The opener `lab run` uses: each target reached as `access(for:store:)` says, with the flow
+    /// `flow(for:access:)` found once per receiver (at its first cell that opens).
     static func opener(for targets: [RunTarget], store: CredentialStore) -> AirPlayOpener {
-        var accessByEndpoint: [AirPlayEndpoint: (AirPlayAccess, AirPlayFlow)] = [:]
-        for target in targets { accessByEndpoint[target.endpoint] = (access(for: target, store: store), PairingAccess.flow(for: target)) }
+        var accessByEndpoint: [AirPlayEndpoint: (RunTarget, AirPlayAccess)] = [:]
+        for target in targets { accessByEndpoint[target.endpoint] = (target, access(for: target, store: store)) }
         let table = accessByEndpoint
+        let flows = FlowCache()
         return { endpoint throws(AirPlayError) in
-            try await AirPlaySender.open(endpoint, access: table[endpoint]?.0 ?? .plain(pairingName: endpoint.name),
-                                         flow: table[endpoint]?.1 ?? .airPlay1, configuration: AirPlayConfiguration())
+            guard let (target, access) = table[endpoint] else {
+                return try await AirPlaySender.open(endpoint, access: .plain(pairingName: endpoint.name), configuration: AirPlayConfiguration())
+            }
+            let flow = await flows.flow(for: endpoint) { await Self.probedFlow(for: target, access: access) }
+            return try await AirPlaySender.open(endpoint, access: access, flow: flow, configuration: AirPlayConfiguration())
+        }
+    }
+
+    /// Each receiver's flow, found once: a receiver that did not answer the probe (away at the
+    /// time) is asked again at its next cell.
+    actor FlowCache {
+        private var known: [AirPlayEndpoint: AirPlayFlow] = [:]
+
+        func flow(for endpoint: AirPlayEndpoint, probe: @Sendable () async -> AirPlayFlow?) async -> AirPlayFlow {
+            if let flow = known[endpoint] { return flow }
+            guard let flow = await probe() else { return .airPlay1 }
+            known[endpoint] = flow
+            return flow
         }
     }
 }

@@ -10,17 +10,25 @@ import NIOPosix
 /// was not checked (no receiver); that it answers as described is.
 final class TimingServer: Sendable {
     private let channel: any Channel
+    private let handler: TimingHandler
 
-    private init(channel: any Channel) { self.channel = channel }
+    private init(channel: any Channel, handler: TimingHandler) {
+        self.channel = channel
+        self.handler = handler
+    }
+
+    /// Timing requests answered so far (a receiver that stopped asking shows here).
+    var answered: Int { handler.answeredCount }
 
     /// Binds `host`:0 (the local address the receiver reaches us on).
     static func start(host: String) async throws(ConnectionFailure) -> TimingServer {
+        let handler = TimingHandler()
         let bootstrap = DatagramBootstrap(group: MultiThreadedEventLoopGroup.singleton)
             .channelInitializer { channel in
-                channel.eventLoop.makeCompletedFuture { try channel.pipeline.syncOperations.addHandler(TimingHandler()) }
+                channel.eventLoop.makeCompletedFuture { try channel.pipeline.syncOperations.addHandler(handler) }
             }
         do {
-            return TimingServer(channel: try await bootstrap.bind(host: host, port: 0).get())
+            return TimingServer(channel: try await bootstrap.bind(host: host, port: 0).get(), handler: handler)
         } catch {
             throw .connect(Connection.describe(error))
         }
@@ -53,10 +61,14 @@ final class TimingServer: Sendable {
 final class TimingHandler: ChannelInboundHandler, @unchecked Sendable {
     typealias InboundIn = AddressedEnvelope<ByteBuffer>
     typealias OutboundOut = AddressedEnvelope<ByteBuffer>
+    private let lock = NSLock()
+    private var answered = 0
+    var answeredCount: Int { lock.withLock { answered } }
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
         let envelope = unwrapInboundIn(data)
         guard let answer = TimingServer.reply(to: Array(envelope.data.readableBytesView), now: TimingServer.ntpNow()) else { return }
+        lock.withLock { answered += 1 }
         let out = AddressedEnvelope(remoteAddress: envelope.remoteAddress, data: context.channel.allocator.buffer(bytes: answer))
         context.writeAndFlush(wrapOutboundOut(out), promise: nil)
     }
