@@ -55,6 +55,8 @@ let package = Package(
         .target(name: "AirPlay", dependencies: ["AirPlayModel",.product(name: "NIOCore", package: "swift-nio"),
                                                 .product(name: "NIOPosix", package: "swift-nio"),
                                                 .product(name: "Crypto", package: "swift-crypto"),
+                                                // AES-CTR for legacy pair-verify (UxPlay, Apple TV 3)
+                                                .product(name: "CryptoExtras", package: "swift-crypto"),
                                                 .product(name: "BigInt", package: "BigInt")]),
         .target(name: "Compatibility", dependencies: ["MediaProbe", "HLS", "Discovery", "Yams"]),
         // The results database, SQLite or PostgreSQL behind one executor and one versioned schema; knows no
@@ -77,7 +79,7 @@ let package = Package(
         ),
         .target(
             name: "LabServer",
-            dependencies: ["LabCore", "Compatibility", "HLS", "Discovery",
+            dependencies: ["LabCore", "Compatibility", "HLS", "Discovery", "Store",
                            .product(name: "Hummingbird", package: "hummingbird"),
                            .product(name: "Logging", package: "swift-log"),
                            .product(name: "NIOCore", package: "swift-nio"),
@@ -116,7 +118,9 @@ let package = Package(
         .testTarget(name: "CompatibilityTests", dependencies: ["Compatibility", "MediaProbe", "SeamcheckTestSupport"]),
         .testTarget(name: "MatrixTests", dependencies: ["Matrix", "Compatibility", "MediaProbe", "HLS", "SeamcheckTestSupport", "Store"]),
         .testTarget(name: "LabTests", dependencies: ["LabCore", "LabServer", "LabRun", "Matrix", "Compatibility", "HLS", "AirPlay", "SeamcheckTestSupport", "Store",
-                                                     .product(name: "GRDB", package: "GRDB.swift")]),
+                                                     .product(name: "GRDB", package: "GRDB.swift"),
+                                                     // Lab routes in process, without a socket (LabAPIRouteTests).
+                                                     .product(name: "HummingbirdTesting", package: "hummingbird")]),
         .testTarget(name: "ReportingTests", dependencies: ["Reporting", "ResultsReporting", "Compatibility", "MediaProbe", "Matrix", "SeamcheckTestSupport"]),
         .testTarget(name: "EndToEndTests", dependencies: ["seamcheck", "SeamcheckTestSupport", "LabCore", "LabServer", "LabRun", "Store", "Reporting", "ResultsReporting", "Processes"]),
     ]

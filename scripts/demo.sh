@@ -13,7 +13,8 @@
 #  4. an unattended lab run against a real AirPlay receiver (as root only: it needs `ip netns`):
 #     starts Kodi headless in a network namespace of its own (scripts/services.sh kodi-start),
 #     runs `seamcheck lab run` inside that namespace on `control`, two stitched cases and two
-#     behaviour cases of the same suite (about a minute and a half), and writes
+#     behaviour cases of the same suite (about a minute and a half), with Kodi pinned to a device
+#     class by an inventory the demo writes (so each cell is predicted, then measured), and writes
 #     Reports/demo-lab-run.html (measured verdicts and a timeline per cell) and
 #     Reports/demo-behaviour.html (the conformance table). Without root, or when Kodi cannot
 #     start, it says why and is skipped.
@@ -151,6 +152,20 @@ if [ "$kodi_ready" = yes ]; then
   echo "demo: \"$SEAMCHECK_KODI_NAME\" answers AirPlay on $SEAMCHECK_KODI_AIRPLAY in namespace $SEAMCHECK_KODI_NETNS" >&2
   rm -f "$run_db" "$run_db-wal" "$run_db-shm"
   run_db_arg=(--db "$run_db")
+  # Kodi advertises AirPlay 1 video only (no feature bit 49), so no bundled class matches it
+  # (`seamcheck discover` says so, and what to pin): the demo pins it by its device id to the
+  # strictest third-party class, so that the report shows each case's prediction against what
+  # was measured (DeviceProfiles/README.md, "Lab inventory").
+  {
+    echo "receivers:"
+    if [ -n "${SEAMCHECK_KODI_DEVICE_ID:-}" ]; then
+      echo "  - deviceId: \"$SEAMCHECK_KODI_DEVICE_ID\""
+    else
+      echo "  - name: \"$SEAMCHECK_KODI_NAME\""
+    fi
+    echo "    deviceClass: smart-tv-low-end"
+    echo "    note: Kodi in its network namespace (AirPlay 1 video, FFmpeg decoders), pinned by scripts/demo.sh"
+  } > "$lab/kodi-inventory.yaml"
   case_args=()
   for c in "${run_cases[@]}"; do case_args+=(--case "$c"); done
   # Kodi's picture too: its Xvfb display read with x11grab, so each switch is also measured from
@@ -163,6 +178,7 @@ if [ "$kodi_ready" = yes ]; then
   status=0
   ip netns exec "$SEAMCHECK_KODI_NETNS" env DBUS_SYSTEM_BUS_ADDRESS="$SEAMCHECK_KODI_DBUS" \
     "$bin" lab run "${run_db_arg[@]}" --streams "$lab/suite" --receiver "$SEAMCHECK_KODI_NAME" "${case_args[@]}" \
+    --inventory "$lab/kodi-inventory.yaml" \
     --format table || status=$?
   if [ "$status" -ne 0 ]; then
     echo "demo: error: seamcheck lab run against Kodi exited $status; Kodi's own log: $SEAMCHECK_KODI_LOG" >&2
@@ -179,3 +195,38 @@ if [ "$kodi_ready" = yes ]; then
   "$bin" lab report --behaviour "${run_db_arg[@]}" --streams "$lab/suite" --format html --output Reports/demo-behaviour.html
   echo "demo: behaviour table written: Reports/demo-behaviour.html (receivers x interstitial features, with the evidence)" >&2
 fi
+
+# The dashboard (docs/lab-dashboard.md): two short unattended runs on a stand-in AirPlay receiver
+# (Tests/Server/behaviour_receiver.py on 127.0.0.51, 3x real time, no root needed), conforming and
+# then ignoring CUE, into the same database as the Kodi run; `lab report --compare` and the
+# dashboard show the regression. On a terminal `lab serve` stays up until Ctrl-C; otherwise it is
+# checked once and stopped.
+echo >&2
+echo "demo: the lab dashboard: two runs on a stand-in receiver, then lab serve over the demo's runs" >&2
+standin_port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
+for behaviour in conforming ignore-cue; do
+  python3 Tests/Server/behaviour_receiver.py --host 127.0.0.51 --port "$standin_port" --behaviour "$behaviour" --speed 3 \
+    --lifetime 300 > "$lab/standin.out" 2>&1 &
+  standin_pid=$!
+  for _ in $(seq 1 100); do grep -q READY "$lab/standin.out" && break; sleep 0.1; done
+  "$bin" lab run --db "$run_db" --streams "$lab/suite" --bind 127.0.0.1 --receiver "127.0.0.51:$standin_port" \
+    --case control --case behaviour-cue-pre --poll-interval 100 --format table || true
+  kill "$standin_pid" 2>/dev/null || true; wait "$standin_pid" 2>/dev/null || true
+done
+"$bin" lab report --db "$run_db" --compare previous latest --format table
+rm -f "$lab/dashboard.log"
+"$bin" lab serve --streams "$lab/suite" --bind 127.0.0.1 --port 0 --db "$run_db" --no-browse --log-level warning \
+  2> "$lab/dashboard.log" &
+dashboard_pid=$!
+# Stops the dashboard too on any exit, keeping what the trap already did (Kodi's stop, when the demo started it).
+exit_trap=$(trap -p EXIT | sed -E "s/^trap -- '(.*)' EXIT$/\1/")
+trap "kill \"\$dashboard_pid\" 2>/dev/null || true; $exit_trap" EXIT
+for _ in $(seq 1 100); do grep -q "dashboard at" "$lab/dashboard.log" && break; sleep 0.05; done
+dashboard_url=$(grep -o 'http://127.0.0.1:[0-9]*/dashboard' "$lab/dashboard.log" | head -1)
+runs=$(curl -sf "${dashboard_url%/dashboard}/api/dashboard/runs" | python3 -c 'import json, sys; print(len(json.load(sys.stdin)["runs"]))')
+echo "demo: the lab dashboard, with the demo's $runs runs: $dashboard_url" >&2
+if [ -t 0 ] && [ -t 2 ]; then
+  echo "demo: (open it in a browser; Ctrl-C stops it)" >&2
+  wait "$dashboard_pid" || true
+fi
+kill "$dashboard_pid" 2>/dev/null || true

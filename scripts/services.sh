@@ -32,8 +32,9 @@
 #
 # After `start`, `source .build/services/env` points DBUS_SYSTEM_BUS_ADDRESS at the private bus,
 # which libavahi-client, avahi-browse and avahi-publish all honour. Needs root (avahi-daemon
-# refuses to run otherwise); needs no systemd and no /dev/log. Nothing leaves loopback: the
-# daemon listens on `lo` only, IPv4 only, with wide-area DNS and host publishing off.
+# refuses to run otherwise; its own /run/avahi-daemon needs a mount namespace); needs no systemd
+# and no /dev/log. Nothing leaves loopback: the daemon listens on `lo` only, IPv4 only, with
+# wide-area DNS and host publishing off. A system avahi-daemon may run beside it, untouched.
 set -euo pipefail
 
 # The real repository, also when this script is reached through a symlink.
@@ -48,7 +49,6 @@ avahi_pid_file="$state_dir/avahi.pid"
 dbus_log="$state_dir/dbus.log"
 avahi_log="$state_dir/avahi.log"
 env_file="$state_dir/env"
-avahi_system_pid_file="/run/avahi-daemon/pid"
 ready_timeout_s=15
 stop_timeout_s=10
 
@@ -126,30 +126,8 @@ stop_ours() {
   [ -z "$apid" ] || terminate "$apid" avahi-daemon avahi-daemon
   [ -z "$dpid" ] || terminate "$dpid" dbus-daemon dbus-daemon
   rm -f "$avahi_pid_file" "$dbus_pid_file" "$env_file" "$bus_socket"
-  if [ -n "$apid" ] && [ -f "$avahi_system_pid_file" ] \
-     && [ "$(tr -dc '0-9' <"$avahi_system_pid_file")" = "$apid" ]; then
-    rm -f "$avahi_system_pid_file"   # left behind only when the daemon was SIGKILLed
-  fi
   [ -n "$apid$dpid" ] && say "stopped${apid:+ avahi-daemon (pid $apid)}${dpid:+ dbus-daemon (pid $dpid)}"
   return 0
-}
-
-# Fails when an avahi-daemon we did not start holds /run/avahi-daemon/pid; removes the file
-# when its process is gone (or a zombie), since avahi would refuse to start because of it.
-check_foreign_avahi() {
-  local pid
-  [ -f "$avahi_system_pid_file" ] || return 0
-  pid="$(tr -dc '0-9' <"$avahi_system_pid_file")"
-  if [ -n "$pid" ] && is_alive "$pid" avahi-daemon; then
-    die "another avahi-daemon (pid $pid, not started by this script) is running; avahi's pid file
-  $avahi_system_pid_file is compiled in, so a second daemon cannot start. Either stop it
-  (\`service avahi-daemon stop\`, or \`kill $pid\` if you started it) and rerun
-  \`scripts/services.sh start\`, or use it directly: export
-  DBUS_SYSTEM_BUS_ADDRESS=unix:path=/run/dbus/system_bus_socket (its configuration may
-  multicast beyond loopback, and its host name is not seamcheck-ci)."
-  fi
-  say "removing stale $avahi_system_pid_file (pid ${pid:-?} is gone)"
-  rm -f "$avahi_system_pid_file"
 }
 
 # Prints a D-Bus system-bus configuration listening on address $1, open to every local client
@@ -240,7 +218,14 @@ start_dbus() {
 start_avahi() {
   # --no-drop-root and --no-chroot: the private bus socket lives under the repository, which
   # user avahi may not be allowed to reach, and a chrooted daemon could not reconnect to it.
-  launch env DBUS_SYSTEM_BUS_ADDRESS="$bus_address" avahi-daemon -f "$avahi_conf" \
+  # avahi-daemon's pid file and socket are compiled in under /run/avahi-daemon: a tmpfs there,
+  # in a mount namespace of its own (as services-kodi.sh does for Kodi's), lets it run beside a
+  # system avahi-daemon without touching its files. The system daemon skips loopback unless
+  # told otherwise, and its D-Bus is not ours. The mount point must exist; an empty one is harmless.
+  mkdir -p /run/avahi-daemon
+  launch unshare --mount --propagation private sh -c \
+    'mount -t tmpfs -o size=1m,mode=0755 seamcheck-test-avahi /run/avahi-daemon && exec "$@"' avahi \
+    env DBUS_SYSTEM_BUS_ADDRESS="$bus_address" avahi-daemon -f "$avahi_conf" \
     --no-rlimits --no-proc-title --no-drop-root --no-chroot \
     </dev/null >"$avahi_log" 2>&1 9>&- &
   local pid=$! waited=0
@@ -266,7 +251,7 @@ start_avahi() {
 cmd_start() {
   [ "$(id -u)" -eq 0 ] || die "avahi-daemon must be started as root; rerun with sudo."
   local tool
-  for tool in dbus-daemon dbus-send avahi-daemon setsid flock; do
+  for tool in dbus-daemon dbus-send avahi-daemon setsid flock unshare mount; do
     command -v "$tool" >/dev/null 2>&1 \
       || die "'$tool' is missing; install dbus avahi-daemon avahi-utils (scripts/setup-deps.sh)."
   done
@@ -284,7 +269,6 @@ cmd_start() {
   # A half-alive or stale pair from an earlier start: clear it and start both afresh.
   stop_ours
 
-  check_foreign_avahi
   write_configs
   start_dbus
   start_avahi

@@ -143,6 +143,8 @@ struct AuditEvaluation {
                 }
             }
         }
+        findings += LocalizationRules.findings(configuration.primaryRoot, root, subject: "\(role) (\(location))", profiles: profiles,
+                                               adAudioLanguage: { picks[$0.id]?.media.primaryAudio?.language })
         let selections = RenditionPick.grouped(picks, order: profiles.map(\.id))
         let media = selections.first?.media ?? MediaDescription(input: location.description, container: "", duration: nil)
         return AuditedAsset(role: role, input: location.description, media: media,

@@ -1,4 +1,4 @@
-/// Every rule identifier of INTERFACE.md. Users script against these names: never rename one.
+/// Every rule identifier of docs/interface.md. Users script against these names: never rename one.
 ///
 /// A profile may set the severity of any of them, including rules whose checks are not in the
 /// catalog yet, so that profiles written today keep working as the catalog grows.
@@ -25,7 +25,7 @@ public enum RuleIdentifiers {
         "asset-list-invalid", "asset-unreachable", "cue-pre-and-post", "unknown-enumerated-value",
         "skip-control-label-invalid", "interstitial-not-vod", "interstitial-duration-mismatch",
         "daterange-inconsistent-across-renditions",
-        // Seamcheck's additions to INTERFACE.md's group: the parser's own diagnostics as findings,
+        // Seamcheck's additions to docs/interface.md's group: the parser's own diagnostics as findings,
         // interstitials a VOD timeline never reaches, SCTE35 and client values that are not hexadecimal.
         "playlist-syntax", "interstitial-outside-timeline", "daterange-hexadecimal-invalid",
         // A media playlist below the input that cannot be loaded (a finding, not the end of the run).
@@ -37,5 +37,11 @@ public enum RuleIdentifiers {
     public static let audit = ["media-not-probed"]
     /// Where a break sits on the primary's timeline (no device class; profiles grade it).
     public static let schedule = ["break-off-segment-boundary"]
-    public static let all = Set(transition + capability + declared + spec + audit + schedule)
+    /// What the interstitial offers of the primary's languages and accessibility tracks (playlists
+    /// alone: `lint` reports them without a class, `audit` per class).
+    public static let localization = [
+        "audio-language-missing", "subtitles-missing", "subtitle-language-missing", "sdh-subtitles-missing",
+        "forced-subtitles-missing", "caption-language-missing", "audio-description-missing",
+    ]
+    public static let all = Set(transition + capability + declared + spec + audit + schedule + localization)
 }

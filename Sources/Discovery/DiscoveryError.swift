@@ -31,7 +31,7 @@ public enum DiscoveryError: Error, CustomStringConvertible, Equatable, Sendable 
         }
     }
 
-    /// The process exit code for this error (see INTERFACE.md): 3 for a missing service, 2 for
+    /// The process exit code for this error (see docs/interface.md): 3 for a missing service, 2 for
     /// bad usage.
     public var exitCode: Int32 {
         switch self {

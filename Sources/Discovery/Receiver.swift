@@ -36,7 +36,7 @@ public struct ResolvedService: Codable, Sendable, Equatable, Hashable {
 
 /// An AirPlay receiver: its `_airplay._tcp` and `_raop._tcp` services merged by device id.
 ///
-/// Encodes flat, in the shape of INTERFACE.md's `discover` receivers: the `details` fields
+/// Encodes flat, in the shape of docs/interface.md's `discover` receivers: the `details` fields
 /// (name, deviceId, model, ..., capabilities, warnings) next to addresses, port and services.
 /// Fields of `details` read directly: `receiver.model`.
 @dynamicMemberLookup

@@ -57,6 +57,9 @@ public struct ReceiverDescription: Codable, Sendable, Equatable {
     public var manufacturer: String?
     /// The product name from `AppleModelCatalog`; nil for non-Apple models.
     public var product: String?
+    /// Why an Apple `model` is not believed (see `ModelClaim`): then `manufacturer` is not
+    /// inferred as Apple and `product` is nil. Empty when nothing contradicts the model.
+    public var modelDoubts: [String]
     public var features: AirPlayFeatures?
     public var featureNames: [String]
     public var flags: StatusFlags?
@@ -90,11 +93,13 @@ public struct ReceiverDescription: Codable, Sendable, Equatable {
 
         model = decoder.nonEmpty(airplay: "model", raop: "am")
         if model == nil { decoder.warn("no model key") }
-        manufacturer = decoder.nonEmpty(airplay: "manufacturer", raop: nil)
-            ?? model.flatMap { AppleModelCatalog.isAppleModel($0) ? "Apple" : nil }
-        product = model.flatMap(AppleModelCatalog.productName(forModel:))
-
         features = decoder.features()
+        modelDoubts = ModelClaim.doubts(model: model, features: features, airplay: airplay).map(\.reason)
+        let believed = modelDoubts.isEmpty
+        manufacturer = decoder.nonEmpty(airplay: "manufacturer", raop: nil)
+            ?? model.flatMap { AppleModelCatalog.isAppleModel($0) && believed ? "Apple" : nil }
+        product = believed ? model.flatMap(AppleModelCatalog.productName(forModel:)) : nil
+
         featureNames = features?.names ?? []
         flags = decoder.flags()
         flagNames = flags?.names ?? []
@@ -104,13 +109,15 @@ public struct ReceiverDescription: Codable, Sendable, Equatable {
         let password = decoder.value(airplay: "pw", raop: "pw").map { ["true", "1", "yes"].contains($0.lowercased()) }
         capabilities = ReceiverCapabilities(features: features, flags: flags,
                                             passwordKey: password ?? false, hasRAOP: raop != nil)
+        let raopFlags = (decoder.raop["sf"] ?? nil).flatMap { StatusFlags(text: $0) }
         pairing = PairingRequirement(features: features, flags: flags, password: password ?? false,
-                                     acl: decoder.nonEmpty(airplay: "acl", raop: nil), act: decoder.nonEmpty(airplay: "act", raop: nil))
+                                     acl: decoder.nonEmpty(airplay: "acl", raop: nil), act: decoder.nonEmpty(airplay: "act", raop: nil),
+                                     raopFlags: raopFlags)
         warnings = decoder.warnings
     }
 
     private enum CodingKeys: String, CodingKey {
-        case name, deviceId, model, manufacturer, product, features, featureNames, flags, flagNames, sourceVersion,
+        case name, deviceId, model, manufacturer, product, modelDoubts, features, featureNames, flags, flagNames, sourceVersion,
              osVersion, capabilities, pairing, warnings
     }
 
@@ -121,6 +128,7 @@ public struct ReceiverDescription: Codable, Sendable, Equatable {
         model = try container.decodeIfPresent(String.self, forKey: .model)
         manufacturer = try container.decodeIfPresent(String.self, forKey: .manufacturer)
         product = try container.decodeIfPresent(String.self, forKey: .product)
+        modelDoubts = try container.decodeIfPresent([String].self, forKey: .modelDoubts) ?? []
         features = try container.decodeIfPresent(AirPlayFeatures.self, forKey: .features)
         featureNames = try container.decode([String].self, forKey: .featureNames)
         flags = try container.decodeIfPresent(StatusFlags.self, forKey: .flags)
@@ -135,7 +143,7 @@ public struct ReceiverDescription: Codable, Sendable, Equatable {
     }
 
     /// Every key is written, an unknown value as `null`: scripts can rely on the fields of
-    /// INTERFACE.md being there.
+    /// docs/interface.md being there.
     public func encode(to encoder: any Encoder) throws {
         var container = encoder.container(keyedBy: CodingKeys.self)
         try container.encode(name, forKey: .name)
@@ -143,6 +151,7 @@ public struct ReceiverDescription: Codable, Sendable, Equatable {
         try container.encode(model, forKey: .model)
         try container.encode(manufacturer, forKey: .manufacturer)
         try container.encode(product, forKey: .product)
+        try container.encode(modelDoubts, forKey: .modelDoubts)
         try container.encode(features, forKey: .features)
         try container.encode(featureNames, forKey: .featureNames)
         try container.encode(flags, forKey: .flags)

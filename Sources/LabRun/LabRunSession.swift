@@ -90,14 +90,18 @@ public final class LabRunSession: Sendable {
         let done: Set<LabRunCellKey>
         do {
             if let previous = plan.resuming {
-                summary = try store.resumeRun(previous.id, server: serverText, leaseSeconds: plan.lease.seconds)
-                done = try store.doneCells(runId: summary.id)
+                let (lease, id) = (plan.lease.seconds, previous.id)
+                summary = try await StoreThreads.shared.call { () throws(StoreError) in
+                    try store.resumeRun(id, server: serverText, leaseSeconds: lease)
+                }
+                done = try await StoreThreads.shared.call { [summary] () throws(StoreError) in try store.doneCells(runId: summary.id) }
             } else {
                 summary = LabRunSummary(id: Self.newRunId(), startedAt: Date(), state: .running, server: serverText,
                                         receivers: plan.targets.map(\.name), cases: plan.cases.map(\.id),
                                         pollIntervalMs: CellMachine.ms(plan.options.pollInterval),
                                         cellsTotal: plan.targets.count * plan.cases.count)
-                try store.beginRun(summary, leaseSeconds: plan.lease.seconds)
+                let lease = plan.lease.seconds
+                try await StoreThreads.shared.call { [summary] () throws(StoreError) in try store.beginRun(summary, leaseSeconds: lease) }
                 done = []
             }
         } catch {
@@ -138,7 +142,8 @@ public final class LabRunSession: Sendable {
     public func finish(interrupted: Bool) async throws {
         heartbeat.stop()
         await server?.stop()
-        try store.finishRun(summary.id, state: interrupted ? .interrupted : .finished)
+        let (store, id) = (store, summary.id)
+        try await StoreThreads.shared.call { () throws(StoreError) in try store.finishRun(id, state: interrupted ? .interrupted : .finished) }
     }
 
     /// The case's multivariant playlist on the server: the manifest's path percent-encoded, so that

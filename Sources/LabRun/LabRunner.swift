@@ -4,6 +4,7 @@ import Discovery
 import Foundation
 import LabCore
 import LabServer
+import Store
 
 /// A receiver a run plays on: its AirPlay endpoint and what the lab calls it.
 public struct RunTarget: Sendable, Equatable, Codable {
@@ -13,6 +14,8 @@ public struct RunTarget: Sendable, Equatable, Codable {
     public var endpoint: AirPlayEndpoint
     /// What its TXT record says it wants before playing; nil when not discovered (an address).
     public var pairing: PairingRequirement?
+    /// What it runs, from its TXT record (nil when not discovered); `/server-info` is added per run.
+    public var software: LabReceiverSoftware? = nil
 
     public init(name: String, deviceId: String? = nil, deviceClass: String? = nil, endpoint: AirPlayEndpoint,
                 pairing: PairingRequirement? = nil) {
@@ -90,6 +93,9 @@ public struct LabRunner<C: Clock>: Sendable where C.Duration == Duration {
         /// The suite's primary timeline and the device classes: what a behaviour cell is judged with.
         public var primaryTimeline: [LabSegment] = []
         public var profiles: [DeviceProfile] = []
+        /// Ask each receiver `GET /server-info` once before its first case; what it says goes into
+        /// every cell's `software` beside the TXT record's versions.
+        public var askServerInfo = false
 
         public init() {}
     }
@@ -147,6 +153,8 @@ public struct LabRunner<C: Clock>: Sendable where C.Duration == Duration {
         let progress: @Sendable (ReceiverProgress) -> Void
         var result: ReceiverRunResult
         var last: String?
+        /// What the receiver runs (TXT, and `/server-info` when asked), stored with each cell.
+        var software: LabReceiverSoftware?
 
         init(runner: LabRunner, runId: String, target: RunTarget, total: Int, url: @escaping @Sendable (LabCase, RunTarget) -> URL,
              progress: @escaping @Sendable (ReceiverProgress) -> Void) {
@@ -157,10 +165,22 @@ public struct LabRunner<C: Clock>: Sendable where C.Duration == Duration {
             self.url = url
             self.progress = progress
             result = ReceiverRunResult(target: target, cells: [])
+            software = target.software
+        }
+
+        /// The TXT record's versions with `/server-info`'s (a receiver that does not answer keeps the TXT's).
+        static func software(of target: RunTarget, opener: AirPlayOpener) async -> LabReceiverSoftware? {
+            guard let session = try? await opener(target.endpoint) else { return target.software }
+            defer { Task { await session.close() } }
+            guard let info = try? await session.serverInfo() else { return target.software }
+            let served = LabReceiverSoftware(model: info.model, serverSourceVersion: info.sourceVersion, protocolVersion: info.protocolVersion)
+            let merged = (target.software ?? LabReceiverSoftware()).merged(with: served)
+            return merged.isEmpty ? nil : merged
         }
 
         mutating func run(_ cases: [LabCase]) async -> ReceiverRunResult {
             report(.starting)
+            if runner.options.askServerInfo, !cases.isEmpty { software = await Self.software(of: target, opener: runner.opener) }
             var missed: [LabCase] = []
             var failedOnce: Set<String> = []
             var refusal: String?
@@ -168,12 +188,12 @@ public struct LabRunner<C: Clock>: Sendable where C.Duration == Duration {
                 for labCase in cases {
                     try Task.checkCancellation()  // SIGINT between cells: no further case opened or stored
                     if let refusal {
-                        try store(notPlayed(labCase, attempt: 1, measurement: Self.refused(refusal)), done: true)
+                        try await store(notPlayed(labCase, attempt: 1, measurement: Self.refused(refusal)), done: true)
                     } else if !missed.isEmpty {
                         missed.append(labCase)
                     } else {
                         let (cell, end) = try await play(labCase, attempt: 1)
-                        try store(cell, done: true)
+                        try await store(cell, done: true)
                         if end.kind == .refused {
                             refusal = end.failure
                             result.problem = end.failure
@@ -201,20 +221,20 @@ public struct LabRunner<C: Clock>: Sendable where C.Duration == Duration {
                 result.problem = "not run: " + reason
                 for labCase in missed where !failedOnce.contains(labCase.id) {
                     try Task.checkCancellation()
-                    try store(notPlayed(labCase, attempt: 1, measurement: .notRun(reason)), done: false)
+                    try await store(notPlayed(labCase, attempt: 1, measurement: .notRun(reason)), done: false)
                 }
                 return
             }
             for (index, labCase) in missed.enumerated() {
                 try Task.checkCancellation()
                 let (cell, end) = try await play(labCase, attempt: failedOnce.contains(labCase.id) ? 2 : 1)
-                try store(cell, done: true)
+                try await store(cell, done: true)
                 if end.kind == .receiverGone || end.kind == .refused {
                     let reason = "the receiver \(end.kind == .refused ? "refused" : "went away") again during \(labCase.id)"
                     result.problem = "not run: " + reason
                     for rest in missed[(index + 1)...] where !failedOnce.contains(rest.id) {
                         try Task.checkCancellation()
-                        try store(notPlayed(rest, attempt: 1, measurement: .notRun(reason)), done: false)
+                        try await store(notPlayed(rest, attempt: 1, measurement: .notRun(reason)), done: false)
                     }
                     return
                 }
@@ -259,21 +279,27 @@ public struct LabRunner<C: Clock>: Sendable where C.Duration == Duration {
                 : CellMeasurer(thresholds: runner.options.thresholds).measure(series: recording.series, requests: requests, labCase: labCase, failure: recording.end.failure)
             measurement.picture = picture
             if let adEnd = labCase.interstitialStart.map({ $0 + (labCase.interstitialDuration ?? 0) }) {
+                // An ad without video (track-set-audio-only) shows no frame by design.
                 let adMet = TransitionPoint.interstitialFetched(labCase, requests: requests) != false
+                    && labCase.interstitial?.videoCodec != nil
                 measurement.picture?.noteAdNeverShown(playedThroughAd: adMet && (measurement.lastPosition ?? 0) > adEnd)
             }
+            measurement.picture?.markSwitchFreezes(labCase: labCase, windowSeconds: runner.options.thresholds.transitionWindowSeconds,
+                                                   minimumMs: runner.options.thresholds.stallMinimumMs)
             if !recording.unsent.isEmpty, recording.end.kind != .refused {
                 measurement.reason += "; " + Self.unsentNote(recording.unsent)
             }
+            var behaviour: BehaviourJudgement?
             if labCase.behaviour != nil, recording.end.kind != .refused {
-                measurement.behaviour = BehaviourJudge.judge(case: labCase, primaryTimeline: runner.options.primaryTimeline, requests: requests,
+                behaviour = BehaviourJudge.judge(case: labCase, primaryTimeline: runner.options.primaryTimeline, requests: requests,
                                                              series: recording.series, deviceClass: target.deviceClass,
                                                              profile: runner.options.profiles.first { $0.id == target.deviceClass })
             }
-            let cell = LabRunCell(runId: runId, receiver: target.name, deviceId: target.deviceId, deviceClass: target.deviceClass,
+            var cell = LabRunCell(runId: runId, receiver: target.name, deviceId: target.deviceId, deviceClass: target.deviceClass,
                                   address: target.address, caseId: labCase.id, attempt: attempt, startedAt: recording.startedAt,
                                   finishedAt: recording.finishedAt, url: caseURL.absoluteString, series: recording.series,
-                                  requests: requests, measurement: measurement)
+                                  requests: requests, measurement: measurement, behaviour: behaviour)
+            cell.software = software
             return (cell, recording.end)
         }
 
@@ -293,17 +319,20 @@ public struct LabRunner<C: Clock>: Sendable where C.Duration == Duration {
 
         private func notPlayed(_ labCase: LabCase, attempt: Int, measurement: CellMeasurement) -> LabRunCell {
             let now = Date()
-            return LabRunCell(runId: runId, receiver: target.name, deviceId: target.deviceId, deviceClass: target.deviceClass,
-                              address: target.address, caseId: labCase.id, attempt: attempt, startedAt: now, finishedAt: now,
-                              url: url(labCase, target).absoluteString,
-                              series: PlaybackSeries(playSentAt: now, pollIntervalMs: CellMachine.ms(runner.options.pollInterval)),
-                              requests: [], measurement: measurement)
+            var cell = LabRunCell(runId: runId, receiver: target.name, deviceId: target.deviceId, deviceClass: target.deviceClass,
+                                  address: target.address, caseId: labCase.id, attempt: attempt, startedAt: now, finishedAt: now,
+                                  url: url(labCase, target).absoluteString,
+                                  series: PlaybackSeries(playSentAt: now, pollIntervalMs: CellMachine.ms(runner.options.pollInterval)),
+                                  requests: [], measurement: measurement)
+            cell.software = software
+            return cell
         }
 
-        private mutating func store(_ cell: LabRunCell, done: Bool) throws(LabStoreError) {
-            try runner.recorder.record(cell, done: done)
+        private mutating func store(_ cell: LabRunCell, done: Bool) async throws(LabStoreError) {
+            let recorder = runner.recorder
+            try await StoreThreads.shared.call { () throws(StoreError) in try recorder.record(cell, done: done) }
             result.cells.append(cell)
-            last = "\(cell.caseId): \(cell.measurement.outcome.rawValue)"
+            last = "\(cell.caseId): \(cell.measurement.labVerdict.rawValue)"
             report(.starting)
         }
 

@@ -23,6 +23,9 @@ public enum PairingAccess {
                                     reason: "\(target.pairing!.summary): allow this sender in the receiver's AirPlay settings (allow access: everyone on the network)"))
         case .none?, nil:
             return .plain(pairingName: target.name)
+        case .legacy?, .legacyPin?:
+            // Legacy pairing belongs to the RTSP session (UxPlay); until it lands, plain HTTP.
+            return .plain(pairingName: target.name)
         }
     }
 

@@ -17,6 +17,8 @@ public struct ReceiverCandidate: Sendable, Equatable {
     public var notRunnable: String?
     /// What its TXT record says it wants before playing; nil when not discovered.
     public var pairing: PairingRequirement?
+    /// What its TXT record says it runs (srcvers, osvers, fv, model); nil when not discovered.
+    public var software: LabReceiverSoftware? = nil
 
     public init(name: String, deviceId: String? = nil, deviceClass: String? = nil, addresses: [String], port: Int,
                 notRunnable: String? = nil, pairing: PairingRequirement? = nil) {
@@ -50,6 +52,10 @@ public struct ReceiverCandidate: Sendable, Equatable {
         }
         self.init(name: receiver.name, deviceId: receiver.deviceId, deviceClass: discovered.deviceClass,
                   addresses: receiver.addresses, port: receiver.port, notRunnable: why, pairing: receiver.pairing)
+        let fv = ["_airplay._tcp", "_raop._tcp"].lazy.compactMap { receiver.txt[$0]?["fv"] ?? nil }.first { !$0.isEmpty }
+        let software = LabReceiverSoftware(sourceVersion: receiver.sourceVersion, osVersion: receiver.osVersion,
+                                           firmwareVersion: fv, model: receiver.model)
+        self.software = software.isEmpty ? nil : software
     }
 
     /// An inventory pin with addresses that discovery did not find (AirPlay port 7000).
@@ -139,6 +145,7 @@ public enum ReceiverSelection {
             targets.append(RunTarget(name: candidate.name, deviceId: candidate.deviceId, deviceClass: candidate.deviceClass,
                                      endpoint: AirPlayEndpoint(host: host, port: port ?? candidate.port, name: candidate.name,
                                                                deviceId: candidate.deviceId), pairing: candidate.pairing))
+            targets[targets.count - 1].software = candidate.software
         }
         return (targets, skipped)
     }

@@ -2,6 +2,7 @@ import Compatibility
 import Discovery
 import Foundation
 import LabCore
+import Store
 import Logging
 
 /// Keeps the lab's receiver table current, so that each client address maps to a receiver and a
@@ -63,7 +64,7 @@ final class ClientDirectory: @unchecked Sendable {
                     continue
                 }
                 recorded[receiver.id] = receiver
-                record(receiver, info: lock.withLock { infos[receiver.id] })
+                await record(receiver, info: lock.withLock { infos[receiver.id] })
                 let target = receiver.addresses.joined(separator: ",") + ":\(receiver.port)"
                 if asking, asked[receiver.id] != target {
                     asked[receiver.id] = target
@@ -73,14 +74,17 @@ final class ClientDirectory: @unchecked Sendable {
                         let outcome = await AirPlayInfoClient.fetch(receiver)
                         guard let self, let info = outcome.info else { return }
                         self.lock.withLock { self.infos[receiver.id] = info }
-                        self.record(receiver, info: info)
+                        await self.record(receiver, info: info)
                     }
                 }
             case .removed(let receiver):
                 recorded[receiver.id] = nil
                 asked[receiver.id] = nil
                 let addresses = receiver.addresses.filter { !pinned.contains($0) }
-                do { try store.markGone(addresses: addresses) } catch { logger.error("\(error.description)") }
+                let store = self.store
+                do { try await StoreThreads.shared.call { () throws(StoreError) in try store.markGone(addresses: addresses) } } catch {
+                    logger.error("\(error.description)")
+                }
                 logger.info("receiver \(receiver.name) at \(receiver.addresses.joined(separator: ", ")) is gone (Avahi removed it); its sessions keep it")
             case .daemonLost(let error):
                 logger.warning("avahi-daemon went away (\(error.description)); new receivers are not mapped until it returns")
@@ -110,7 +114,7 @@ final class ClientDirectory: @unchecked Sendable {
     }
 
     /// Records every address of `receiver`, classified with `info` when there is one.
-    private func record(_ receiver: Receiver, info: ReceiverInfo?) {
+    private func record(_ receiver: Receiver, info: ReceiverInfo?) async {
         let classification = classifier.classify(receiver, info: info)
         for address in receiver.addresses where !pinned.contains(address) {
             let record = LabReceiverRecord(address: address, name: receiver.name, deviceId: receiver.deviceId,
@@ -118,7 +122,10 @@ final class ClientDirectory: @unchecked Sendable {
                                            classifiedBy: classification.classifiedBy?.rawValue, reason: classification.reason,
                                            source: .avahi, declaredHDRFormats: info?.hdrFormats, declaredCodecs: info?.codecs,
                                            supportsInterstitials: info?.supportsInterstitials)
-            do { try store.upsert(record) } catch { logger.error("\(error.description)") }
+            let store = self.store
+            do { try await StoreThreads.shared.call { () throws(StoreError) in try store.upsert(record) } } catch {
+                logger.error("\(error.description)")
+            }
         }
         logger.info("receiver \(receiver.name) at \(receiver.addresses.joined(separator: ", ")): \(classification.deviceClass ?? "unclassified") (\(classification.reason))\(info == nil ? "" : " with /info")")
     }

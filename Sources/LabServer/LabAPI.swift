@@ -1,6 +1,7 @@
 import Compatibility
 import Foundation
 import LabCore
+import Store
 import HLS
 import Hummingbird
 import NIOCore
@@ -13,7 +14,7 @@ struct LabAPI: Sendable {
     let access: LabAccess
 
     /// What the page posts to record a verdict.
-    struct VerdictRequest: Decodable {
+    struct VerdictRequest: Decodable, Sendable {
         var receiver: String
         var `case`: String
         var verdict: String
@@ -38,13 +39,19 @@ struct LabAPI: Sendable {
             try Self.json(manifest)
         }
         router.get("/api/receivers") { _, _ in
-            try Self.json(ReceiversDocument(receivers: try store.receivers(station: store.station)))
+            let store = self.store
+            return try Self.json(ReceiversDocument(receivers: try await StoreThreads.shared.call { () throws(StoreError) in
+                try store.receivers(station: store.station)
+            }))
         }
         router.get("/api/sessions") { _, _ in
-            try Self.json(SessionsDocument(sessions: try sessions()))
+            try Self.json(SessionsDocument(sessions: try await StoreThreads.shared.run { try sessions() }))
         }
         router.get("/api/verdicts") { _, _ in
-            try Self.json(VerdictsDocument(verdicts: try store.verdicts(station: store.station)))
+            let store = self.store
+            return try Self.json(VerdictsDocument(verdicts: try await StoreThreads.shared.call { () throws(StoreError) in
+                try store.verdicts(station: store.station)
+            }))
         }
         router.post("/api/verdicts") { request, _ in
             if let refused = access.refusal(for: request) {
@@ -56,9 +63,11 @@ struct LabAPI: Sendable {
                 return try Self.json(ErrorDocument(error: "expected JSON {receiver, case, verdict, seconds?, note?}: \(error)"), status: .badRequest)
             }
             do {
-                let recorded = try VerdictDesk(store: store, manifest: manifest)
-                    .record(receiver: posted.receiver, caseId: posted.case, verdict: posted.verdict, seconds: posted.seconds,
-                            note: posted.note, source: "page")
+                let desk = VerdictDesk(store: store, manifest: manifest)
+                let recorded = try await StoreThreads.shared.run {
+                    try desk.record(receiver: posted.receiver, caseId: posted.case, verdict: posted.verdict, seconds: posted.seconds,
+                                    note: posted.note, source: "page")
+                }
                 return try Self.json(recorded, status: .created)
             } catch let error as LabInputError {
                 return try Self.json(ErrorDocument(error: error.description), status: .badRequest)

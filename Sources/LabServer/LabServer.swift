@@ -45,6 +45,10 @@ public struct LabServerOptions: Sendable {
     public var stopsOnSignals: Bool = true
     /// The wall clock the live behaviour cases' edges move with (injectable for tests).
     public var clock: @Sendable () -> Date = { Date() }
+    /// Draws a cell's timeline on the dashboard (`/dashboard`); nil: the dashboard links to `lab report`.
+    public var dashboardCellRenderer: DashboardCellRenderer?
+    /// How often the dashboard's live feed looks for new cells in the store.
+    public var dashboardPollInterval: Duration = .milliseconds(500)
 
     public init(bind: String, port: Int, suite: LabSuite, profiles: [DeviceProfile], inventory: LabInventory? = nil,
                 browse: Bool = true, interface: String? = nil, idleTimeout: Duration = .seconds(60)) {
@@ -73,6 +77,8 @@ public enum LabServer {
         let directory = ClientDirectory(store: store, profiles: options.profiles, inventory: options.inventory,
                                         askInfo: options.askInfo, logger: logger)
         directory.pinInventory()
+        let feed = DashboardFeed(store: store, logger: logger, interval: options.dashboardPollInterval)
+        feed.start()
         let browsing = Task {
             guard options.browse else {
                 logger.notice("not browsing for receivers (--no-browse): clients are mapped by inventory address pins only")
@@ -83,6 +89,7 @@ public enum LabServer {
             }
         }
         defer {
+            feed.stop()
             directory.stop()
             browsing.cancel()
             log.close()
@@ -102,6 +109,7 @@ public enum LabServer {
         router.add(middleware: files)
         LabAPI(store: store, manifest: manifest, profiles: options.profiles,
                access: LabAccess(token: options.token, bind: options.bind)).register(on: router)
+        DashboardAPI(store: store, manifest: manifest, feed: feed, renderCell: options.dashboardCellRenderer).register(on: router)
 
         let idle = TimeAmount.milliseconds(Int64(options.idleTimeout / .milliseconds(1)))
         let app = Application(
@@ -112,7 +120,7 @@ public enum LabServer {
             configuration: .init(address: .hostname(options.bind, port: options.port), serverName: "seamcheck-lab"),
             onServerRunning: { channel in
                 let port = channel.localAddress?.port ?? options.port
-                logger.notice("serving \(options.suite.root) on http://\(options.bind):\(port)/ (lab page at /)")
+                logger.notice("serving \(options.suite.root) on http://\(options.bind):\(port)/ (lab page at /, dashboard at /dashboard)")
                 if !LabAccess.isLoopback(options.bind) {
                     logger.warning("bound to \(options.bind), beyond this host: anyone on its networks can fetch the suite and read the lab's sessions and verdicts; writing a verdict needs the lab token. Use --bind 127.0.0.1 to keep the lab on this host.")
                 }

@@ -1,11 +1,14 @@
 import Foundation
 import LabCore
+import Store
 import Logging
 
 /// Writes request records to the store in small batches, off the serving path: a request costs an
-/// append under a lock; a background task commits what has gathered every `interval` (one
-/// transaction a batch, so logging keeps up with loopback load). `close()` commits the rest, so a
-/// server stopped by SIGINT or SIGTERM keeps every request it answered.
+/// append under a lock; a thread of its own (never one of Swift's cooperative threads: a flush
+/// blocks while the database is away) commits what has gathered every `interval` (one transaction
+/// a batch, so logging keeps up with loopback load). A batch that failed, or whose outcome is
+/// unknown, is written again: its rows are keyed, so none is stored twice. `close()` commits the
+/// rest, so a server stopped by SIGINT or SIGTERM keeps every request it answered.
 public final class RequestLog: @unchecked Sendable {
     private let store: LabStore
     private let serveId: Int64
@@ -19,7 +22,8 @@ public final class RequestLog: @unchecked Sendable {
     private let flushing = NSLock()
     private var pending: [LabRequestRecord] = []
     private var dropped = 0
-    private var flusher: Task<Void, Never>?
+    private var flusher: Thread?
+    private var stopping = false
 
     public init(store: LabStore, serveId: Int64, logger: Logger, interval: Duration = .milliseconds(25),
                 maxPending: Int = 200_000) {
@@ -32,13 +36,18 @@ public final class RequestLog: @unchecked Sendable {
 
     /// Starts the background commits.
     public func start() {
-        flusher = Task.detached { [weak self, interval] in
-            while !Task.isCancelled {
-                try? await Task.sleep(for: interval)
-                guard !Task.isCancelled else { break }
-                self?.flush()
+        let (seconds, attoseconds) = interval.components
+        let pause = Double(seconds) + Double(attoseconds) / 1e18
+        let thread = Thread { [weak self] in
+            while true {
+                Thread.sleep(forTimeInterval: pause)
+                guard let self, !self.lock.withLock({ self.stopping }) else { break }
+                self.flush()
             }
         }
+        thread.name = "seamcheck.request-log"
+        flusher = thread
+        thread.start()
     }
 
     public func append(_ record: LabRequestRecord) {
@@ -73,7 +82,7 @@ public final class RequestLog: @unchecked Sendable {
 
     /// Stops the background task and commits everything still waiting, after the flush in flight.
     public func close() {
-        flusher?.cancel()
+        lock.withLock { stopping = true }
         flusher = nil
         flush()
     }

@@ -32,10 +32,13 @@ public enum ProjectConfigLoader {
     static let acceptedKeys = ["rule", "class", "subject", "url", "case", "reason"]
     static let settingNames = ["off", "info", "warning", "error"]
 
-    /// Every rule id a project file may name: INTERFACE.md's and the catalog's.
+    /// Every rule id a project file may name: docs/interface.md's and the catalog's.
     public static var knownRules: [String] {
         Array(RuleIdentifiers.all.union(RuleCatalog.allDescriptions.map(\.id))).sorted()
     }
+
+    /// What `lab run --fail-on` finds (LabCore's `LabGateCondition.rules`): `accepted` entries may name them.
+    public static let labGateRules = ["lab-failed", "lab-stall", "lab-regression"]
 
     /// `explicit` (`--config`), else `.seamcheck.yml` in `directory` when there is one, else nil.
     public static func locate(explicit: String?, directory: String = FileManager.default.currentDirectoryPath) -> String? {
@@ -151,7 +154,7 @@ public enum ProjectConfigLoader {
             let rule = try reader.requiredString(map, "rule", prefix: field + ".")
             let deviceClass = try reader.optionalString(map, "class", prefix: field + ".") ?? "*"
             let reason = try reader.requiredString(map, "reason", prefix: field + ".")
-            for (key, pattern, names, what) in [("rule", rule, knownRules, "rule id"), ("class", deviceClass, knownProfiles ?? [deviceClass], "device class")]
+            for (key, pattern, names, what) in [("rule", rule, knownRules + labGateRules, "rule id"), ("class", deviceClass, knownProfiles ?? [deviceClass], "device class")]
             where !names.contains(where: { Glob.matches(pattern, $0) }) {
                 let hint = pattern.contains("*") ? "" : Suggestion.text(for: pattern, in: names)
                 throw reader.invalid("\(field).\(key)", "'\(pattern)' matches no \(what)\(hint)")

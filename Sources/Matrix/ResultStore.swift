@@ -3,46 +3,6 @@ import Foundation
 import HLS
 import Store
 
-/// Why the results database could not be used. Names the file and what to do.
-public enum StoreError: Error, Sendable, Equatable, CustomStringConvertible {
-    case missing(path: String)
-    case cannotOpen(path: String, reason: String)
-    case failed(path: String, operation: String, reason: String)
-    case noSuchRun(path: String, id: Int64, available: [Int64])
-    case notEnoughRuns(path: String, found: Int)
-    /// The database server cannot be reached (exit 3), refused the login, or has a newer schema (exit 2).
-    case database(StoreFailure)
-
-    /// A needed service (the PostgreSQL server) is missing: exit 3 rather than 2.
-    public var serviceMissing: Bool { if case .database(let failure) = self { return failure.serviceMissing } else { return false } }
-
-    init(_ failure: StoreFailure) {
-        switch failure {
-        case .missing(let location): self = .missing(path: location)
-        case .cannotOpen(let location, let reason): self = .cannotOpen(path: location, reason: reason)
-        default: self = .database(failure)
-        }
-    }
-
-    public var description: String {
-        switch self {
-        case .missing(let path):
-            return "\(path): no results database; run `seamcheck matrix run MATRIX.yaml` first, or pass --db PATH"
-        case .cannotOpen(let path, let reason):
-            return "\(path): cannot open the results database (\(reason)); check the path is a seamcheck SQLite file and writable"
-        case .failed(let path, let operation, let reason):
-            return "\(path): could not \(operation) (\(reason)); check free disk space and permissions"
-        case .noSuchRun(let path, let id, let available):
-            let shown = available.suffix(10).map(String.init).joined(separator: ", ")
-            return "\(path): no run \(id); runs: \(shown.isEmpty ? "none" : shown) (see `seamcheck matrix history`)"
-        case .notEnoughRuns(let path, let found):
-            return "\(path): diff needs two runs of the matrix and found \(found); run the matrix again, or name two runs"
-        case .database(let failure):
-            return failure.description
-        }
-    }
-}
-
 /// What a run is doing, or how it ended.
 public enum RunStatus: String, Codable, Sendable {
     /// `running` whose heartbeat is older than its lease (killed, or the machine stopped) reads
@@ -210,16 +170,7 @@ public final class ResultStore: Sendable {
     }
 
     private func mapped(_ error: any Error, _ operation: String) -> StoreError {
-        switch error {
-        case let error as StoreError: return error
-        case let failure as StoreFailure:
-            switch failure {
-            case .unreachable, .rejected, .newerSchema: return .database(failure)
-            case .failed(_, let reason): return .failed(path: path, operation: operation, reason: reason)
-            default: return .failed(path: path, operation: operation, reason: failure.description)
-            }
-        default: return .failed(path: path, operation: operation, reason: "\(error)")
-        }
+        StoreError(error, path: path, operation: operation)
     }
 }
 

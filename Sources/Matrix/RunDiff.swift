@@ -1,5 +1,6 @@
 import Compatibility
 import Foundation
+import Store
 
 /// What changed between two runs: findings new in the later run, findings fixed since the
 /// earlier one, and cells whose status changed.

@@ -2,7 +2,7 @@ import Foundation
 
 /// What a probe learned about one input: its container and every audio, video and subtitle track.
 ///
-/// Field names match the probe JSON of INTERFACE.md; optional fields encode as `null` so that a
+/// Field names match the probe JSON of docs/interface.md; optional fields encode as `null` so that a
 /// missing value is visible rather than silently absent.
 public struct MediaDescription: Codable, Sendable, Equatable {
     public var input: String

@@ -6,7 +6,7 @@ import MediaProbe
 /// Version of the JSON documents; bumped only when a field changes meaning or disappears.
 public let jsonSchemaVersion = 1
 
-/// The audit JSON of INTERFACE.md, plus the probed assets and per-interstitial remediation.
+/// The audit JSON of docs/interface.md, plus the probed assets and per-interstitial remediation.
 public struct AuditDocument: Codable, Sendable {
     public struct Fix: Codable, Sendable {
         public var deviceClasses: [String]
@@ -82,7 +82,7 @@ extension AuditDocument.Asset {
     }
 }
 
-/// The probe JSON of INTERFACE.md: the media description with `schemaVersion` in front.
+/// The probe JSON of docs/interface.md: the media description with `schemaVersion` in front.
 public struct ProbeDocument: Encodable, Sendable {
     public var media: MediaDescription
 

@@ -15,6 +15,7 @@ extension LabReportText {
                 + (receiver ? "<td>\(xmlEscape(source(cell)))</td>" : "")
                 + "<td>\(xmlEscape(measured(cell)))\(link)</td><td>\(xmlEscape(firstFrame(cell)))</td>"
                 + "<td>\(xmlEscape(transitionStalls(cell)))</td>"
+                + (receiver ? "<td>\(xmlEscape(sources(cell)))\(disagreements(cell))</td>" : "")
                 + "<td>\(mark(cell))</td><td>\(xmlEscape(cell.evidence))</td></tr>"
         }
         let tested = report.classes.filter { !$0.verdicts.isEmpty || $0.measured != nil }
@@ -46,10 +47,10 @@ extension LabReportText {
         section.cell h3{margin:.6em 0 .2em}.verdict{font-weight:normal;color:#555;margin-left:.5em}
         svg.timeline{max-width:100%;height:auto;display:block}
         .film{display:flex;gap:4px;flex-wrap:wrap;margin:.3em 0 1em}.film figure{margin:0;font-size:11px;color:#444}
-        .film img{width:192px;image-rendering:pixelated;display:block;border:1px solid #999}</style></head><body>
+        .disagree{margin:.2em 0 0 1em;padding:0;color:#a00}.film img{width:192px;image-rendering:pixelated;display:block;border:1px solid #999}</style></head><body>
         <h1>Seamcheck lab report</h1>
         <p>\(report.summary.cells) receiver cells: \(report.summary.agree) agree, \(report.summary.disagree) disagree, \(report.summary.unobserved) without a verdict; \(report.summary.measured) measured by <code>lab run</code>. An operator's verdict wins over the measured one; both are shown. Measured stalls grade as a warning from \(String(format: "%.0f", grades.warningMs)) ms and an error from \(String(format: "%.0f", grades.errorMs)) ms.</p>
-        <table><thead><tr><th>case</th><th>class</th><th>receiver</th><th>predicted</th><th>observed</th><th>source</th><th>measured</th><th>first frame</th><th>stall per transition</th><th>agreement</th><th>evidence</th></tr></thead><tbody>
+        <table><thead><tr><th>case</th><th>class</th><th>receiver</th><th>predicted</th><th>observed</th><th>source</th><th>measured</th><th>first frame</th><th>stall per transition</th><th>evidence sources</th><th>agreement</th><th>evidence</th></tr></thead><tbody>
         \(report.cells.map { row($0, receiver: true) }.joined(separator: "\n"))
         </tbody></table>
         <h2>Per device class</h2>
@@ -61,18 +62,24 @@ extension LabReportText {
         """
     }
 
+    /// The sources' disagreements, one line each, under the sources cell.
+    static func disagreements(_ cell: LabReportCell) -> String {
+        let lines = cell.measured?.disagreements ?? []
+        return lines.isEmpty ? "" : "<ul class=\"disagree\">" + lines.map { "<li>\(xmlEscape($0))</li>" }.joined() + "</ul>"
+    }
+
     /// The captured pictures around each transition (`lab run --capture`), as images in the page.
     static func filmstrips(_ timeline: LabTimeline) -> String {
         guard let titles = timeline.pictureTransitions else { return "" }
         let strips = timeline.filmstrips ?? []
         return titles.enumerated().map { index, title in
             let frames = index < strips.count ? strips[index].frames : []
-            return "<p>From the picture: \(xmlEscape(title))</p><div class=\"film\">"
+            return "<p>From the picture: \(xmlEscape(title))</p>" + (frames.isEmpty ? "" : "<div class=\"film\">")
                 + frames.map { frame in
                     // Base64 has no character that needs escaping in an attribute.
                     "<figure><img alt=\"\(xmlEscape(frame.label))\" src=\"data:image/bmp;base64,\(frame.bmp.filter { $0.isLetter || $0.isNumber || "+/=".contains($0) })\">"
                         + "<figcaption>\(xmlEscape(frame.label)) at \(String(format: "%.3f", frame.at)) s</figcaption></figure>"
-                }.joined() + "</div>"
+                }.joined() + (frames.isEmpty ? "" : "</div>")
         }.joined(separator: "\n")
     }
 

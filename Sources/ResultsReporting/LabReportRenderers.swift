@@ -34,6 +34,12 @@ enum LabReportText {
         return m.verdict + (m.stallMs.map { " \(ms($0))" } ?? "") + (m.pictureStallMs.map { "; picture \(ms($0))" } ?? "")
     }
 
+    /// "protocol seamless, picture failed: SOURCES DISAGREE", "-" without a measurement.
+    static func sources(_ cell: LabReportCell) -> String {
+        guard let m = cell.measured, let sources = m.sources else { return "-" }
+        return sources + ((m.disagreements ?? []).isEmpty ? "" : ": SOURCES DISAGREE")
+    }
+
     static func firstFrame(_ cell: LabReportCell) -> String { cell.measured?.firstFrameMs.map(ms) ?? "-" }
 
     /// "ad start 6 s: 1200 ms, ad end 8 s: 0 ms"; a point playback never reached reads "not reached".
@@ -65,10 +71,10 @@ enum LabReportText {
             out += "no verdicts or sessions yet: play cases from the lab page (lab serve) and record verdicts\n"
         } else {
             var rows = [["CASE", "CLASS", "RECEIVER", "PREDICTED", "OBSERVED", "SOURCE", "MEASURED", "FIRST FRAME",
-                         "STALL PER TRANSITION", "AGREEMENT", "EVIDENCE"]]
+                         "STALL PER TRANSITION", "EVIDENCE SOURCES", "AGREEMENT", "EVIDENCE"]]
             for cell in report.cells {
                 rows.append([cell.case, cell.deviceClass ?? "-", report.receiverLabel(cell), cell.predicted ?? "-", cell.observed ?? "-",
-                             source(cell), measured(cell), firstFrame(cell), transitionStalls(cell), mark(cell), cell.evidence])
+                             source(cell), measured(cell), firstFrame(cell), transitionStalls(cell), sources(cell), mark(cell), cell.evidence])
             }
             out += ResultsReporting.table(rows)
         }
@@ -96,12 +102,12 @@ enum LabReportText {
         var md = ["# Seamcheck lab report", "",
                   "\(report.summary.cells) receiver cells: \(report.summary.agree) agree, \(report.summary.disagree) disagree, "
                   + "\(report.summary.unobserved) without a verdict.", "",
-                  "| case | class | receiver | predicted | observed | source | measured | first frame | stall per transition | agreement | evidence |",
-                  "|---|---|---|---|---|---|---|---|---|---|---|"]
+                  "| case | class | receiver | predicted | observed | source | measured | first frame | stall per transition | evidence sources | agreement | evidence |",
+                  "|---|---|---|---|---|---|---|---|---|---|---|---|"]
         for cell in report.cells {
             md.append("| `\(markdownCell(cell.case))` | \(markdownCell(cell.deviceClass ?? "-")) | \(markdownCell(report.receiverLabel(cell))) | "
                       + "\(cell.predicted ?? "-") | \(markdownCell(cell.observed ?? "-")) | \(source(cell)) | \(markdownCell(measured(cell))) | "
-                      + "\(firstFrame(cell)) | \(markdownCell(transitionStalls(cell))) | "
+                      + "\(firstFrame(cell)) | \(markdownCell(transitionStalls(cell))) | \(markdownCell(sources(cell))) | "
                       + (cell.agrees == false ? "**\(mark(cell))**" : mark(cell)) + " | \(markdownCell(cell.evidence)) |")
         }
         let tested = report.classes.filter { !$0.verdicts.isEmpty || $0.measured != nil }

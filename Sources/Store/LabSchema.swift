@@ -113,4 +113,27 @@ enum LabSchema {
             ALTER TABLE labStationReceiver RENAME TO labReceiver
             """),
     ]
+
+    /// What each cell's receiver ran (`LabReceiverSoftware` as JSON: TXT srcvers, osvers, fv, model;
+    /// `/server-info`), for firmware-aware history and `lab report --compare`; null in older cells.
+    static let softwareMigrations: [Migration] = [
+        Migration("lab-cell-receiver-software", """
+            ALTER TABLE labCell ADD COLUMN software TEXT
+            """),
+    ]
+
+    /// Write keys (`LabWriteKey`): a request, a verdict and a cell carry a key made from what
+    /// identifies them, unique, and are written with `ON CONFLICT DO NOTHING`, so a write retried
+    /// after its COMMIT's answer was lost (`StoreFailure.outcomeUnknown`) cannot store a row twice.
+    /// Rows from before keep a null key (a unique index lets nulls repeat).
+    static let keyMigrations: [Migration] = [
+        Migration("lab-write-keys", """
+            ALTER TABLE labRequest ADD COLUMN writeKey TEXT;
+            CREATE UNIQUE INDEX labRequestByWriteKey ON labRequest(writeKey);
+            ALTER TABLE labVerdict ADD COLUMN writeKey TEXT;
+            CREATE UNIQUE INDEX labVerdictByWriteKey ON labVerdict(writeKey);
+            ALTER TABLE labCell ADD COLUMN writeKey TEXT;
+            CREATE UNIQUE INDEX labCellByWriteKey ON labCell(writeKey)
+            """),
+    ]
 }

@@ -5,8 +5,12 @@ import PostgresNIO
 
 /// PostgreSQL through postgres-nio, behind the same synchronous API as SQLite: a few pooled
 /// connections on an event loop of their own, each call waiting (bounded) for its future. A call
-/// that loses its connection is run again on a new one, with backoff, for `retrySeconds`
-/// (`SEAMCHECK_DB_RETRY_SECONDS`, default 60), then fails; a write that failed was rolled back.
+/// that loses its connection before COMMIT was sent is run again on a new one, with backoff, for
+/// `retrySeconds` (`SEAMCHECK_DB_RETRY_SECONDS`, default 60), then fails; a write that failed was
+/// rolled back. One that loses it after COMMIT was sent is never run again (it may have landed):
+/// it fails with `StoreFailure.outcomeUnknown`, and the caller writes the same keyed rows again.
+/// Async callers go through `SQLExecutor.asyncRead`/`asyncWrite`, which block `StoreThreads`,
+/// never Swift's cooperative pool.
 public final class PostgresExecutor: SQLExecutor, @unchecked Sendable {
     public let location: DatabaseLocation
     public var dialect: SQLDialect { .postgres }
@@ -113,12 +117,21 @@ public final class PostgresExecutor: SQLExecutor, @unchecked Sendable {
         let sql = PostgresSQLConnection(connection: connection, executor: self)
         var broken = false
         defer { checkin(connection, broken: broken) }
+        var commitSent = false
         do {
             try sql.execute(begin)
             let value = try body(sql)
+            commitSent = true
             try sql.execute("COMMIT")
             return value
         } catch {
+            if commitSent, error is ConnectionLost || connection.isClosed {
+                // The server may have committed before the connection broke: running the body
+                // again could write it twice. Say so; keyed writes make the caller's retry safe.
+                broken = true
+                let reason = (error as? ConnectionLost)?.reason ?? "the connection closed"
+                throw StoreFailure.outcomeUnknown(location: url.redacted, reason: reason)
+            }
             if error is ConnectionLost || connection.isClosed {
                 broken = true
                 throw error is ConnectionLost ? error : ConnectionLost(reason: "the connection closed")

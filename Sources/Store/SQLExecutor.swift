@@ -47,6 +47,12 @@ extension SQLConnection {
         }
         return id
     }
+
+    /// Runs an INSERT of keyed rows (a unique `writeKey`) with `ON CONFLICT DO NOTHING RETURNING id`:
+    /// the new id, or nil when the row was already there (a retried write). Same SQL on both databases.
+    public func insertIfAbsent(_ sql: String, _ arguments: [any SQLBindable]) throws -> Int64? {
+        try scalar(sql + " ON CONFLICT DO NOTHING RETURNING id", arguments)
+    }
 }
 
 /// A database the stores talk to, whichever it is: the code above the stores never sees which.

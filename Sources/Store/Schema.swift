@@ -17,7 +17,7 @@ public struct Migration: Sendable {
 /// opens a database the other made). Append only: never change or reorder a released migration.
 public enum Schema {
     public static let migrations: [Migration] = MatrixSchema.migrations + LabSchema.migrations + MatrixSchema.queueMigrations
-        + LabSchema.stationMigrations
+        + LabSchema.stationMigrations + LabSchema.softwareMigrations + LabSchema.keyMigrations
 
     /// Where applied migrations are recorded (GRDB's name, kept for the files it wrote).
     public static let table = "grdb_migrations"

@@ -13,16 +13,24 @@ public enum StoreFailure: Error, Sendable, Equatable, CustomStringConvertible {
     /// The database was migrated by a newer Seamcheck: it knows migrations this binary does not. Exit 2.
     case newerSchema(location: String, unknown: [String])
     case cannotOpen(location: String, reason: String)
+    /// The connection broke after COMMIT was sent: the transaction may have landed or not. Never
+    /// run again by the executor (it could write twice); an idempotent write settles it. Exit 3.
+    case outcomeUnknown(location: String, reason: String)
     /// A statement failed (a constraint, a full disk, a lost connection after the retries).
     case failed(location: String, reason: String)
 
     /// Exit 3 (a needed service is missing) rather than 2.
-    public var serviceMissing: Bool { if case .unreachable = self { return true } else { return false } }
+    public var serviceMissing: Bool {
+        switch self {
+        case .unreachable, .outcomeUnknown: return true
+        default: return false
+        }
+    }
 
     public var location: String {
         switch self {
         case .badLocation(let l, _), .missing(let l), .unreachable(let l, _), .rejected(let l, _), .newerSchema(let l, _),
-             .cannotOpen(let l, _), .failed(let l, _):
+             .cannotOpen(let l, _), .failed(let l, _), .outcomeUnknown(let l, _):
             return l
         }
     }
@@ -44,6 +52,9 @@ public enum StoreFailure: Error, Sendable, Equatable, CustomStringConvertible {
                 + "\(unknown.joined(separator: ", "))); use that version or a newer one, or another --db"
         case .cannotOpen(let location, let reason):
             return "\(location): cannot open the results database (\(reason)); check the path is a seamcheck SQLite file and writable"
+        case .outcomeUnknown(let location, let reason):
+            return "\(location): the connection broke after COMMIT was sent (\(reason)): the write may or may not have landed; "
+                + "writing it again is safe (it is keyed, so it is never stored twice)"
         case .failed(let location, let reason):
             return "\(location): \(reason)"
         }

@@ -56,7 +56,7 @@ struct AirPlayCommand: AsyncParsableCommand {
         do {
             let stored = try store.pairing(name: target.name, deviceId: target.deviceId,
                                            address: "\(target.endpoint.host):\(target.endpoint.port)")
-            return PairingAccess.decide(for: target, stored: stored?.credentials)
+            return PairingAccess.decide(for: target, stored: stored?.credentials.hap)
         } catch {
             return .refuse(.pairing(endpoint: target.endpoint.description, step: "stored credentials", reason: error.description))
         }

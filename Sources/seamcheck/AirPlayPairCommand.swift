@@ -18,11 +18,14 @@ struct CredentialsOption: ParsableArguments {
 struct AirPlayPairCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "pair",
-        abstract: "HAP pair-setup with a receiver's code; the credentials are stored for later runs.",
+        abstract: "Pair with a receiver (HAP, or legacy with or without a code); the credentials are stored for later runs.",
         discussion: """
-        Asks the receiver to show its code (POST /pair-pin-start), reads it from --pin or stdin, runs pair-setup \
-        M1-M6, checks the new credentials with a pair-verify and one request over the encrypted channel, then stores \
-        them (mode 0600). A wrong code is the receiver's refusal, exit 2, and nothing is stored.
+        The kind of pairing comes from what the receiver advertises (features bit 27 without HAP's bits: legacy; \
+        with flag 0x8: legacy with a code; else HAP), never from trying codes. HAP: asks the receiver to show its code \
+        (POST /pair-pin-start), reads it from --pin or stdin, runs pair-setup M1-M6, checks the new credentials with a \
+        pair-verify and one request over the encrypted channel. Legacy (UxPlay, Apple TV 3): /pair-pin-start and three \
+        /pair-setup-pin rounds with the code, or /pair-setup without one, then a pair-verify. Only then are they stored \
+        (mode 0600). A wrong code is exit 2 naming the step, and nothing is stored.
         """)
 
     @Argument(help: "Name, device id or ADDR[:PORT].")
@@ -43,8 +46,27 @@ struct AirPlayPairCommand: AsyncParsableCommand {
         guard let target = targets.first else {
             throw CLIFailure.input("\(receiver): " + (skipped.first?.reason ?? "not a receiver with AirPlay video"))
         }
+        let (scheme, why) = await PairScheme.choose(for: target)
+        let address = "\(target.endpoint.host):\(target.endpoint.port)"
+        switch scheme {
+        case .refused(let reason): throw CLIFailure.input("\(target.endpoint.description): \(reason)")
+        case .legacy, .legacyPin:
+            Terminal.writeStderr("seamcheck: \(VisibleText.escape(target.name)): legacy pairing: \(VisibleText.escape(why))\n")
+            let paired = try await LegacyPairCommands.pair(target, scheme: scheme, pin: pin, pinStart: !noPinStart)
+            try credentialStore.store(StoredPairing(receiver: target.name, deviceId: target.deviceId, address: address,
+                                                    pairedAt: Date(), credentials: .legacy(paired.credentials)))
+            Terminal.writeStderr("""
+                seamcheck: paired with \(VisibleText.escape(target.endpoint.description)) (\(paired.credentials.method == .pin ? "legacy, with its code" : "legacy, no code"); \
+                its key \(paired.credentials.receiverKeyFingerprint)); pair-verify \(AirPlayVerifyCommand.millisecondsText(paired.verify)) ms, \
+                RTSP GET /info after it answered \(paired.infoStatus); stored in \(credentialStore.path)
+
+                """)
+            return
+        case .hap: break
+        }
         let code = try pin ?? Self.askCode(for: target.name)
-        let credentials = try await AirPlayPairing.pair(target.endpoint, pin: code, pinStart: !noPinStart)
+        let credentials = try await AirPlayPairing.pair(target.endpoint, pin: code, pinStart: !noPinStart,
+                                                        notice: { Terminal.writeStderr("seamcheck: \(VisibleText.escape($0))\n") })
         let channel = try await AirPlayPairing.verify(target.endpoint, credentials: credentials)
         let answer: HAPAnswer
         do { answer = try await channel.send("GET", "/server-info") } catch {
@@ -52,9 +74,8 @@ struct AirPlayPairCommand: AsyncParsableCommand {
             throw error
         }
         await channel.close()
-        try credentialStore.store(StoredPairing(receiver: target.name, deviceId: target.deviceId,
-                                                address: "\(target.endpoint.host):\(target.endpoint.port)",
-                                                pairedAt: Date(), credentials: credentials))
+        try credentialStore.store(StoredPairing(receiver: target.name, deviceId: target.deviceId, address: address,
+                                                pairedAt: Date(), credentials: .hap(credentials)))
         Terminal.writeStderr("""
             seamcheck: paired with \(VisibleText.escape(target.endpoint.description)) (its pairing id \(VisibleText.escape(credentials.accessoryId))); \
             pair-verify \(AirPlayVerifyCommand.millisecondsText(channel.setupTime)) ms, GET /server-info over the encrypted channel answered \(answer.status); \
@@ -77,7 +98,7 @@ struct AirPlayPairCommand: AsyncParsableCommand {
 struct AirPlayVerifyCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "verify",
-        abstract: "HAP pair-verify with the stored credentials, then one request over the encrypted channel.")
+        abstract: "Pair-verify with the stored credentials (HAP: then one request over the encrypted channel; legacy: then RTSP GET /info).")
 
     @Argument(help: "Name, device id or ADDR[:PORT].")
     var receiver: String
@@ -95,6 +116,8 @@ struct AirPlayVerifyCommand: AsyncParsableCommand {
         var schemaVersion = jsonSchemaVersion
         var receiver: String
         var address: String
+        /// `hap`, `legacy-pin` or `legacy`.
+        var kind: String
         var verifyMilliseconds: Double
         var path: String
         var status: Int
@@ -123,22 +146,38 @@ struct AirPlayVerifyCommand: AsyncParsableCommand {
                                                        address: "\(target.endpoint.host):\(target.endpoint.port)") ?? named else {
             throw AirPlayError.needsPairing(endpoint: target.endpoint.description, receiver: receiver)
         }
-        let channel = try await AirPlayPairing.verify(target.endpoint, credentials: stored.credentials)
+        let hapCredentials: HAPCredentials
+        switch stored.credentials {
+        case .legacy(let legacy):
+            let check = try await LegacyPairing.check(target.endpoint, credentials: legacy)
+            try output(Document(receiver: target.name, address: target.endpoint.description, kind: stored.kind.rawValue,
+                                verifyMilliseconds: Self.milliseconds(check.verify), path: "RTSP GET /info", status: check.infoStatus),
+                       verify: check.verify, line: "RTSP GET /info  \(check.infoStatus) (not encrypted: legacy pairing)")
+            return
+        case .hap(let hap): hapCredentials = hap
+        }
+        let channel = try await AirPlayPairing.verify(target.endpoint, credentials: hapCredentials)
         let answer: HAPAnswer
         do { answer = try await channel.send("GET", path) } catch {
             await channel.close()
             throw error
         }
         await channel.close()
-        let document = Document(receiver: target.name, address: target.endpoint.description,
+        let document = Document(receiver: target.name, address: target.endpoint.description, kind: stored.kind.rawValue,
                                 verifyMilliseconds: Self.milliseconds(channel.setupTime), path: path, status: answer.status)
+        try output(document, verify: channel.setupTime,
+                   line: "GET \(VisibleText.escape(path))  \(answer.status) \(VisibleText.escape(answer.reason)) (encrypted)")
+    }
+
+    private func output(_ document: Document, verify: Duration, line: String) throws {
         switch ListFormat.resolve(format) {
         case .json: try Output.write(JSONOutput.encode(document), to: nil)
         case .table:
             try Output.write("""
                 receiver     \(VisibleText.escape(document.address))
-                pair-verify  \(Self.millisecondsText(channel.setupTime)) ms
-                GET \(VisibleText.escape(path))  \(answer.status) \(VisibleText.escape(answer.reason)) (encrypted)
+                kind         \(document.kind)
+                pair-verify  \(Self.millisecondsText(verify)) ms
+                \(line)
 
                 """, to: nil)
         }
@@ -154,6 +193,8 @@ struct AirPlayPairingsCommand: AsyncParsableCommand {
     @OptionGroup var store: CredentialsOption
 
     struct Entry: Encodable {
+        /// `hap`, `legacy-pin` or `legacy`.
+        var kind: String
         var receiver: String
         var deviceId: String?
         var address: String
@@ -177,7 +218,7 @@ struct AirPlayPairingsCommand: AsyncParsableCommand {
     func run() async throws {
         let credentialStore = try store.load()
         let entries = credentialStore.pairings.map {
-            Entry(receiver: $0.receiver, deviceId: $0.deviceId, address: $0.address, pairingId: $0.credentials.accessoryId,
+            Entry(kind: $0.kind.rawValue, receiver: $0.receiver, deviceId: $0.deviceId, address: $0.address, pairingId: $0.credentials.receiverId,
                   controllerId: $0.credentials.controllerId, pairedAt: ISO8601DateFormatter().string(from: $0.pairedAt))
         }
         let unusable = credentialStore.unusable.map { Unusable(receiver: $0.receiver, reason: $0.reason) }
@@ -187,7 +228,7 @@ struct AirPlayPairingsCommand: AsyncParsableCommand {
         case .table:
             var text = entries.isEmpty ? "no stored pairings in \(credentialStore.path)\n" : ""
             for entry in entries {
-                text += "\(VisibleText.escape(entry.receiver))  \(VisibleText.escape(entry.address))  device \(VisibleText.escape(entry.deviceId ?? "-"))  "
+                text += "\(VisibleText.escape(entry.receiver))  \(entry.kind)  \(VisibleText.escape(entry.address))  device \(VisibleText.escape(entry.deviceId ?? "-"))  "
                     + "pairing id \(VisibleText.escape(entry.pairingId))  paired \(entry.pairedAt)\n"
             }
             for entry in unusable {

@@ -234,10 +234,11 @@ struct WatchPrinter {
 /// network: their control characters are made visible, in cells before widths are measured.
 enum DiscoverTable {
     static func render(_ receivers: [ClassifiedReceiver], info: Bool, elapsed: Duration, complete: Bool) -> String {
-        var rows = [["NAME", "CLASS", "BY", "MODEL", "MANUFACTURER", "ADDRESS", "CAPABILITIES"] + (info ? ["INFO"] : [])]
+        var rows = [["NAME", "CLASS", "BY", "MODEL", "MANUFACTURER", "ADDRESS", "PAIRING", "CAPABILITIES"] + (info ? ["INFO"] : [])]
         for entry in receivers {
+            let model = (entry.receiver.model ?? "?") + (entry.receiver.modelDoubts.isEmpty ? "" : " (claimed)")
             rows.append([entry.receiver.name, entry.deviceClass ?? "(unclassified)", entry.classification.classifiedBy?.rawValue ?? "-",
-                         entry.receiver.model ?? "?", entry.receiver.manufacturer ?? "?", address(entry.receiver),
+                         model, entry.receiver.manufacturer ?? "?", address(entry.receiver), pairing(entry.receiver),
                          capabilities(entry.receiver)] + (info ? [infoSummary(entry)] : []))
         }
         rows = rows.map { $0.map(VisibleText.escape) }
@@ -251,9 +252,17 @@ enum DiscoverTable {
         lines.append("\(receivers.count) receiver(s); " + (complete ? "initial browse complete in \(seconds) s" : "browse incomplete after \(seconds) s"))
         for entry in receivers {
             lines.append("  \(entry.receiver.name): \(entry.deviceClass ?? "unclassified") - \(entry.classification.reason)")
+            if let pin = entry.inventoryPin {
+                lines.append("    pin: add \(pin) under receivers: in an --inventory file, CLASS one of `seamcheck profiles list`")
+            }
             if let attempts = entry.infoOutcome?.attempts, !attempts.isEmpty {
                 lines.append("    /info: " + attempts.map(\.summary).joined(separator: "; "))
             }
+            if !entry.receiver.modelDoubts.isEmpty {
+                lines.append("    model \(entry.receiver.model ?? "?") is not proof of an Apple device: "
+                    + entry.receiver.modelDoubts.joined(separator: "; "))
+            }
+            lines.append("    pairing: \(entry.receiver.pairing.scheme) (\(entry.receiver.pairing.reason))")
             for warning in entry.warnings { lines.append("    warning: \(warning)") }
         }
         return VisibleText.escape(lines: lines).joined(separator: "\n") + "\n"
@@ -271,6 +280,12 @@ enum DiscoverTable {
     static func address(_ receiver: Receiver) -> String {
         guard let first = receiver.addresses.first else { return "-" }
         return (first.contains(":") ? "[\(first)]" : first) + ":\(receiver.port)" + (receiver.isAsleep ? " (asleep)" : "")
+    }
+
+    /// The pairing scheme with features bit 27 and `pw` when they are set: "legacy-pin (bit 27, pw)".
+    static func pairing(_ receiver: Receiver) -> String {
+        let marks = [receiver.pairing.legacyPairingBit == true ? "bit 27" : nil, receiver.pairing.pw == true ? "pw" : nil].compactMap { $0 }
+        return receiver.pairing.scheme + (marks.isEmpty ? "" : " (\(marks.joined(separator: ", ")))")
     }
 
     static func capabilities(_ receiver: Receiver) -> String {

@@ -1,6 +1,6 @@
 import ArgumentParser
 
-/// `seamcheck lab`: the receiver lab (INTERFACE.md, "lab").
+/// `seamcheck lab`: the receiver lab (docs/interface.md, "lab").
 struct LabCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "lab",

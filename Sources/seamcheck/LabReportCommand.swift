@@ -45,16 +45,40 @@ struct LabReportCommand: AsyncParsableCommand {
                              + "Formats table, json, markdown, html."))
     var behaviour = false
 
+    @Option(name: .customLong("compare"), parsing: .upToNextOption,
+            help: ArgumentHelp("Compare two runs instead: RUN_A RUN_B (older first; `latest` is the newest run, `previous` the one before): per receiver and case what got "
+                               + "worse, better, new or gone, with the receiver's software on each side (docs/lab-dashboard.md). Formats table, json, markdown, html.",
+                               valueName: "RUN"))
+    var compare: [String] = []
+
+    @Option(name: .customLong("stall-change-ms"), help: "With --compare: a stall this many ms longer on the same verdict is worse (shorter: better).")
+    var stallChangeMs: Double = ComparisonThresholds.defaults.stallChangeMs
+
     @OptionGroup var profilesDir: ProfilesDirOption
 
     @OptionGroup var thresholds: ThresholdsOption
 
     func validate() throws {
+        if !compare.isEmpty {
+            guard compare.count == 2 else { throw ValidationError("--compare takes two run ids, the older first: --compare RUN_A RUN_B") }
+            if behaviour { throw ValidationError("--compare and --behaviour are two different reports: give one") }
+            if format == .junit { throw ValidationError("--compare has no junit form: use table, json, markdown or html (`lab run --fail-on regression --junit` gates)") }
+        }
+        try OptionChecks.number(stallChangeMs, "--stall-change-ms", in: 0...600_000, unit: "ms")
         if behaviour, format == .junit { throw ValidationError("--behaviour has no junit form: use table, json, markdown or html") }
         if behaviour, failOnDisagreement { throw ValidationError("--fail-on-disagreement compares predictions; it has no meaning with --behaviour") }
     }
 
     func run() async throws {
+        if !compare.isEmpty {
+            let store = try database.open(create: false)
+            let before = try LabRunGate.run(compare[0], store: store), after = try LabRunGate.run(compare[1], store: store)
+            let comparison = RunComparer(thresholds: ComparisonThresholds(stallChangeMs: stallChangeMs))
+                .compare(before: before.id, try store.briefCells(runId: before.id), after: after.id, try store.briefCells(runId: after.id))
+            let chosen = format ?? (Terminal.stdoutIsTerminal && output == nil ? .table : .json)
+            try Output.write(RunComparisonText.render(comparison, format: chosen), to: output)
+            return
+        }
         if behaviour {
             let report = try LabReporting.buildBehaviour(database: database, station: station, streams: streams, profilesDir: profilesDir.path)
             let chosen = format.flatMap { BehaviourReportFormat(rawValue: $0.rawValue) }

@@ -78,7 +78,8 @@ struct LabRunCommand: AsyncParsableCommand {
         after another. Each cell is stored as it finishes, with its /playback-info series, the receiver's requests and \
         a `measured` verdict. A receiver that goes away has that cell failed and its remaining cells played once more \
         when it answers again. SIGINT/SIGTERM marks the run interrupted; `--resume [RUN-ID]` completes it. \
-        Docs: docs/lab-run.md. Exit codes: 0 the run completed (verdicts are findings, not failures); 2 bad usage; \
+        Docs: docs/lab-run.md. Exit codes: 0 the run completed (verdicts are findings, not failures, unless --fail-on \
+        failed|stall|regression asks: then 1 when one is found, docs/ci.md); 2 bad usage; \
         3 avahi-daemon needed and missing; 4 no receiver could be run; 130/143 interrupted by SIGINT/SIGTERM.
         """)
 
@@ -135,6 +136,7 @@ struct LabRunCommand: AsyncParsableCommand {
     @OptionGroup var database: LabDatabaseOption
     @OptionGroup var station: LabStationOption
     @OptionGroup var thresholds: ThresholdsOption
+    @OptionGroup var gate: LabGateOptions
 
     func validate() throws {
         if runId != nil, !resume { throw ValidationError("a run id is given with --resume only: --resume \(runId!)") }
@@ -161,6 +163,9 @@ struct LabRunCommand: AsyncParsableCommand {
             Terminal.writeStderr("seamcheck: warning: no `lab serve` of station \(store.station) is running in \(store.path); lab run reads "
                                  + "the requests its station's server logged, so give the server at \(server) and this run the same --station\n")
         }
+        // The baseline and the accepted issues are read before anything plays: a wrong id or file is exit 2 now.
+        let baseline = try gate.resolveBaseline(store: store, excluding: previous?.id)
+        let accepted = try gate.asked ? gate.accepted(profiles: ((try? ProfileLocator.load(explicitDirectory: lookup.profilesDir.path, selecting: [])) ?? []).map(\.id)) : []
         let chosenCases = try CaseSelection.select(cases.isEmpty ? (previous?.cases ?? []) : cases, from: manifest)
         let pairings = try credentials.load()
         let (targets, skipped) = try await lookup.resolve(receivers.isEmpty ? (previous?.receivers ?? []) : receivers)
@@ -187,6 +192,7 @@ struct LabRunCommand: AsyncParsableCommand {
         // profile says whether the receiver can show video at all (no profiles found: every case applies).
         options.primaryTimeline = manifest.primaryTimeline
         options.profiles = (try? ProfileLocator.load(explicitDirectory: lookup.profilesDir.path, selecting: [])) ?? []
+        options.askServerInfo = true
         if !inputs.isEmpty {
             let streams = CaptureStreams(manifest: manifest)
             options.capture = { target in
@@ -232,6 +238,9 @@ struct LabRunCommand: AsyncParsableCommand {
             throw CLIFailure(message: "no receiver could be run: "
                 + outcome.results.map { "\($0.target.name): \($0.problem ?? "nothing played")" }.joined(separator: "; "),
                              exitCode: Self.noReceiverRan)
+        }
+        if gate.asked, try gate.evaluate(runId: runId, baseline: baseline, store: store, accepted: accepted) {
+            throw ExitCode(CLIFailure.findings)
         }
     }
 

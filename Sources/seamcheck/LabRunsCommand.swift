@@ -56,7 +56,7 @@ struct LabRunsCommand: AsyncParsableCommand {
 }
 
 /// The lab commands' JSON: dates as ISO 8601 with milliseconds (`2026-11-21T13:30:03.250Z`), as
-/// `lab sessions` and the lab page's API write them (INTERFACE.md), not Foundation's seconds since 2001.
+/// `lab sessions` and the lab page's API write them (docs/interface.md), not Foundation's seconds since 2001.
 enum LabJSON {
     static func encode<T: Encodable>(_ value: T) -> String {
         // Plain value types with non-finite numbers written as strings: encoding cannot fail.
@@ -114,7 +114,7 @@ struct LabRunDocument: Encodable {
         self.cells = cells.map { cell in
             Cell(receiver: cell.receiver, deviceId: cell.deviceId, deviceClass: cell.deviceClass, address: cell.address,
                  case: cell.caseId, attempt: cell.attempt, startedAt: cell.startedAt, finishedAt: cell.finishedAt, url: cell.url,
-                 verdict: cell.measurement.labVerdict.rawValue, failure: cell.measurement.failure?.rawValue, reason: cell.measurement.reason,
+                 verdict: cell.measurement.labVerdict.rawValue, failure: cell.measurement.failure?.rawValue, reason: cell.measurement.verdict().reason,
                  playToFirstRequestMs: cell.measurement.playToFirstRequestMs, playToFirstSegmentMs: cell.measurement.playToFirstSegmentMs,
                  firstFrameMs: cell.measurement.playToFirstFrameMs, stallMs: cell.measurement.transitionStallMs,
                  stalls: cell.measurement.stalls, samples: cell.series.samples.count, requests: cell.requests.count,

@@ -5,6 +5,7 @@ import LabCore
 import LabRun
 import LabServer
 import Logging
+import ResultsReporting
 import Store
 
 /// Options every lab command shares.
@@ -69,7 +70,8 @@ struct LabServeCommand: AsyncParsableCommand {
         receivers and device classes; without avahi-daemon it serves anyway and says why clients stay unmapped. \
         Stops on SIGINT or SIGTERM with everything logged in the database. Writing a verdict (POST /api/verdicts) \
         takes JSON from the lab page of this server with its token, which the page carries and which is written, \
-        readable by you only, to --token-file for scripts (docs/lab-security.md).
+        readable by you only, to --token-file for scripts (docs/lab-security.md). The dashboard at /dashboard \
+        (read-only) shows every run in the database, live as cells finish (docs/lab-dashboard.md).
         """)
 
     @Option(help: "The suite folder made by `seamcheck lab streams`.")
@@ -101,7 +103,7 @@ struct LabServeCommand: AsyncParsableCommand {
                                discussion: "The lab page carries it; scripts send it in the \(LabAccess.tokenHeader) header."))
     var token: String?
 
-    @Option(name: .customLong("token-file"), help: "Where to write the token for scripts, readable by you only (default: the database path + .lab-token; Reports/seamcheck.lab-token for PostgreSQL).")
+    @Option(name: .customLong("token-file"), help: "Where to write the token for scripts, readable by you only (default: the database path + .lab-token; for PostgreSQL, $XDG_STATE_HOME/seamcheck/seamcheck.lab-token, else ~/.local/state/seamcheck/seamcheck.lab-token).")
     var tokenFile: String?
 
     @Option(name: .customLong("log-level"), help: "trace, debug, info, notice, warning, error or critical.")
@@ -135,11 +137,15 @@ struct LabServeCommand: AsyncParsableCommand {
             throw CLIFailure.input("\(LabAccess.tokenVariable) must be 16 to 256 hexadecimal digits (such as `openssl rand -hex 32`)")
         }
         options.token = token ?? environmentToken ?? LabAccess.newToken()
-        let tokenPath = tokenFile ?? (store.executor.location.isPostgres ? "Reports/seamcheck" : database.path) + ".lab-token"
+        let (tokenPath, tokenFolder) = LabTokenPath.resolve(given: tokenFile, databasePath: database.path,
+                                                            isPostgres: store.executor.location.isPostgres)
+        try LabTokenPath.prepare(tokenFolder)
         try LabAccess.writeToken(options.token, to: tokenPath)
+        options.dashboardCellRenderer = { cell, labCase in LabCellHTML.render(cell, labCase: labCase) }
         let bind = self.bind, db = database.shown
         try await LabServer.run(options, store: store, logger: logger) { port in
             Terminal.writeStderr("seamcheck: lab: serving http://\(bind):\(port)/ (suite \(suite.root), database \(db), station \(stationName)); verdict token in \(tokenPath)\n")
+            Terminal.writeStderr("seamcheck: lab: dashboard at http://\(bind == "0.0.0.0" ? "127.0.0.1" : bind):\(port)/dashboard (read-only; every station's runs in \(db))\n")
         }
     }
 }

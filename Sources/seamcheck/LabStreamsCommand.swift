@@ -4,7 +4,7 @@ import LabCore
 import LabRun
 import LabServer
 
-/// `seamcheck lab streams`: generates the lab's test-stream suite (INTERFACE.md).
+/// `seamcheck lab streams`: generates the lab's test-stream suite (docs/interface.md).
 struct LabStreamsCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "streams",

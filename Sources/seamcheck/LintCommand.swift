@@ -38,6 +38,7 @@ struct LintCommand: AsyncParsableCommand {
         let project = try ProjectFile.load(config, knownProfiles: try? ProfileLocator.load(explicitDirectory: nil, selecting: []).map(\.id))
         let presentation = try await PlaylistInput.load(playlist, timeout: timeout.resolved(project), fetchAssets: true, offline: offline)
         var findings = SpecLinter.lint(presentation) + BoundaryRule.findings(in: presentation)
+            + LocalizationRules.findings(in: presentation)
         if let project {
             if !project.rules.everyClass.isEmpty { findings = PlaylistAuditor.graded(findings, by: [project.rules.classless]) }
             let accepted = project.accept(findings, input: presentation.location.description)
@@ -64,7 +65,7 @@ enum LintFormat: String, ExpressibleByArgument, CaseIterable {
     case table, json, sarif
 }
 
-/// The lint JSON: INTERFACE.md's audit/lint shape, plus what was checked and the parse diagnostics.
+/// The lint JSON: docs/interface.md's audit/lint shape, plus what was checked and the parse diagnostics.
 struct LintDocument: Encodable {
     var schemaVersion = jsonSchemaVersion
     var input: String

@@ -53,6 +53,9 @@ struct RulesCommand: ParsableCommand {
             } else if id == LadderRule.description.id {
                 d = LadderRule.description
                 examples = LadderRule.examples.map { RuleDocument.Example(name: $0.name, triggers: $0.triggers) }
+            } else if let rule = LocalizationRules.rule(id) {
+                d = rule.description
+                examples = rule.examples.map { RuleDocument.Example(name: $0.name, triggers: $0.triggers) }
             } else if id == BoundaryRule.description.id {
                 d = BoundaryRule.description
                 examples = BoundaryRule.examples.map { RuleDocument.Example(name: $0.name, triggers: $0.triggers) }

@@ -20,7 +20,7 @@ struct Seamcheck: AsyncParsableCommand {
                       DbCommand.self]
     )
 
-    /// Runs the command and maps every failure to INTERFACE.md's exit codes, here and nowhere
+    /// Runs the command and maps every failure to docs/interface.md's exit codes, here and nowhere
     /// else: usage errors are 2 (ArgumentParser's default is 64), an `ExitCoded` error carries
     /// its own code, and any other error of a module is 2 (unusable input) with its description.
     static func main() async {

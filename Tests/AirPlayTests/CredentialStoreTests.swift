@@ -81,4 +81,93 @@ final class CredentialStoreTests: XCTestCase {
         XCTAssertEqual(try CredentialStore(path: path).unusable, [])
         XCTAssertEqual(try CredentialStore(path: path).pairings.map(\.receiver), ["Den", "Kitchen"])
     }
+
+    // MARK: kinds and versions
+
+    func testLegacyEntriesKeepTheirKindBesideHAPOnes() throws {
+        let path = folder + "/credentials.json"
+        var store = try CredentialStore(path: path)
+        try store.store(pairing("Den"))
+        let legacy = LegacyCredentials(method: .pin, controllerId: "00112233AABBCCDD", controllerPrivateKey: Data(repeating: 3, count: 32),
+                                       receiverPublicKey: Data(repeating: 4, count: 32))
+        try store.store(StoredPairing(receiver: "UxPlay", deviceId: nil, address: "10.0.0.7:7001", pairedAt: Date(timeIntervalSince1970: 1_800_000_000),
+                                      credentials: .legacy(legacy)))
+        var keyOnly = legacy
+        keyOnly.method = .key
+        try store.store(StoredPairing(receiver: "Open", deviceId: nil, address: "10.0.0.8:7001", pairedAt: Date(timeIntervalSince1970: 1_800_000_000),
+                                      credentials: .legacy(keyOnly)))
+        let text = try String(contentsOfFile: path, encoding: .utf8)
+        XCTAssertTrue(text.contains("\"schemaVersion\" : 2"), text)
+        for kind in ["\"kind\" : \"hap\"", "\"kind\" : \"legacy-pin\"", "\"kind\" : \"legacy\""] { XCTAssertTrue(text.contains(kind), kind) }
+        let again = try CredentialStore(path: path)
+        XCTAssertEqual(again.pairings.map(\.kind), [.hap, .legacyPin, .legacy])
+        XCTAssertEqual(try again.pairing(for: "UxPlay")?.credentials.legacy, legacy)
+        XCTAssertEqual(try again.pairing(for: "Open")?.credentials.legacy?.method, .key)
+        XCTAssertFalse("\(again.pairings)".contains(legacy.controllerPrivateKey.base64EncodedString()), "never printed")
+    }
+
+    func testAVersion1FileIsHAPAndAVersion2EntryWithoutKindIsUnusable() throws {
+        let path = folder + "/credentials.json"
+        let entry = """
+            {"receiver": "Den", "address": "10.0.0.3:7000", "pairedAt": "2026-01-01T00:00:00Z",
+             "credentials": {"controllerId": "C", "controllerPrivateKey": "\(Data(repeating: 7, count: 32).base64EncodedString())",
+                             "accessoryId": "A", "accessoryPublicKey": "\(Data(repeating: 9, count: 32).base64EncodedString())"}}
+            """
+        for (version, usable) in [(1, true), (2, false)] {
+            try "{\"schemaVersion\": \(version), \"pairings\": [\(entry)]}".write(toFile: path, atomically: false, encoding: .utf8)
+            chmod(path, 0o600)
+            let store = try CredentialStore(path: path)
+            XCTAssertEqual(store.pairings.map(\.kind), usable ? [.hap] : [], "version \(version)")
+            XCTAssertEqual(store.unusable.map(\.reason), usable ? [] : ["missing kind"], "version \(version)")
+        }
+    }
+
+    /// Issue 31 item 7: a file from a newer Seamcheck is refused, and unpair never rewrites it.
+    func testANewerSchemaVersionIsRefusedAndLeftAsItIs() throws {
+        let path = folder + "/credentials.json"
+        let text = "{\"schemaVersion\": 3, \"pairings\": [], \"groups\": [{\"name\": \"lab\"}]}"
+        try text.write(toFile: path, atomically: false, encoding: .utf8)
+        chmod(path, 0o600)
+        XCTAssertThrowsError(try CredentialStore(path: path)) {
+            XCTAssertEqual($0 as? CredentialStoreError, .newerVersion(path: path, version: 3, known: 2))
+            XCTAssertTrue("\($0)".contains("newer Seamcheck"), "\($0)")
+        }
+        XCTAssertEqual(try String(contentsOfFile: path, encoding: .utf8), text, "not rewritten")
+    }
+
+    /// Issue 31 item 7: an unusable entry is reported when the receiver is named by its address
+    /// or device id too, not taken as "no pairing".
+    func testAnUnusableEntryIsFoundByAddressAndDeviceId() throws {
+        let path = folder + "/credentials.json"
+        let broken = """
+            {"schemaVersion": 2, "pairings": [{"kind": "hap", "receiver": "Broken", "deviceId": "AA:BB:CC:DD:EE:09",
+              "address": "10.0.0.9:7000", "pairedAt": "2026-01-01T00:00:00Z",
+              "credentials": {"controllerId": "C", "controllerPrivateKey": "AA==", "accessoryId": "A", "accessoryPublicKey": "AA=="}}]}
+            """
+        try broken.write(toFile: path, atomically: false, encoding: .utf8)
+        chmod(path, 0o600)
+        let store = try CredentialStore(path: path)
+        for text in ["10.0.0.9:7000", "aa:bb:cc:dd:ee:09", "broken"] {
+            XCTAssertThrowsError(try store.pairing(for: text), text) {
+                guard case .corruptEntry(_, "Broken", _)? = $0 as? CredentialStoreError else { return XCTFail("\(text): \($0)") }
+            }
+        }
+        XCTAssertThrowsError(try store.pairing(name: "Other name", deviceId: nil, address: "10.0.0.9:7000")) {
+            guard case .corruptEntry(_, "Broken", _)? = $0 as? CredentialStoreError else { return XCTFail("\($0)") }
+        }
+    }
+
+    /// Issue 31 item 7: a file owned by another user is a matter of `chown`, not `chmod 600`.
+    func testAFileOwnedByAnotherUserGetsChownAdvice() throws {
+        guard geteuid() == 0 else { throw XCTSkip("needs root to give the file to another user") }
+        let path = folder + "/credentials.json"
+        var store = try CredentialStore(path: path)
+        try store.store(pairing("Den"))
+        XCTAssertEqual(chown(path, 65534, 65534), 0)
+        XCTAssertThrowsError(try CredentialStore(path: path)) {
+            XCTAssertEqual($0 as? CredentialStoreError, .owner(path: path, owner: 65534, user: 0))
+            XCTAssertTrue("\($0)".contains("chown 0 \(path)"), "\($0)")
+            XCTAssertFalse("\($0)".contains("chmod"), "\($0)")
+        }
+    }
 }

@@ -119,6 +119,55 @@ final class HAPPrimitiveTests: XCTestCase {
         XCTAssertNotEqual(try client.premasterSecret(salt: salt, serverPublicKey: Array(serverPublic.serialize()), password: Array("password124".utf8)), s)
     }
 
+    /// Legacy pairing's K = SHA1(S | 00000000) | SHA1(S | 00000001) and its proofs, on the RFC 5054
+    /// Appendix B exchange (the same A, B, S): values computed apart with Python's hashlib.
+    func testLegacyInterleavedKeyAndProofsOnTheRFC5054Exchange() throws {
+        let rfc = SRPParameters.rfc5054TestVectors
+        let p = SRPParameters(prime: rfc.prime, generator: rfc.generator, hash: .sha1, sessionKey: .interleaved, saltIsNumber: true)
+        let salt = hex("BEB25379D1A8581EB5A727673A2441EE")
+        let username = Array("alice".utf8), password = Array("password123".utf8)
+        let client = SRPClient(parameters: p, username: username,
+                               privateKey: hex("60975527035CF2AD1989806F0407210BC81EDC04E2762A56AFD529DDDA2D4393"))
+        let v = p.verifier(salt: salt, username: username, password: password)
+        let serverPublic = (p.multiplier * v + p.generator.power(big("E487CB59D31AC550471E81F00F6928E01DDA08E974A004F49E61F5D105284D20"),
+                                                                    modulus: p.prime)) % p.prime
+        let session = try client.session(salt: salt, serverPublicKey: Array(serverPublic.serialize()), password: password)
+        XCTAssertEqual(hexString(session.key), "44ebb4ab646abbb123287f376db03fe0eeb929029c2ed935925c128cca3808a6f22d00add6bbae62")
+        XCTAssertEqual(session.key.count, 40)
+        XCTAssertEqual(hexString(session.clientProof), "3f8c0bb98f75dd13108dc562915f0a86e23bde71")
+        XCTAssertTrue(session.acceptsServerProof(hex("798a11464a8a0250847a6679b3bd993c9d43a2d8")))
+        // The same exchange with HAP's K = H(S) gives another key: the variant is really a parameter.
+        let hapStyle = try SRPClient(parameters: rfc, username: username, privateKey: hex("60975527035CF2AD1989806F0407210BC81EDC04E2762A56AFD529DDDA2D4393"))
+            .session(salt: salt, serverPublicKey: Array(serverPublic.serialize()), password: password)
+        XCTAssertEqual(hapStyle.key.count, 20)
+        XCTAssertNotEqual(hapStyle.clientProof, session.clientProof)
+    }
+
+    /// The legacy group is RFC 5054 Appendix A's "2048-bit Group", as printed there (g = 2). (That
+    /// N and (N - 1) / 2 pass a Fermat test was checked once in Python: 10 s here in a debug build.)
+    func testLegacyGroupIsRFC5054s2048BitGroup() {
+        let rfcText = """
+            AC6BDB41 324A9A9B F166DE5E 1389582F AF72B665 1987EE07 FC319294
+            3DB56050 A37329CB B4A099ED 8193E075 7767A13D D52312AB 4B03310D
+            CD7F48A9 DA04FD50 E8083969 EDB767B0 CF609517 9A163AB3 661A05FB
+            D5FAAAE8 2918A996 2F0B93B8 55F97993 EC975EEA A80D740A DBF4FF74
+            7359D041 D5C33EA7 1D281E44 6B14773B CA97B43A 23FB8016 76BD207A
+            436C6481 F1D2B907 8717461A 5B9D32E6 88F87748 544523B5 24B0D57D
+            5EA77A27 75D2ECFA 032CFBDB F52FB378 61602790 04E57AE6 AF874E73
+            03CE5329 9CCC041C 7BC308D8 2A5698F3 A8D0C382 71AE35F8 E9DBFBB6
+            94B5C803 D89F7AE4 35DE236D 525F5475 9B65E372 FCD68EF2 0FA7111F
+            9E4AFF73
+            """
+        let p = SRPParameters.legacy
+        XCTAssertEqual(p.prime, big(rfcText))
+        XCTAssertEqual(p.generator, 2)
+        XCTAssertEqual(p.prime.bitWidth, 2048)
+        XCTAssertEqual(p.width, 256)
+        // HAP keeps its group, hash and key.
+        XCTAssertEqual(SRPParameters.hap.prime.bitWidth, 3072)
+        XCTAssertEqual(SRPParameters.hap.generator, 5)
+    }
+
     func testSRPRefusesAZeroOrOversizedServerKey() {
         let client = SRPClient(privateKey: [UInt8](repeating: 1, count: 32))
         XCTAssertThrowsError(try client.session(salt: [1], serverPublicKey: [0], password: [])) {

@@ -40,6 +40,16 @@ final class HTTPMessageTests: XCTestCase {
         XCTAssertEqual(allLF.body, Data("ok".utf8))
     }
 
+    /// UxPlay 1.74 answers `/pair-pin-start` with no Content-Length: in RTSP that is no body (an
+    /// HTTP answer without one is read to the close).
+    func testRTSPAnswerWithoutContentLengthHasNoBody() throws {
+        let text = "RTSP/1.0 200 OK\r\nAudio-Jack-Status: connected; type=digital\r\nServer: AirTunes/220.68\r\nCSeq: 0\r\n\r\n"
+        let response = try XCTUnwrap(try parse(text, split: 5), "complete without waiting for a close")
+        XCTAssertEqual(response.status, 200)
+        XCTAssertEqual(response.body, Data())
+        XCTAssertNil(try parse("HTTP/1.1 200 OK\r\n\r\nrest"), "HTTP without a length waits for the close")
+    }
+
     func testChunkedBodyInAnySplit() throws {
         let text = "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n4\r\nWiki\r\n5;ext=1\r\npedia\r\n0\r\n\r\n"
         for split in [1, 3, 1000] {

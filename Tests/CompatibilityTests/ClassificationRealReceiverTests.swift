@@ -85,4 +85,45 @@ final class ClassificationRealReceiverTests: XCTestCase {
         XCTAssertTrue(profile.plays.video, "the mirrored picture is shown: video rules apply, graded as the sender takes them")
         XCTAssertTrue(profile.description?.contains("switches decoders itself") ?? false)
     }
+
+    /// UxPlay 1.74 started `-hls -pin 4321` (records as its lib/mdnsd/dnssd_mdnsd.c writes them):
+    /// features 0x5A7FFEE6,0x0 (bit 27 legacy pairing, no URL video bit), `pw=true`, raop
+    /// `sf=0x8c`, model AppleTV3,2 with UxPlay's fixed `pi`. Its class comes from its bits, its
+    /// pairing is legacy with a code, and the Apple model is said not to be proof.
+    static let uxplay174AirPlay: TXTRecord = ["deviceid": "12:db:3f:89:d7:c8", "features": "0x5A7FFEE6,0x0", "pw": "true", "flags": "0x4",
+                                              "model": "AppleTV3,2", "pk": "b07727d6f6cd6e08b58ede525ec3cdeaa252ad9f683feb212ef8a205246554e7",
+                                              "pi": "2e388006-13ba-4041-9a67-25dd4a43d536", "srcvers": "220.68", "vv": "2"]
+    static let uxplay174RAOP: TXTRecord = ["ch": "2", "cn": "0,1,2,3", "da": "true", "et": "0,3,5", "vv": "2", "ft": "0x5A7FFEE6,0x0",
+                                           "am": "AppleTV3,2", "md": "0,1,2", "rhd": "5.6.0.0", "pw": "true", "sr": "44100", "ss": "16",
+                                           "sv": "false", "tp": "UDP", "txtvers": "1", "sf": "0x8c", "vs": "220.68", "vn": "65537", "pk": "b077"]
+
+    func testUxPlay174WithAPINIsLegacyPINPairingAndNotTakenForAnAppleTV() {
+        let uxplay = receiver(airplay: Self.uxplay174AirPlay, raop: Self.uxplay174RAOP)
+        let result = classifier.classify(uxplay)
+        XCTAssertEqual(result.deviceClass, "screen-mirroring", result.reason)
+        XCTAssertEqual(uxplay.pairing.kind, .legacyPin)
+        XCTAssertEqual(uxplay.pairing.scheme, "legacy-pin")
+        XCTAssertEqual(uxplay.pairing.legacyPairingBit, true)
+        XCTAssertEqual(uxplay.pairing.pw, true)
+        XCTAssertEqual(uxplay.model, "AppleTV3,2")
+        XCTAssertNil(uxplay.manufacturer, "not inferred as Apple")
+        XCTAssertNil(uxplay.product, "not named an Apple TV (3rd generation)")
+        XCTAssertEqual(uxplay.modelDoubts, [
+            "_airplay._tcp pi=2e388006-13ba-4041-9a67-25dd4a43d536 is the fixed value built into UxPlay and RPiPlay, not a device's own identifier",
+            "features 0x000000005A7FFEE6 has no AirPlay video bit (0 or 49): every Apple TV advertises one",
+        ])
+        // Without -pin: legacy pairing without a code.
+        var open = Self.uxplay174AirPlay, openRAOP = Self.uxplay174RAOP
+        open["pw"] = "false"
+        openRAOP["pw"] = "false"
+        openRAOP["sf"] = "0x4"
+        XCTAssertEqual(receiver(airplay: open, raop: openRAOP).pairing.scheme, "legacy")
+        // A real Apple TV 3 (video bit set, its own pi) keeps its manufacturer and product.
+        var appleTV = Self.uxplay174AirPlay
+        appleTV["features"] = "0x5A7FFFF7,0x1E"
+        appleTV["pi"] = "b08f5a79-db29-4384-b456-a4784d9e6055"
+        let real = receiver(airplay: appleTV, raop: nil)
+        XCTAssertEqual(real.modelDoubts, [])
+        XCTAssertEqual(real.manufacturer, "Apple")
+    }
 }

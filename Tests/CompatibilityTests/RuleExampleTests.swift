@@ -16,6 +16,26 @@ final class RuleExampleTests: XCTestCase {
         }
     }
 
+    func testEveryLocalizationExampleFiresExactlyWhenItSaysItDoes() {
+        XCTAssertEqual(Set(LocalizationRules.all.map(\.id)), Set(RuleIdentifiers.localization))
+        for rule in LocalizationRules.all {
+            XCTAssertTrue(rule.examples.contains { $0.triggers } && rule.examples.contains { !$0.triggers }, rule.id)
+            for example in rule.examples {
+                XCTAssertEqual(rule.evaluate(primary: example.primary, interstitial: example.interstitial) != nil, example.triggers,
+                               "\(rule.id): example '\(example.name)'")
+            }
+        }
+        // The fallback a viewer of a missing language gets is named: DEFAULT=YES, else AUTOSELECT, else the first.
+        let primary = LocalizationCatalog.offer(audio: ["en", "fr", "de"])
+        var ad = LocalizationOffer(audio: [OfferedTrack(kind: .audio, language: "es", name: "Español"),
+                                           OfferedTrack(kind: .audio, language: "en", name: "English", autoselect: true)])
+        XCTAssertTrue(LocalizationCatalog.audioLanguage.evaluate(primary: primary, interstitial: ad)?.message
+            .hasPrefix("viewers listening in fr or de hear the interstitial in en \"English\" (its first AUTOSELECT=YES rendition)") ?? false)
+        ad.audio[0].isDefault = true
+        XCTAssertTrue(LocalizationCatalog.audioLanguage.evaluate(primary: primary, interstitial: ad)?.message
+            .hasPrefix("viewers listening in fr or de hear the interstitial in es \"Español\" (its DEFAULT=YES rendition)") ?? false)
+    }
+
     func testEveryLadderExampleFiresExactlyWhenItSaysItDoes() {
         XCTAssertTrue(LadderRule.examples.contains { $0.triggers } && LadderRule.examples.contains { !$0.triggers })
         for example in LadderRule.examples {
@@ -95,7 +115,7 @@ final class RuleExampleTests: XCTestCase {
         for rule in RuleCatalog.transitionRules { XCTAssertTrue(RuleIdentifiers.transition.contains(rule.id), rule.id) }
         for rule in RuleCatalog.capabilityRules { XCTAssertTrue(RuleIdentifiers.capability.contains(rule.id), rule.id) }
         for rule in RuleCatalog.declaredRules { XCTAssertTrue(RuleIdentifiers.declared.contains(rule.id), rule.id) }
-        XCTAssertEqual(Set(ids), RuleIdentifiers.all, "every INTERFACE.md rule id is implemented")
+        XCTAssertEqual(Set(ids), RuleIdentifiers.all, "every docs/interface.md rule id is implemented")
     }
 
     func testSkeletonTransitionRulesAreAllPresent() {

@@ -9,7 +9,7 @@ final class SpecRuleExampleTests: XCTestCase {
     func testEveryInterfaceSpecRuleIsImplementedOnce() {
         let ids = SpecCatalog.rules.map(\.id)
         XCTAssertEqual(Set(ids).count, ids.count)
-        XCTAssertEqual(Set(ids), Set(RuleIdentifiers.spec), "every id of INTERFACE.md's Interstitial spec group, and Seamcheck's additions")
+        XCTAssertEqual(Set(ids), Set(RuleIdentifiers.spec), "every id of docs/interface.md's Interstitial spec group, and Seamcheck's additions")
         XCTAssertEqual(ids.count, 23)
     }
 

@@ -7,7 +7,7 @@ import XCTest
 import Glibc
 #endif
 
-/// Access to the real avahi-daemon for tests: skips (or, with SEAMCHECK_REQUIRE_AVAHI=1, fails)
+/// Access to the real avahi-daemon for tests: skips (or, with SEAMCHECK_REQUIRE_SERVICES=1, fails)
 /// when it cannot be reached.
 enum AvahiTestEnvironment {
     static var environment: [String: String] { ProcessInfo.processInfo.environment }

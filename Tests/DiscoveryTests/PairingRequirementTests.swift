@@ -37,4 +37,44 @@ final class PairingRequirementTests: XCTestCase {
         let decoded = try JSONDecoder().decode(ReceiverDescription.self, from: JSONSerialization.data(withJSONObject: old))
         XCTAssertEqual(decoded.pairing.kind, .transient)
     }
+
+    /// UxPlay 1.74 (started with and without -pin, -pw): features 0x5A7FFEE6,0x0 (bit 27 legacy
+    /// pairing, no HAP bits), `pw=true` on both records with -pin or -pw; only raop `sf` tells a
+    /// PIN (0x8c) from a password (0x84).
+    func testUxPlayRecordsGiveLegacyPairingKinds() {
+        let airplay: TXTRecord = ["deviceid": "12:db:3f:89:d7:c8", "features": "0x5A7FFEE6,0x0", "flags": "0x4", "model": "AppleTV3,2",
+                                  "pk": "b077", "pi": "2e388006-13ba-4041-9a67-25dd4a43d536", "srcvers": "220.68", "vv": "2", "pw": "false"]
+        let raop: TXTRecord = ["am": "AppleTV3,2", "ft": "0x5A7FFEE6,0x0", "sf": "0x4", "pw": "false", "vs": "220.68"]
+        let open = ReceiverDescription(name: "UxPlay", airplay: airplay, raop: raop).pairing
+        XCTAssertEqual(open, PairingRequirement(kind: .legacy, reason: "features bit 27, no HAP bits (38, 46, 48)", airPlay2: false))
+        XCTAssertEqual(open.scheme, "legacy")
+        XCTAssertEqual(open.legacyPairingBit, true)
+        XCTAssertEqual(open.pw, false)
+        var pinAirPlay = airplay, pinRAOP = raop
+        pinAirPlay["pw"] = "true"
+        pinRAOP["pw"] = "true"
+        pinRAOP["sf"] = "0x8c"
+        let pin = ReceiverDescription(name: "UxPlay", airplay: pinAirPlay, raop: pinRAOP).pairing
+        XCTAssertEqual(pin, PairingRequirement(kind: .legacyPin, reason: "features bit 27, no HAP bits, raop sf 0x8, pw=true", airPlay2: false))
+        XCTAssertEqual(pin.scheme, "legacy-pin")
+        XCTAssertEqual(pin.pw, true)
+        pinRAOP["sf"] = "0x84"  // -pw: a password, not a code
+        XCTAssertEqual(ReceiverDescription(name: "UxPlay", airplay: pinAirPlay, raop: pinRAOP).pairing.kind, .password)
+        // Only the airplay record (pw=true, flags 0x4): a PIN cannot be told from a password.
+        XCTAssertEqual(ReceiverDescription(name: "UxPlay", airplay: pinAirPlay).pairing.kind, .password)
+        // HAP's bits win over bit 27 (Apple TVs set both).
+        XCTAssertEqual(pairing(["features": "0x4A7FDFD5,0xBC157FDE", "flags": "0x244"]).scheme, "hap")
+    }
+
+    func testSchemesAndJSONFields() throws {
+        XCTAssertEqual(pairing(TXTFixtures.samsung).scheme, "hap-transient")
+        XCTAssertEqual(pairing(TXTFixtures.appleTV4K).scheme, "hap")
+        XCTAssertEqual(pairing(["features": "0x20F7"]).scheme, "none")
+        XCTAssertEqual(pairing(["features": "0x20F7", "pw": "1"]).scheme, "password")
+        let json = try XCTUnwrap(JSONSerialization.jsonObject(with: JSONEncoder().encode(pairing(["features": "0x5A7FFEE6,0x0"]))) as? [String: Any])
+        XCTAssertEqual(json["kind"] as? String, "legacy")
+        XCTAssertEqual(json["scheme"] as? String, "legacy")
+        XCTAssertEqual(json["legacyPairingBit"] as? Bool, true)
+        XCTAssertEqual(json["pw"] as? Bool, false)
+    }
 }

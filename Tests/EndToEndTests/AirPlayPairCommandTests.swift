@@ -112,4 +112,52 @@ final class AirPlayPairCommandTests: XCTestCase {
         XCTAssertEqual(garbage.status, 2)
         XCTAssertTrue(garbage.stderr.contains("move it away and pair the receivers again"), garbage.stderr)
     }
+
+    /// Issue 35's door: HAP-python has no /pair-pin-start (500, connection dropped). With the
+    /// code given, pairing goes on and stderr names --no-pin-start for next time.
+    func testARefusedPinStartGoesOnWithTheCodeAndNamesNoPinStart() async throws {
+        let credentials = try scratch()
+        try await HAPAccessory.with { accessory in
+            let receiver = "127.0.0.1:\(accessory.port)"
+            let pair = try SeamcheckBinary.run(["airplay", "pair", receiver, "--pin", accessory.pin, "--credentials", credentials])
+            XCTAssertEqual(pair.status, 0, pair.stderr)
+            XCTAssertTrue(pair.stderr.contains("pair-pin-start answered 500"), pair.stderr)
+            XCTAssertTrue(pair.stderr.contains("wants --no-pin-start"), pair.stderr)
+            XCTAssertTrue(pair.stderr.contains("paired with"), pair.stderr)
+            XCTAssertEqual(accessory.paired.count, 1)
+        }
+    }
+
+    /// Legacy pairing through the commands, against Tests/Server/legacy_airplay_peer.py (UxPlay's
+    /// protocol written apart in Python): the kind comes from the TXT records its /info gives.
+    func testLegacyPINPairVerifyListAndUnpair() async throws {
+        let credentials = try scratch()
+        let peers = try LoopbackPeers(script: "legacy_airplay_peer.py", modes: ["pin"])
+        defer { peers.stop() }
+        let receiver = "127.0.0.1:\(peers.ports["pin"]!)"
+        let wrong = try SeamcheckBinary.run(["airplay", "pair", receiver, "--pin", "1234", "--credentials", credentials])
+        XCTAssertEqual(wrong.status, 2, wrong.stderr)
+        XCTAssertTrue(wrong.stderr.contains("pair-setup-pin 2 (SRP proof): answered 470"), wrong.stderr)
+        XCTAssertFalse(FileManager.default.fileExists(atPath: credentials), "nothing stored")
+
+        let pair = try SeamcheckBinary.run(["airplay", "pair", receiver, "--pin", "4321", "--credentials", credentials])
+        XCTAssertEqual(pair.status, 0, pair.stderr)
+        XCTAssertTrue(pair.stderr.contains("legacy pairing: legacy-pin (features bit 27, no HAP bits, raop sf 0x8"), pair.stderr)
+        XCTAssertEqual(try mode(credentials), 0o600)
+        let verify = try SeamcheckBinary.run(["airplay", "verify", receiver, "--format", "json", "--credentials", credentials])
+        XCTAssertEqual(verify.status, 0, verify.stderr)
+        let document = try JSONSerialization.jsonObject(with: Data(verify.stdout.utf8)) as? [String: Any]
+        XCTAssertEqual(document?["kind"] as? String, "legacy-pin")
+        XCTAssertEqual(document?["status"] as? Int, 200)
+        let list = try SeamcheckBinary.run(["airplay", "pairings", "--format", "json", "--credentials", credentials])
+        let entries = (try JSONSerialization.jsonObject(with: Data(list.stdout.utf8)) as? [String: Any])?["pairings"] as? [[String: Any]]
+        XCTAssertEqual(entries?.first?["kind"] as? String, "legacy-pin")
+        let stored = try String(contentsOfFile: credentials, encoding: .utf8)
+        let secret = try XCTUnwrap(stored.split(separator: "\"").drop { $0 != "controllerPrivateKey" }.dropFirst(2).first)
+        for output in [pair.stdout, pair.stderr, verify.stdout, verify.stderr, list.stdout, list.stderr] {
+            XCTAssertFalse(output.contains(secret), "key material printed")
+        }
+        let unpair = try SeamcheckBinary.run(["airplay", "unpair", receiver, "--credentials", credentials])
+        XCTAssertEqual(unpair.status, 0, unpair.stderr)
+    }
 }

@@ -158,6 +158,9 @@ final class DiscoverCommandTests: XCTestCase {
             XCTAssertTrue(warnings.contains(expected), "\(expected) not in \(warnings)")
         }
         XCTAssertTrue((broken["classificationReason"] as? String ?? "").contains("features unknown"))
+        let pin = broken["inventoryPin"] as? String ?? ""
+        XCTAssertTrue(pin.hasPrefix("- {deviceId: \"") || pin.hasPrefix("- {name: \"Seamcheck Broken"), pin)
+        XCTAssertTrue(pin.hasSuffix(", deviceClass: CLASS}"), "what to add to an inventory, the class to choose: \(pin)")
     }
 
     func testTableShowsEachReceiverWithItsClass() throws {
@@ -171,6 +174,7 @@ final class DiscoverCommandTests: XCTestCase {
         }
         XCTAssertTrue(result.stdout.contains("initial browse complete in"), result.stdout)
         XCTAssertTrue(result.stdout.contains("warning: flags '0xQ' is not a hex number"), result.stdout)
+        XCTAssertTrue(result.stdout.contains(", deviceClass: CLASS} under receivers: in an --inventory file"), "what to pin: \(result.stdout)")
         let samsung = result.stdout.split(separator: "\n").first { $0.hasPrefix("Seamcheck Samsung \(Self.suffix) ") }
         XCTAssertTrue(samsung?.contains("transient pairing (features bit 48)") ?? false, String(samsung ?? ""))
     }
@@ -195,6 +199,7 @@ final class DiscoverCommandTests: XCTestCase {
         XCTAssertEqual(pinned["classificationReason"] as? String,
                        "pinned by receivers[0] of \(file.path) (deviceId \(lg.deviceId.colons)): OLED in rack 3")
         XCTAssertEqual(try receiver("Broken", in: json)["deviceClass"] as? String, "smart-tv-low-end")
+        XCTAssertTrue(try receiver("Broken", in: json)["inventoryPin"] is NSNull, "pinned: nothing more to pin")
         XCTAssertEqual(try receiver("Roku", in: json)["classifiedBy"] as? String, "profile")
     }
 

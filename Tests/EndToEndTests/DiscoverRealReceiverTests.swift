@@ -9,7 +9,7 @@ import Glibc
 /// `seamcheck discover --info` against the real open-source receivers Debian 12 ships, run on
 /// the test avahi-daemon (scripts/services.sh: loopback only): shairport-sync 3.3.8, an AirPlay 1
 /// speaker, and UxPlay 1.62, a screen-mirroring receiver. scripts/setup-deps.sh installs them;
-/// with SEAMCHECK_REQUIRE_AVAHI=1 (scripts/test.sh) a receiver that cannot run is a failure.
+/// with SEAMCHECK_REQUIRE_SERVICES=1 (scripts/test.sh) a receiver that cannot run is a failure.
 ///
 /// Neither program can bind its ports to 127.0.0.1 only (no such option in these versions): they
 /// listen on the wildcard address, are advertised on `lo` only, and are asked on 127.0.0.1 only.
@@ -134,7 +134,7 @@ final class DiscoverRealReceiverTests: XCTestCase {
             + "RTSP/1.0 127.0.0.1:\(raopPort) (_raop._tcp): 200 OK"), table.stdout)
     }
 
-    /// Starts a receiver program; missing, it skips the test, or fails it under SEAMCHECK_REQUIRE_AVAHI=1.
+    /// Starts a receiver program; missing, it skips the test, or fails it under SEAMCHECK_REQUIRE_SERVICES=1.
     private func start(_ program: String, _ arguments: [String]) throws -> RunningProcess {
         let child = try RunningProcess(try TestEnvironment.require(program), arguments)
         children.append(child)

@@ -7,7 +7,7 @@ import Glibc
 #endif
 
 /// The real avahi-daemon for `seamcheck discover` tests (scripts/services.sh): skipped when it
-/// cannot be reached, a failure with SEAMCHECK_REQUIRE_AVAHI=1.
+/// cannot be reached, a failure with SEAMCHECK_REQUIRE_SERVICES=1.
 enum DiscoverEnvironment {
     static var environment: [String: String] { ProcessInfo.processInfo.environment }
 

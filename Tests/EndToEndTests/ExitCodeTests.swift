@@ -11,7 +11,7 @@ import MediaProbe
 import Store
 import XCTest
 
-/// INTERFACE.md's exit codes, per error type the commands throw: `Seamcheck.main` ends the
+/// docs/interface.md's exit codes, per error type the commands throw: `Seamcheck.main` ends the
 /// process with `ExitCoded.exitCode`, so a type whose code changes here changes the CLI's.
 final class ExitCodeTests: XCTestCase {
     func testUnusableInputAndBadUsageExitTwo() {

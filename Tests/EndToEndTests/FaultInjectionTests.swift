@@ -5,7 +5,7 @@ import XCTest
 /// The CMAF ladder with its faults injected per path, as CDNs and ad servers produce them: 404,
 /// 500, a slow answer, a redirect, redirect loops, an HTML asset list. Each fault is a finding
 /// on that part with its URL and status or reason; the rest is inspected, linted and audited,
-/// and the exit code is INTERFACE.md's.
+/// and the exit code is docs/interface.md's.
 final class FaultInjectionTests: ServedStreamTestCase {
     var path = ""
 
@@ -84,7 +84,7 @@ final class FaultInjectionTests: ServedStreamTestCase {
 
         let patient = try run("lint", [server.url(path)])
         XCTAssertEqual(patient.status, 0, "\(patient.findings)")
-        XCTAssertEqual(patient.findings.count, 0, "\(patient.findings)")
+        XCTAssertEqual(patient.nonLocalization.count, 0, "\(patient.findings)")
     }
 
     func testARedirectedVariantIsReadWhereItWasRedirectedTo() throws {
@@ -97,7 +97,7 @@ final class FaultInjectionTests: ServedStreamTestCase {
         let audit = try run("audit", [server.url(path), "--profile", "smart-tv-low-end"])
         XCTAssertEqual(audit.status, 0, "\(audit.findings)")
         // Only the 320x180 ad against the 640x360 tier read through the redirect (catalog v3).
-        XCTAssertEqual(audit.fired, ["resolution-change@smart-tv-low-end"], "\(audit.findings)")
+        XCTAssertEqual(audit.firedApartFromLocalization, ["resolution-change@smart-tv-low-end"], "\(audit.findings)")
         let primary = audit.assets.first { $0["role"] as? String == "primary" }
         let video = ((primary?["media"] as? [String: Any])?["video"] as? [[String: Any]])?.first
         XCTAssertEqual(video?["width"] as? Int, 640, "the 360p tier was probed through the redirect")
@@ -134,7 +134,7 @@ final class FaultInjectionTests: ServedStreamTestCase {
         XCTAssertEqual(invalid.count, 1, "\(lint.findings)")
         XCTAssertTrue(lint.string(invalid[0], "message").contains(server.url("/files/lists/ad.json")), "\(invalid)")
         XCTAssertTrue(lint.string(invalid[0], "message").contains("HTML"), "\(invalid)")
-        XCTAssertEqual(lint.findings.count, 1, "\(lint.findings)")
+        XCTAssertEqual(lint.nonLocalization.count, 1, "\(lint.findings)")
     }
 
     func testAnAdWithOneBrokenVariantIsAuditedOnTheVariantsThatLoad() throws {

@@ -49,7 +49,7 @@ final class LabReportLayoutTests: XCTestCase {
         XCTAssertTrue(table.contains("STALL PER TRANSITION") && table.contains("AGREEMENT"), table)
         let markdown = LabReportFormat.markdown.render(report)
         XCTAssertFalse(markdown.contains("| |"), "no blank Markdown header: \(markdown)")
-        XCTAssertTrue(markdown.contains("| stall per transition | agreement | evidence |"), markdown)
+        XCTAssertTrue(markdown.contains("| stall per transition | evidence sources | agreement | evidence |"), markdown)
     }
 
     func testAReportWithNoClassSaysSoInsteadOfAnEmptyTable() throws {

@@ -100,6 +100,10 @@ final class LabRunKodiTests: XCTestCase {
                 if picture.transitions.isEmpty {
                     print("kodi picture: \(cell.caseId): no switch seen; freezes \(picture.freezes.map { "\(Int($0.ms)) ms" }); \(picture.notes)")
                 }
+                let verdict = cell.measurement.verdict()
+                print("kodi verdict: \(cell.caseId): \(verdict.verdict.rawValue)\(verdict.stallMs.map { " \(Int($0)) ms" } ?? "") "
+                      + "[\(verdict.evidence.map { "\($0.rule)=\($0.verdict?.rawValue ?? "-")" }.joined(separator: ", "))] "
+                      + "switch freezes \((picture.switchFreezes ?? []).map(\.words))")
                 let source = cell.caseId.replacingOccurrences(of: "-stitched", with: "")
                 XCTAssertEqual(picture.transitions.map { "\($0.from.label) -> \($0.to.label)" },
                                ["primary -> ad of \(source)", "ad of \(source) -> primary"], "\(cell.caseId): both switches seen")
@@ -121,6 +125,46 @@ final class LabRunKodiTests: XCTestCase {
             let html = try String(contentsOfFile: folder + "/report.html", encoding: .utf8)
             XCTAssertGreaterThanOrEqual(html.components(separatedBy: "data:image/bmp;base64,").count - 1, 4 * cases.count, "filmstrips")
             XCTAssertTrue(html.contains("From the picture: primary #"), "the switches in words")
+            if let keep = ProcessInfo.processInfo.environment["SEAMCHECK_KEEP_REPORT"] {
+                try? FileManager.default.removeItem(atPath: keep)
+                try FileManager.default.copyItem(atPath: folder + "/report.html", toPath: keep)
+            }
+        }
+    }
+
+    /// The README demo's failing case (issue 33): Kodi plays `video-codec-hevc-stitched` through by its
+    /// own account, while its picture holds the primary's last frame about 2.2 s and never shows an ad
+    /// frame. The cell's verdict reads the picture: failed (or a stall of the picture's ms), in its words,
+    /// in `lab runs`, in `lab report`'s table and in its HTML.
+    func testKodiHEVCStitchedWithCaptureIsJudgedByWhatWasOnScreen() async throws {
+        try await KodiReceiver.with { kodi in
+            let display = try XCTUnwrap(kodi.display, "kodi-start names Kodi's display")
+            let result = try kodi.run(try labRun(kodi, ["--case", "video-codec-hevc-stitched", "--capture", display,
+                                                        "--capture-option", "framerate=30"]), timeout: 90)
+            XCTAssertEqual(result.status, 0, result.stderr)
+            let store = try store()
+            let run = try XCTUnwrap(try store.runs().first)
+            let cell = try XCTUnwrap(try store.cells(runId: run.id).first)
+            let picture = try XCTUnwrap(cell.measurement.picture)
+            let verdict = cell.measurement.verdict()
+            print("kodi hevc: protocol \(cell.measurement.outcome.rawValue) (\(cell.measurement.reason)); picture streams "
+                  + "\(picture.streamsSeen ?? []), freezes \(picture.freezes), switch freezes \(picture.switchFreezes ?? []), transitions "
+                  + "\(picture.transitions.map { "\($0.from.label) -> \($0.to.label) \(Int($0.stallMs)) ms" }); verdict "
+                  + "\(verdict.verdict.rawValue) \(verdict.stallMs.map { "\(Int($0)) ms" } ?? ""): \(verdict.reason)")
+            XCTAssertTrue(verdict.verdict == .failed || (verdict.verdict == .stall && (verdict.stallMs ?? 0) >= 1000), verdict.reason)
+            XCTAssertGreaterThanOrEqual(picture.switchStallMs ?? 0, 1000, "the primary held at the switch: \(picture.freezes)")
+            XCTAssertTrue(verdict.reason.contains("on screen") || verdict.reason.contains("the picture"), verdict.reason)
+            XCTAssertEqual(try store.verdicts().last { $0.source == .measured }?.verdict, verdict.verdict, "the recorded verdict is the same")
+            let table = try SeamcheckBinary.run(["lab", "report", "--db", database, "--streams", try LabSuiteFixture.small(),
+                                                 "--format", "table"])
+            XCTAssertEqual(table.status, 0, table.stderr)
+            XCTAssertTrue(table.stdout.contains("SOURCES DISAGREE"), table.stdout)
+            let report = try SeamcheckBinary.run(["lab", "report", "--db", database, "--streams", try LabSuiteFixture.small(),
+                                                  "--format", "html", "--output", folder + "/report.html"])
+            XCTAssertEqual(report.status, 0, report.stderr)
+            let html = try String(contentsOfFile: folder + "/report.html", encoding: .utf8)
+            XCTAssertTrue(html.contains("From the picture: "), "the cell's picture section, with no switch seen on screen")
+            XCTAssertTrue(html.contains("class=\"disagree\""), "the sources' disagreement in the table")
             if let keep = ProcessInfo.processInfo.environment["SEAMCHECK_KEEP_REPORT"] {
                 try? FileManager.default.removeItem(atPath: keep)
                 try FileManager.default.copyItem(atPath: folder + "/report.html", toPath: keep)

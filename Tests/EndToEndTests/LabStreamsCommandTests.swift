@@ -37,7 +37,7 @@ final class LabStreamsCommandTests: XCTestCase {
         defer { server.stop() }
         let implemented = try implementedRules()
         let cases = try cases
-        XCTAssertEqual(cases.count, 57, "20 scheduled (19 transitions and the ladder), 18 stitched: not the MPEG-TS ad, 19 behaviour")
+        XCTAssertEqual(cases.count, 58, "21 scheduled (19 transitions, the ladder, the localization case), 18 stitched: not the MPEG-TS ad nor the localization case, 19 behaviour")
         for labCase in cases {
             let id = try XCTUnwrap(labCase["id"] as? String)
             let rules = Set(labCase["rules"] as? [String] ?? [])

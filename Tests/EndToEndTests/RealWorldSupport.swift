@@ -54,6 +54,18 @@ struct JSONRun {
     /// "rule@class" for every finding ("rule@*" without a class), to compare as a set.
     var fired: Set<String> { Set(findings.map { "\($0["rule"] as? String ?? "")@\(($0["deviceClass"] as? String) ?? "*")" }) }
 
+    /// The findings but those of the localization rules: the ladder's muxed, untagged AAC ad has no
+    /// French and no subtitles, which tests of other faults do not look at (LocalizationAuditTests do).
+    var nonLocalization: [[String: Any]] {
+        findings.filter { !Self.localizationRules.contains($0["rule"] as? String ?? "") }
+    }
+
+    var firedApartFromLocalization: Set<String> { fired.filter { !Self.localizationRules.contains(String($0.split(separator: "@")[0])) } }
+
+    static let localizationRules: Set<String> = ["audio-language-missing", "subtitles-missing", "subtitle-language-missing",
+                                                 "sdh-subtitles-missing", "forced-subtitles-missing", "caption-language-missing",
+                                                 "audio-description-missing"]
+
     var assets: [[String: Any]] { (document["assets"] as? [[String: Any]]) ?? [] }
 
     /// An audit's selections of one asset ("primary", "interstitial 1"...): class -> [rendition, audio rendition].

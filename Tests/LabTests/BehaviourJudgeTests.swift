@@ -7,7 +7,7 @@ import XCTest
 @testable import LabServer
 
 /// The judge on whole sessions: conforming sequences, each deviation's sentence, ignores, not
-/// judged, not applicable, and the JSON spelling INTERFACE.md fixes.
+/// judged, not applicable, and the JSON spelling docs/interface.md fixes.
 final class BehaviourJudgeTests: XCTestCase {
     typealias X = BehaviourExample
 

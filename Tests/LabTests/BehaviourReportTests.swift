@@ -23,11 +23,12 @@ final class BehaviourReportTests: XCTestCase {
 
     func cell(_ receiver: String, address: String, deviceClass: String, _ labCase: LabCase, requests: [LabRequestRecord], finished: Double) -> LabRunCell {
         let start = requests.first?.at ?? t0
-        var measurement = CellMeasurement(outcome: .seamless, reason: "played")
-        measurement.behaviour = BehaviourJudge.judge(case: labCase, primaryTimeline: X.timeline, requests: requests)
+        let measurement = CellMeasurement(outcome: .seamless, reason: "played")
+        let behaviour = BehaviourJudge.judge(case: labCase, primaryTimeline: X.timeline, requests: requests)
         return LabRunCell(runId: "run-1", receiver: receiver, deviceId: nil, deviceClass: deviceClass, address: address, caseId: labCase.id,
                           attempt: 1, startedAt: start.addingTimeInterval(-1), finishedAt: t0.addingTimeInterval(finished), url: "http://x",
-                          series: PlaybackSeries(playSentAt: start, pollIntervalMs: 250), requests: requests, measurement: measurement)
+                          series: PlaybackSeries(playSentAt: start, pollIntervalMs: 250), requests: requests, measurement: measurement,
+                          behaviour: behaviour)
     }
 
     func testRunCellsAndPersonSessionsMakeOneTable() throws {

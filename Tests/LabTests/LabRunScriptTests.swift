@@ -164,7 +164,8 @@ final class LabRunBehaviourCellTests: XCTestCase {
         XCTAssert(judgement.checks.last?.observed.hasPrefix("ad at 2.0 s, then seg_004.m4s at 4.0 s (seek at 1.") == true,
                   judgement.checks.last?.observed ?? "")
 
-        let stored = try JSONDecoder().decode(CellMeasurement.self, from: JSONEncoder().encode(cell.measurement))
+        let stored = try JSONDecoder().decode(StoredMeasurement.self,
+                                              from: JSONEncoder().encode(StoredMeasurement(measurement: cell.measurement, behaviour: cell.behaviour)))
         XCTAssertEqual(stored.behaviour, judgement)
     }
 

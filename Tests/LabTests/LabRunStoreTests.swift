@@ -44,6 +44,30 @@ class LabRunStoreTests: XCTestCase {
                                                        outcome: outcome, transitionStallMs: stallMs, reason: outcome.rawValue))
     }
 
+    /// The behaviour judgement is the cell's now, stored where it always was: inside the
+    /// measurement's JSON at `behaviour`, so old rows and new rows read the same.
+    func testABehaviourJudgementIsStoredInsideTheMeasurementAsBefore() throws {
+        var measurement = CellMeasurement(outcome: .seamless, reason: "played")
+        measurement.picture = PictureMeasurement(result: "measured", input: ":99")
+        measurement.adHoldMs = 2000
+        let judgement = BehaviourJudgement(caseId: "resume", feature: "resume-offset-zero", outcome: .conforms, checks: [], why: nil,
+                                           evidence: [], requests: 4)
+        // JSONEncoder here keeps no key order: the stored object is the measurement's with "behaviour" inside.
+        let stored = try JSONSerialization.jsonObject(with: JSONEncoder().encode(StoredMeasurement(measurement: measurement, behaviour: judgement)))
+        var expected = try XCTUnwrap(JSONSerialization.jsonObject(with: JSONEncoder().encode(measurement)) as? [String: Any])
+        XCTAssertNil(expected["behaviour"])
+        expected["behaviour"] = try JSONSerialization.jsonObject(with: JSONEncoder().encode(judgement))
+        XCTAssertEqual(stored as? NSDictionary, expected as NSDictionary)
+
+        try store.beginRun(summary("r1"), leaseSeconds: 30)
+        var judged = cell("r1", "Den", "resume", outcome: .seamless, at: 0)
+        judged.behaviour = judgement
+        try store.record(judged, done: true)
+        let read = try XCTUnwrap(store.cells(runId: "r1").first)
+        XCTAssertEqual(read.behaviour, judgement)
+        XCTAssertEqual(read.measurement, judged.measurement)
+    }
+
     func testCellsRoundTripWithTheirSeriesAndAMeasuredVerdict() throws {
         try store.beginRun(summary("r1"), leaseSeconds: 30)
         let stalled = cell("r1", "Den", "frame-rate-25", outcome: .stall, at: 0, stallMs: 1240)
@@ -112,6 +136,33 @@ class LabRunStoreTests: XCTestCase {
         XCTAssertEqual(window.count, 11)
         XCTAssertTrue(window.allSatisfy { $0.client == "10.0.0.2" })
         XCTAssertEqual(window.map(\.at), window.map(\.at).sorted())
+    }
+
+    /// What a caller does after `outcomeUnknown` (or a request log batch kept for the next flush):
+    /// writes the same records again. Each row is stored once (their `writeKey`s).
+    func testWritingTheSameRowsAgainStoresEachOnce() throws {
+        let serve = try store.beginServe(bind: "0.0.0.0", port: 8080, streams: "/s", manifest: LabTestData.manifest)
+        let requests = LabTestData.midRoll("10.0.0.2", from: 0)
+        try store.beginRun(summary("r1"), leaseSeconds: 30)
+        let played = cell("r1", "Den", "frame-rate-25", outcome: .stall, at: 0, stallMs: 1240)
+        let verdict = LabVerdictRecord(recordedAt: LabTestData.start, receiver: "Den", caseId: "control", verdict: .glitch,
+                                       source: .operator, via: "page")
+        var ids: [Int64] = []
+        for _ in 0..<2 {
+            try store.append(requests, serveId: serve)
+            try store.append(Array(requests.prefix(2)), serveId: serve)
+            ids.append(try store.record(verdict))
+            try store.record(played, done: true)
+        }
+        XCTAssertEqual(try store.requestCount(), requests.count, "\(path): each request once")
+        XCTAssertEqual(try store.cells(runId: "r1").count, 1, "\(path): the cell once")
+        XCTAssertEqual(try store.verdicts().count, 2, "\(path): the operator's verdict and the cell's measured one, once each")
+        XCTAssertEqual(ids[0], ids[1], "the second write answers with the row already there")
+        // A verdict given again later is another verdict, not a retry.
+        var later = verdict
+        later.recordedAt = verdict.recordedAt.addingTimeInterval(1)
+        try store.record(later)
+        XCTAssertEqual(try store.verdicts().count, 3)
     }
 }
 

@@ -21,7 +21,7 @@ final class LabStationMigrationTests: XCTestCase {
         let executor = try SQLiteExecutor(path: path, create: true)
         defer { executor.close() }
         let before = Schema.migrations.prefix { $0.identifier != "lab-stations" }
-        XCTAssertEqual(before.count, Schema.migrations.count - 1, "lab-stations is the newest migration")
+        XCTAssertLessThan(before.count, Schema.migrations.count, "lab-stations is in the list (later migrations apply after it)")
         try executor.write { c in
             try c.execute("CREATE TABLE \(Schema.table) (identifier TEXT NOT NULL PRIMARY KEY)")
             for migration in before {

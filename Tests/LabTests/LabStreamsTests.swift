@@ -27,7 +27,7 @@ final class LabStreamsTests: XCTestCase {
 
         // The scheduled (EXT-X-DATERANGE) transition cases; LabStitchedTests reads the stitched ones.
         let transitions = suite.manifest.cases.filter { $0.kind == .transition && $0.delivery == .interstitial }
-        XCTAssertEqual(transitions.count, 19)
+        XCTAssertEqual(transitions.count, 20)
         for labCase in transitions {
             XCTAssertEqual(labCase.playlist, "cases/\(labCase.id)/master.m3u8")
             XCTAssertEqual(labCase.interstitialPrefix, "cases/\(labCase.id)/ad/")
@@ -43,7 +43,8 @@ final class LabStreamsTests: XCTestCase {
         }
         // Exactly one parameter differs from the primary in each transition case's summary (the
         // HDR cases change the codec with the range: Apple receivers have no H.264 HDR).
-        for labCase in transitions where labCase.id != "control" {
+        // The localization case changes no parameter of the media: its primary gains renditions.
+        for labCase in transitions where !["control", "localization-en-only"].contains(labCase.id) {
             XCTAssertNotEqual(labCase.primary, labCase.interstitial.map { var m = $0; m.duration = labCase.primary.duration; return m }, labCase.id)
         }
         let control = try XCTUnwrap(suite.manifest.case("control"))
@@ -74,7 +75,8 @@ final class LabStreamsTests: XCTestCase {
         let before = try modificationTimes(Self.folder)
         let again = try await generate()
         XCTAssertEqual(again.encoded, 0)
-        XCTAssertEqual(again.cached, 1 + 19 + 6 + 1, "the primary, each ad, the ladder's six renditions, the AES-128 ad's encryption")
+        XCTAssertEqual(again.cached, 1 + 20 + 6 + 1 + 1,
+                       "the primary, each ad, the ladder's six renditions, the AES-128 ad's encryption, the localization case's French audio")
         XCTAssertEqual(try modificationTimes(Self.folder), before)
     }
 
@@ -142,6 +144,8 @@ final class LabStreamsTests: XCTestCase {
             "rendition-language-mismatch", "frame-rate-multiple",
             // Catalog v3: the held-out transitions lab run measures.
             "resolution-change", "container-change", "encryption-change",
+            // The localization case.
+            "audio-language-missing", "subtitles-missing",
         ]
         let exercised = Set(LabCatalog.cases.flatMap(\.rules))
         XCTAssertEqual(exercised, interfaceRules, "every transition rule of the issue has a case, and no case names an unknown rule")

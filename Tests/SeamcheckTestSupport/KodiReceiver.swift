@@ -7,7 +7,7 @@ import XCTest
 /// out) and stopped by `kodi-stop` when this value started it.
 ///
 /// Use it scoped: `try await KodiReceiver.with { kodi in ... }`. Missing Kodi, Xvfb, PulseAudio,
-/// avahi or root, `start` throws `XCTSkip`; with SEAMCHECK_REQUIRE_AVAHI=1 (scripts/test.sh) it
+/// avahi or root, `start` throws `XCTSkip`; with SEAMCHECK_REQUIRE_SERVICES=1 (scripts/test.sh) it
 /// fails (`TestEnvironment.missing`), so that a broken install step cannot pass as a skip.
 /// Everything that talks to Kodi must run inside the namespace: `run` and `spawn` do that.
 public final class KodiReceiver: @unchecked Sendable {
@@ -191,7 +191,7 @@ public final class KodiReceiver: @unchecked Sendable {
         return out
     }
 
-    /// Throws XCTSkip (a failure under SEAMCHECK_REQUIRE_AVAHI=1) when this machine cannot run Kodi.
+    /// Throws XCTSkip (a failure under SEAMCHECK_REQUIRE_SERVICES=1) when this machine cannot run Kodi.
     static func checkMachine() throws {
         guard getuid() == 0 else { throw TestEnvironment.missing("Kodi's network namespace needs root (ip netns); run the tests as root") }
         let kodi = ["/usr/lib/x86_64-linux-gnu/kodi/kodi.bin", "/usr/lib/aarch64-linux-gnu/kodi/kodi.bin", "/usr/lib/kodi/kodi.bin"]

@@ -9,10 +9,11 @@ public final class LabServerProcess: @unchecked Sendable {
     public let database: String
 
     /// Starts the server, hands it to `body`, and stops it when `body` returns or throws.
+    /// `directory` is the server's working folder (this process's when nil).
     public static func with<T>(streams: String, database: String, arguments: [String] = [], environment: [String: String]? = nil,
-                               timeout: TimeInterval = 30, _ body: (LabServerProcess) throws -> T) throws -> T {
+                               directory: String? = nil, timeout: TimeInterval = 30, _ body: (LabServerProcess) throws -> T) throws -> T {
         let server = try LabServerProcess(starting: streams, database: database, arguments: arguments, environment: environment,
-                                          timeout: timeout)
+                                          directory: directory, timeout: timeout)
         defer { server.stop() }
         return try body(server)
     }
@@ -34,12 +35,12 @@ public final class LabServerProcess: @unchecked Sendable {
 
     /// Starts the server and waits (at most `timeout` seconds) for its "serving" line.
     private init(starting streams: String, database: String, arguments: [String], environment: [String: String]?,
-                 timeout: TimeInterval) throws {
+                 directory: String? = nil, timeout: TimeInterval) throws {
         self.database = database
         process = try RunningProcess(SeamcheckBinary.path,
                                      ["lab", "serve", "--streams", streams, "--bind", "127.0.0.1", "--port", "0",
                                       "--db", database, "--profiles-dir", MediaFixture.packageRoot + "/DeviceProfiles"] + arguments,
-                                     environment: environment)
+                                     environment: environment, directory: directory)
         let deadline = Date().addingTimeInterval(timeout)
         while true {
             if let match = process.output.firstMatch(of: /lab: serving http:\/\/127\.0\.0\.1:(\d+)\//), let port = Int(match.1) {

@@ -3,10 +3,18 @@ import Processes
 import XCTest
 
 /// What tests need from the machine: tools scripts/setup-deps.sh installs, and services
-/// scripts/services.sh starts. Missing, a test skips; with SEAMCHECK_REQUIRE_AVAHI=1 (CI,
-/// scripts/test.sh) it fails, so that a broken install step cannot pass as a skip.
+/// scripts/services.sh starts (avahi, Kodi, UxPlay, PostgreSQL, Chromium). Missing, a test skips;
+/// with SEAMCHECK_REQUIRE_SERVICES=1 (CI, scripts/test.sh) it fails, so that a broken install step
+/// cannot pass as a skip. SEAMCHECK_REQUIRE_AVAHI=1, its old name, still works.
 public enum TestEnvironment {
-    public static var required: Bool { ProcessInfo.processInfo.environment["SEAMCHECK_REQUIRE_AVAHI"] == "1" }
+    public static let variable = "SEAMCHECK_REQUIRE_SERVICES"
+    /// The variable's old name, from when avahi was the only service.
+    public static let oldVariable = "SEAMCHECK_REQUIRE_AVAHI"
+
+    public static var required: Bool {
+        let environment = ProcessInfo.processInfo.environment
+        return environment[variable] == "1" || environment[oldVariable] == "1"
+    }
 
     /// `tool`'s path (a name looked up with `ToolPath.find`, or an absolute path that must be
     /// executable), or a skip (a failure when required) that names `installedBy`.
@@ -15,13 +23,13 @@ public enum TestEnvironment {
         return path
     }
 
-    /// A skip, or with SEAMCHECK_REQUIRE_AVAHI=1 a failure, saying what is missing and how to get it.
+    /// A skip, or with SEAMCHECK_REQUIRE_SERVICES=1 a failure, saying what is missing and how to get it.
     public static func missing(_ message: String) -> Error {
         required ? Missing(message: message) : XCTSkip(message)
     }
 
     public struct Missing: Error, CustomStringConvertible {
         public let message: String
-        public var description: String { "SEAMCHECK_REQUIRE_AVAHI=1 but \(message)" }
+        public var description: String { "SEAMCHECK_REQUIRE_SERVICES=1 but \(message)" }
     }
 }

@@ -6,7 +6,7 @@ import XCTest
 /// `scripts/services.sh postgres-start`, which writes .build/services/postgres.env. It is left
 /// running for the other tests of the process; scripts/test.sh stops what it started, and by hand
 /// `scripts/services.sh postgres-stop` does. Without PostgreSQL or root, `shared()` throws
-/// `XCTSkip` (a failure with SEAMCHECK_REQUIRE_AVAHI=1, as the other services).
+/// `XCTSkip` (a failure with SEAMCHECK_REQUIRE_SERVICES=1, as the other services).
 public final class TestPostgres: Sendable {
     /// `postgres://seamcheck:PASSWORD@127.0.0.1:PORT/seamcheck?sslmode=disable`.
     public let url: String

@@ -6,13 +6,21 @@ import Foundation
 /// failure closes the connection and names the step.
 public enum AirPlayPairing {
     /// Pair-setup M1-M6 with `pin`: the credentials to store. With `pinStart`, `POST
-    /// /pair-pin-start` comes first (an AirPlay receiver shows its code then; a 404 is passed
-    /// over); a HAP accessory with its code printed on it has no such step (HAP-python answers 500).
+    /// /pair-pin-start` comes first (an AirPlay receiver shows its code then); a refusal other
+    /// than 403 goes on with `pin` and is told through `notice` (see `PinStart`): a HAP accessory
+    /// with its code printed on it has no such step (HAP-python answers 500 and drops the connection).
     public static func pair(_ endpoint: AirPlayEndpoint, pin: String, pinStart: Bool = true,
-                            configuration: AirPlayConfiguration = .init()) async throws(AirPlayError) -> HAPCredentials {
-        let exchange = try await PairingExchange(endpoint, configuration: configuration, hkp: 3)
+                            configuration: AirPlayConfiguration = .init(),
+                            notice: @Sendable (String) -> Void = { _ in }) async throws(AirPlayError) -> HAPCredentials {
+        var exchange = try await PairingExchange(endpoint, configuration: configuration, hkp: 3)
         do throws(AirPlayError) {
-            if pinStart { try await exchange.pinStart() }
+            if pinStart, case .refused(let why, let dropped) = try await exchange.pinStart() {
+                notice(why)
+                if dropped {
+                    await exchange.connection.shutDown()
+                    exchange = try await PairingExchange(endpoint, configuration: configuration, hkp: 3)
+                }
+            }
             var setup = PairSetup(kind: .pin(pin))
             let m2 = try await exchange.post("/pair-setup", setup.m1(), step: "pair-setup M1")
             let m3 = try await exchange.checked { () throws(PairingFailure) in try setup.m3(answering: m2) }
@@ -56,7 +64,10 @@ public enum AirPlayPairing {
         let exchange = try await PairingExchange(endpoint, configuration: configuration, hkp: 4)
         let started = ContinuousClock.now
         do throws(AirPlayError) {
-            if pinStart { try await exchange.pinStart() }
+            if pinStart, case .refused(_, let dropped) = try await exchange.pinStart(), dropped {
+                await exchange.connection.shutDown()
+                throw AirPlayError.connectionClosed(endpoint: endpoint.description, path: PinStart.step)
+            }
             var setup = PairSetup(kind: .transient)
             let m2 = try await exchange.post("/pair-setup", setup.m1(), step: "pair-setup M1")
             let m3 = try await exchange.checked { () throws(PairingFailure) in try setup.m3(answering: m2) }
@@ -93,18 +104,15 @@ struct PairingExchange: Sendable {
          ("Content-Type", "application/octet-stream")]
     }
 
-    /// `POST /pair-pin-start`: the receiver shows its code. 404 (no such step) is passed over.
-    func pinStart() async throws(AirPlayError) {
-        let response = try await send("/pair-pin-start", [], step: "pair-pin-start")
-        switch response.status {
-        case 200..<300, 404: return
-        case 403:
+    /// `POST /pair-pin-start`: the receiver shows its code. See `PinStart` for its refusals.
+    func pinStart() async throws(AirPlayError) -> PinStart.Outcome {
+        let response: HTTPResponse
+        do { response = try await send("/pair-pin-start", [], step: PinStart.step) } catch {
+            return try PinStart.outcome(endpoint: endpoint, failure: error)
+        }
+        do { return try PinStart.outcome(endpoint: endpoint, status: response.status, reason: response.reason) } catch {
             await connection.shutDown()
-            throw .pairing(endpoint: endpoint.description, step: "pair-pin-start",
-                           reason: "answered 403 Forbidden: set the receiver's AirPlay 'Require code' to 'First time only' (or allow everyone) and pair again")
-        default:
-            await connection.shutDown()
-            throw .pairing(endpoint: endpoint.description, step: "pair-pin-start", reason: "answered \(response.status) \(response.reason)")
+            throw error
         }
     }
 

@@ -3,42 +3,37 @@ import Foundation
 import Glibc
 #endif
 
-/// One stored pairing: which receiver, and its credentials.
-public struct StoredPairing: Sendable, Equatable, Codable {
-    /// The name `airplay pair` was given or discovery reported.
-    public var receiver: String
-    public var deviceId: String?
-    /// HOST:PORT it was paired at.
-    public var address: String
-    public var pairedAt: Date
-    public var credentials: HAPCredentials
-
-    public init(receiver: String, deviceId: String?, address: String, pairedAt: Date, credentials: HAPCredentials) {
-        self.receiver = receiver
-        self.deviceId = deviceId
-        self.address = address
-        self.pairedAt = pairedAt
-        self.credentials = credentials
-    }
-
-    /// Whether `text` names this pairing: its receiver name, device id, address, or the
-    /// receiver's pairing identifier (case-insensitive).
-    public func matches(_ text: String) -> Bool {
-        let wanted = text.lowercased()
-        return [receiver, deviceId, address, credentials.accessoryId].compactMap { $0?.lowercased() }.contains(wanted)
-    }
-}
-
-/// A stored entry that cannot be used, and why.
+/// A stored entry that cannot be used, and why; its device id and address when readable, so
+/// that naming the receiver by either still finds it.
 public struct UnusableEntry: Sendable, Equatable {
     public var receiver: String
     public var reason: String
+    public var deviceId: String?
+    public var address: String?
+
+    public init(receiver: String, reason: String, deviceId: String? = nil, address: String? = nil) {
+        self.receiver = receiver
+        self.reason = reason
+        self.deviceId = deviceId
+        self.address = address
+    }
+
+    /// Whether `text` names it: its receiver name, device id or address (case-insensitive).
+    public func matches(_ text: String) -> Bool {
+        let wanted = text.lowercased()
+        return [receiver, deviceId, address].compactMap { $0?.lowercased() }.contains(wanted)
+    }
 }
 
 /// Why the credentials file cannot be used; each says what to do.
 public enum CredentialStoreError: Error, Sendable, Equatable, CustomStringConvertible {
-    /// Readable by others than this user, or owned by someone else.
+    /// Readable or writable by others than this user.
     case permissions(path: String, mode: String)
+    /// Owned by another user (`chown`, not `chmod`, is the fix).
+    case owner(path: String, owner: UInt32, user: UInt32)
+    /// Written by a newer Seamcheck: its `schemaVersion` is above the one this one knows. Never
+    /// rewritten (that would drop what it does not know).
+    case newerVersion(path: String, version: Int, known: Int)
     case notRegularFile(path: String)
     /// Not the file's JSON at all.
     case corrupt(path: String, reason: String)
@@ -52,6 +47,10 @@ public enum CredentialStoreError: Error, Sendable, Equatable, CustomStringConver
         switch self {
         case .permissions(let path, let mode):
             return "\(path): the AirPlay credentials file is \(mode): it holds private keys and must be this user's, mode 0600; run `chmod 600 \(path)` (and check who else could have read it)"
+        case .owner(let path, let owner, let user):
+            return "\(path): the AirPlay credentials file is owned by uid \(owner), not by this user (uid \(user)): it holds private keys; run `chown \(user) \(path)` if it is yours (as root), or give this user a file of its own with --credentials"
+        case .newerVersion(let path, let version, let known):
+            return "\(path): the AirPlay credentials file was written by a newer Seamcheck (schemaVersion \(version); this one knows up to \(known)); use that Seamcheck, or give this one another file with --credentials; the file was not changed"
         case .notRegularFile(let path):
             return "\(path): the AirPlay credentials path is not a regular file; remove it and pair again"
         case .corrupt(let path, let reason):
@@ -78,6 +77,8 @@ public struct CredentialStore: @unchecked Sendable {  // unusableJSON holds JSON
     private var unusableJSON: [[String: Any]] = []
 
     static let maxBytes = 4 << 20
+    /// The version this Seamcheck writes: 2 (every entry has `kind`); it reads 1 and 2.
+    public static let schemaVersion = 2
 
     /// `SEAMCHECK_AIRPLAY_CREDENTIALS`, else `$XDG_CONFIG_HOME/seamcheck/airplay-credentials.json`,
     /// else `~/.config/seamcheck/airplay-credentials.json`.
@@ -105,7 +106,8 @@ public struct CredentialStore: @unchecked Sendable {  // unusableJSON holds JSON
         var info = stat()
         guard fstat(fd, &info) == 0 else { throw .io(path: path, reason: String(cString: strerror(errno))) }
         guard info.st_mode & S_IFMT == S_IFREG else { throw .notRegularFile(path: path) }
-        guard info.st_uid == geteuid(), info.st_mode & 0o077 == 0 else {
+        guard info.st_uid == geteuid() else { throw .owner(path: path, owner: info.st_uid, user: geteuid()) }
+        guard info.st_mode & 0o077 == 0 else {
             throw .permissions(path: path, mode: String(format: "mode %04o, owner uid %d", info.st_mode & 0o7777, info.st_uid))
         }
         guard info.st_size <= Self.maxBytes else { throw .corrupt(path: path, reason: "larger than \(Self.maxBytes) bytes") }
@@ -121,22 +123,31 @@ public struct CredentialStore: @unchecked Sendable {  // unusableJSON holds JSON
         guard let file = try? JSONSerialization.jsonObject(with: data) as? [String: Any] else {
             throw .corrupt(path: path, reason: "not a JSON object")
         }
+        let version: Int
+        switch file["schemaVersion"] {
+        case nil: version = 1
+        case let number as Int where number >= 1: version = number
+        default: throw .corrupt(path: path, reason: "`schemaVersion` is not a positive whole number")
+        }
+        guard version <= Self.schemaVersion else { throw .newerVersion(path: path, version: version, known: Self.schemaVersion) }
         guard let entries = file["pairings"] as? [[String: Any]] else { throw .corrupt(path: path, reason: "no `pairings` list") }
         let decoder = JSONDecoder()
         decoder.dateDecodingStrategy = .iso8601
+        decoder.userInfo[.credentialsSchemaVersion] = version
         pairings = []
         for entry in entries {
             do {
                 let json = try JSONSerialization.data(withJSONObject: entry)
                 let pairing = try decoder.decode(StoredPairing.self, from: json)
                 if let problem = pairing.credentials.problem {
-                    unusable.append(UnusableEntry(receiver: pairing.receiver, reason: problem))
+                    unusable.append(UnusableEntry(receiver: pairing.receiver, reason: problem, deviceId: pairing.deviceId, address: pairing.address))
                     unusableJSON.append(entry)
                 } else {
                     pairings.append(pairing)
                 }
             } catch {
-                unusable.append(UnusableEntry(receiver: (entry["receiver"] as? String) ?? "(no name)", reason: Self.reason(error)))
+                unusable.append(UnusableEntry(receiver: (entry["receiver"] as? String) ?? "(no name)", reason: Self.reason(error),
+                                              deviceId: entry["deviceId"] as? String, address: entry["address"] as? String))
                 unusableJSON.append(entry)
             }
         }
@@ -144,7 +155,7 @@ public struct CredentialStore: @unchecked Sendable {  // unusableJSON holds JSON
 
     /// The pairing `text` names (see `StoredPairing.matches`), checked: a corrupt entry is refused.
     public func pairing(for text: String) throws(CredentialStoreError) -> StoredPairing? {
-        if let broken = unusable.first(where: { $0.receiver.lowercased() == text.lowercased() }) {
+        if let broken = unusable.first(where: { $0.matches(text) }) {
             throw .corruptEntry(path: path, receiver: broken.receiver, reason: broken.reason)
         }
         return try pairing { $0.matches(text) }
@@ -152,7 +163,10 @@ public struct CredentialStore: @unchecked Sendable {  // unusableJSON holds JSON
 
     /// The pairing for a resolved receiver: its device id, then its name, then its address.
     public func pairing(name: String, deviceId: String?, address: String) throws(CredentialStoreError) -> StoredPairing? {
-        if let broken = unusable.first(where: { $0.receiver == name }) {
+        if let broken = unusable.first(where: { entry in
+            entry.receiver == name || (deviceId != nil && entry.deviceId?.lowercased() == deviceId?.lowercased())
+                || entry.address == address
+        }) {
             throw .corruptEntry(path: path, receiver: broken.receiver, reason: broken.reason)
         }
         if let deviceId, let found = try pairing(where: { $0.deviceId?.lowercased() == deviceId.lowercased() }) { return found }
@@ -179,7 +193,7 @@ public struct CredentialStore: @unchecked Sendable {  // unusableJSON holds JSON
         let removed = pairings.filter { $0.matches(text) }
         let wanted = text.lowercased()
         let brokenCount = unusable.count
-        for index in unusable.indices.reversed() where unusable[index].receiver.lowercased() == wanted {
+        for index in unusable.indices.reversed() where unusable[index].matches(wanted) {
             unusable.remove(at: index)
             unusableJSON.remove(at: index)
         }
@@ -196,7 +210,7 @@ public struct CredentialStore: @unchecked Sendable {  // unusableJSON holds JSON
         let data: Data
         do {
             let good = try pairings.map { try JSONSerialization.jsonObject(with: encoder.encode($0)) }
-            data = try JSONSerialization.data(withJSONObject: ["schemaVersion": 1, "pairings": good + unusableJSON] as [String: Any],
+            data = try JSONSerialization.data(withJSONObject: ["schemaVersion": Self.schemaVersion, "pairings": good + unusableJSON] as [String: Any],
                                               options: [.prettyPrinted, .sortedKeys])
         } catch {
             throw .io(path: path, reason: "cannot encode: \(error)")
@@ -227,7 +241,8 @@ public struct CredentialStore: @unchecked Sendable {  // unusableJSON holds JSON
         switch error {
         case DecodingError.dataCorrupted(let context): return "not JSON: \(context.debugDescription)"
         case DecodingError.keyNotFound(let key, let context):
-            return "missing \(key.stringValue) at \(context.codingPath.map(\.stringValue).joined(separator: "."))"
+            let at = context.codingPath.map(\.stringValue).joined(separator: ".")
+            return "missing \(key.stringValue)" + (at.isEmpty ? "" : " at \(at)")
         case DecodingError.typeMismatch(_, let context), DecodingError.valueNotFound(_, let context):
             return "wrong value at \(context.codingPath.map(\.stringValue).joined(separator: "."))"
         default: return "\(error)"

@@ -2,9 +2,11 @@ import BigInt
 import Crypto
 import Foundation
 
-// SRP-6a (RFC 5054 arithmetic) for HAP pair-setup: the math only, no messages. HAP uses the
-// 3072-bit group with SHA-512 and the user name "Pair-Setup"; the RFC 5054 Appendix B vectors use
-// the 1024-bit group with SHA-1, so both the group and the hash are parameters.
+// SRP-6a (RFC 5054 arithmetic) for pair-setup: the math only, no messages. HAP uses the 3072-bit
+// group with SHA-512 and the user name "Pair-Setup"; Apple's legacy PIN pairing (AirPlay 1
+// receivers such as UxPlay and the Apple TV 3) the 2048-bit group with SHA-1 and a 40-byte K; the
+// RFC 5054 Appendix B vectors use the 1024-bit group with SHA-1. So the group, the hash and the
+// way K is made are parameters.
 
 /// The hash SRP is run with.
 public enum SRPHash: Sendable {
@@ -25,26 +27,57 @@ public enum SRPHash: Sendable {
     }
 }
 
-/// A group (N, g) and a hash.
+/// How the shared key K is made from the premaster secret S.
+public enum SRPSessionKey: Sendable {
+    /// K = H(S), S and K read as numbers (leading zero bytes dropped), as pyatv and HAP-python do.
+    case hash
+    /// K = H(S | 00000000) | H(S | 00000001): two digests (40 bytes with SHA-1), Apple's legacy
+    /// pairing as UxPlay's `srp.c` makes it (`hash_session_key`, S without leading zero bytes).
+    case interleaved
+}
+
+/// A group (N, g), a hash, and how K is made.
 public struct SRPParameters: Sendable {
     public let prime: BigUInt
     public let generator: BigUInt
     public let hash: SRPHash
+    public let sessionKey: SRPSessionKey
+    /// Whether the salt is hashed as a number (leading zero bytes dropped), as csrp (UxPlay) does
+    /// in x and M; HAP hashes it as sent.
+    public let saltIsNumber: Bool
 
     /// Bytes of N: the width `PAD()` fills to.
     public var width: Int { (prime.bitWidth + 7) / 8 }
 
-    public init(prime: BigUInt, generator: BigUInt, hash: SRPHash) {
+    public init(prime: BigUInt, generator: BigUInt, hash: SRPHash, sessionKey: SRPSessionKey = .hash, saltIsNumber: Bool = false) {
         self.prime = prime
         self.generator = generator
         self.hash = hash
+        self.sessionKey = sessionKey
+        self.saltIsNumber = saltIsNumber
     }
 
     /// HAP: RFC 5054's 3072-bit group, g = 5, SHA-512.
     public static let hap = SRPParameters(prime: BigUInt(group3072, radix: 16)!, generator: 5, hash: .sha512)
 
+    /// Legacy AirPlay PIN pairing (`/pair-setup-pin`): RFC 5054's 2048-bit group, g = 2, SHA-1,
+    /// K = SHA1(S | 0) | SHA1(S | 1).
+    public static let legacy = SRPParameters(prime: BigUInt(group2048, radix: 16)!, generator: 2, hash: .sha1,
+                                             sessionKey: .interleaved, saltIsNumber: true)
+
     /// RFC 5054 Appendix A's 1024-bit group, g = 2, with SHA-1: the parameters of the Appendix B vectors.
     public static let rfc5054TestVectors = SRPParameters(prime: BigUInt(group1024, radix: 16)!, generator: 2, hash: .sha1)
+
+    /// The salt as it is hashed (see `saltIsNumber`).
+    func hashedSalt(_ salt: [UInt8]) -> [UInt8] { saltIsNumber ? SRP.stripped(salt) : salt }
+
+    /// K from the premaster secret S.
+    func key(premasterSecret s: BigUInt) -> [UInt8] {
+        switch sessionKey {
+        case .hash: SRP.stripped(hash.digest(SRP.bytes(s)))
+        case .interleaved: hash.digest(SRP.bytes(s), [0, 0, 0, 0]) + hash.digest(SRP.bytes(s), [0, 0, 0, 1])
+        }
+    }
 
     func pad(_ value: BigUInt) -> [UInt8] {
         let bytes = SRP.bytes(value)
@@ -118,7 +151,7 @@ public struct SRPClient: Sendable, CustomStringConvertible, CustomDebugStringCon
         guard b % p.prime != 0 else { throw .badServerPublicKey }
         let u = p.scrambler(clientPublic: publicValue, serverPublic: b)
         guard u != 0 else { throw .badScrambler }
-        let x = p.privateKey(salt: salt, username: username, password: password)
+        let x = p.privateKey(salt: p.hashedSalt(salt), username: username, password: password)
         let gx = p.generator.power(x, modulus: p.prime)
         let kgx = (p.multiplier * gx) % p.prime
         let base = (b + p.prime - kgx) % p.prime
@@ -129,14 +162,14 @@ public struct SRPClient: Sendable, CustomStringConvertible, CustomDebugStringCon
     public func session(salt: [UInt8], serverPublicKey: [UInt8], password: [UInt8]) throws(SRPError) -> SRPSession {
         let s = try premasterSecret(salt: salt, serverPublicKey: serverPublicKey, password: password)
         let hash = parameters.hash
-        // K = H(S), read as a number as pyatv (srptools) and hap-python do: leading zero bytes of
-        // S and of K are dropped. HKDF and the proofs take K in that form.
-        let key = SRP.stripped(hash.digest(SRP.bytes(s)))
+        // HAP: K = H(S), read as a number as pyatv (srptools) and hap-python do: leading zero
+        // bytes of S and of K are dropped. HKDF and the proofs take K in that form.
+        let key = parameters.key(premasterSecret: s)
         let hN = hash.digest(SRP.bytes(parameters.prime))
         let hG = hash.digest(SRP.bytes(parameters.generator))
         let group = zip(hN, hG).map { $0 ^ $1 }
         let b = SRP.bytes(BigUInt(Data(serverPublicKey)))
-        let proof = hash.digest(group, hash.digest(username), salt, publicKey, b, key)
+        let proof = hash.digest(group, hash.digest(username), parameters.hashedSalt(salt), publicKey, b, key)
         let serverProof = hash.digest(publicKey, proof, key)
         return SRPSession(key: key, clientProof: proof, expectedServerProof: serverProof)
     }
@@ -176,6 +209,15 @@ private let group1024 = """
 EEAF0AB9ADB38DD69C33F80AFA8FC5E86072618775FF3C0B9EA2314C9C256576D674DF7496EA81D3383B4813D692C6E0E0D5D8E250B98BE4\
 8E495C1D6089DAD15DC7D7B46154D6B6CE8EF4AD69B15D4982559B297BCF1885C529F566660E57EC68EDBC3C05726CC02FD4CBF4976EAA9A\
 FD5138FE8376435B9FC61D2FC0EB06E3
+"""
+
+/// RFC 5054 Appendix A, "2048-bit Group" (g = 2).
+private let group2048 = """
+AC6BDB41324A9A9BF166DE5E1389582FAF72B6651987EE07FC3192943DB56050A37329CBB4A099ED8193E0757767A13DD52312AB4B03310D\
+CD7F48A9DA04FD50E8083969EDB767B0CF6095179A163AB3661A05FBD5FAAAE82918A9962F0B93B855F97993EC975EEAA80D740ADBF4FF74\
+7359D041D5C33EA71D281E446B14773BCA97B43A23FB801676BD207A436C6481F1D2B9078717461A5B9D32E688F87748544523B524B0D57D\
+5EA77A2775D2ECFA032CFBDBF52FB3786160279004E57AE6AF874E7303CE53299CCC041C7BC308D82A5698F3A8D0C38271AE35F8E9DBFBB6\
+94B5C803D89F7AE435DE236D525F54759B65E372FCD68EF20FA7111F9E4AFF73
 """
 
 private let group3072 = """

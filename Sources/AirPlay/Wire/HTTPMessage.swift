@@ -233,6 +233,9 @@ struct HTTPResponseParser {
             guard let length = Int(value), length >= 0 else { throw .badContentLength(value) }
             guard length <= maxBodyBytes else { throw .bodyTooLarge(limit: maxBodyBytes) }
             state = .fixed(length: length)
+        } else if parts[0].hasPrefix("RTSP/") {
+            // RTSP (RFC 2326 12.14): no Content-Length, no body. UxPlay answers /pair-pin-start so.
+            state = .fixed(length: 0)
         } else {
             state = .untilClose
         }

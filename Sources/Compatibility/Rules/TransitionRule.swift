@@ -117,7 +117,7 @@ public enum RuleCatalog {
     /// then declared-versus-measured.
     public static var descriptions: [RuleDescription] {
         transitionRules.map(\.description) + [LadderRule.description, BoundaryRule.description] + capabilityRules.map(\.description)
-            + PlaylistRules.all
+            + PlaylistRules.all + LocalizationRules.all.map(\.description)
             + declaredRules.map(\.description)
     }
 

@@ -3,7 +3,7 @@ import Foundation
 // CONTRACT between the judge (Sources/LabCore/Behaviour), the run loop (which stores a judgement with
 // each behaviour cell) and the reports (`lab report --behaviour`). Fields may be added; none renamed.
 
-/// How a receiver did on one behaviour case (INTERFACE.md spells the JSON values with a space).
+/// How a receiver did on one behaviour case (docs/interface.md spells the JSON values with a space).
 public enum BehaviourOutcome: String, Codable, Sendable, CaseIterable, Comparable {
     /// Every expectation that could be judged held.
     case conforms

@@ -23,6 +23,9 @@ public struct PictureMeasurement: Codable, Sendable, Equatable {
     public var streamsSeen: [String]?
     /// Frames on screen whose code could not be read (garbled, scaled beyond reading, other content).
     public var unreadableFrames: Int?
+    /// Freezes of the primary's picture at its break (the frame before the ad, or the first after
+    /// it), whether or not a switch to the ad was seen on screen: `markSwitchFreezes`.
+    public var switchFreezes: [SwitchFreeze]?
 
     public init(result: String, input: String, playToFirstFrameMs: Double? = nil, transitionStallMs: Double? = nil,
                 transitions: [CaptureTransition] = [], freezes: [Freeze] = [], capture: CaptureQuality? = nil, notes: [String] = []) {
@@ -52,6 +55,44 @@ public struct PictureMeasurement: Codable, Sendable, Equatable {
         unreadableFrames = analysis.unreadableFrames
     }
 
+    /// The note's opening words: `adNeverShown` reads them back (also from cells stored before it).
+    public static let adNeverShownWords = "no frame of the ad was seen on screen, though the receiver reported playing past it"
+
+    /// Whether the picture never showed the ad while the receiver said it played past it.
+    public var adNeverShown: Bool { notes.contains { $0.hasPrefix(Self.adNeverShownWords) } }
+
+    /// The longest freeze at a switch the picture saw: a transition's stall or a held primary frame at its break.
+    public var switchStallMs: Double? {
+        guard result == CaptureAnalysis.Result.measured.rawValue else { return nil }
+        let values = transitions.map(\.stallMs) + (switchFreezes ?? []).map(\.ms)
+        return values.max()
+    }
+
+    /// Finds the freezes at the case's break: a primary frame from `windowSeconds` before the break
+    /// (the ad's START times the primary's frame rate) to `windowSeconds` after the primary resumes
+    /// (the break for a stitched case, whose frames after it come after the ad; the resume offset
+    /// for an interstitial), held at least `minimumMs`. Kodi with an HEVC ad shows the primary's
+    /// frames after the break early, in the ad's place, and then holds one about 2 s: that is the
+    /// switch too. Freezes carry no stream, so an ad frame numbered like these would count as well:
+    /// the lab's ads are shorter than their primaries' breaks are late, so none is.
+    public mutating func markSwitchFreezes(labCase: LabCase, windowSeconds: Double, minimumMs: Double) {
+        guard result == CaptureAnalysis.Result.measured.rawValue, let start = labCase.interstitialStart,
+              let rate = labCase.primary.frameRate.map(LabRecipes.frameRate), rate > 0 else { return }
+        let breakFrame = Int((start * rate).rounded())
+        let adFrames = Int(((labCase.interstitialDuration ?? 0) * rate).rounded())
+        let resume = labCase.delivery == .stitched ? 0 : Int(((labCase.resumeOffset ?? labCase.interstitialDuration ?? 0) * rate).rounded())
+        let window = Int((windowSeconds * rate).rounded())
+        // A stitched primary's frames from the break on are due after the ad: shown within its length, they are in its place.
+        let inPlace = labCase.delivery == .stitched ? breakFrame..<(breakFrame + adFrames) : breakFrame..<breakFrame
+        let found = freezes.filter { ($0.frame >= breakFrame - window) && $0.frame <= breakFrame + resume + adFrames + window
+                                     && $0.ms >= minimumMs }.map { freeze in
+            SwitchFreeze(at: freeze.frame < breakFrame ? "the ad's start"
+                            : inPlace.contains(freeze.frame) ? "the ad's place (a primary frame due after the ad)" : "the return from the ad",
+                         frame: freeze.frame, ms: freeze.ms)
+        }
+        switchFreezes = found.isEmpty ? nil : found
+    }
+
     /// Adds the note a viewer would care about most: the receiver played through the ad by its own
     /// account (`playedThroughAd`), yet no frame of any ad reached the screen. Only for a capture
     /// that read codes at all.
@@ -59,9 +100,26 @@ public struct PictureMeasurement: Codable, Sendable, Equatable {
         guard result == CaptureAnalysis.Result.measured.rawValue, playedThroughAd, let seen = streamsSeen,
               !seen.contains(where: { $0.hasPrefix("ad of ") }) else { return }
         let unreadable = unreadableFrames.map { $0 > 0 ? "; \($0) frames on screen could not be read" : "" } ?? ""
-        notes.append("no frame of the ad was seen on screen, though the receiver reported playing past it: "
-            + "a viewer saw no ad (or an unreadable picture)\(unreadable)")
+        notes.append(Self.adNeverShownWords + ": a viewer saw no ad (or an unreadable picture)\(unreadable)")
     }
+}
+
+/// The primary's picture held at its break (`PictureMeasurement.markSwitchFreezes`).
+public struct SwitchFreeze: Codable, Sendable, Equatable {
+    /// "the ad's start" (a frame before the break) or "the return from the ad".
+    public var at: String
+    /// The primary's frame held, and for how long beyond its own duration.
+    public var frame: Int
+    public var ms: Double
+
+    public init(at: String, frame: Int, ms: Double) {
+        self.at = at
+        self.frame = frame
+        self.ms = ms
+    }
+
+    /// "primary #179 held 2170 ms at the ad's start".
+    public var words: String { "primary #\(frame) held \(Int(ms.rounded())) ms at \(at)" }
 }
 
 /// A capture read for the length of one cell: started before `/play`, finished after `/stop`.

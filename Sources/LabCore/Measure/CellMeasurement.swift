@@ -124,9 +124,6 @@ public struct CellMeasurement: Codable, Sendable, Equatable {
     public var shortEnd: MeasuredShortEnd?
     /// What a capture of the receiver's output showed (`lab run --capture`): the picture's stalls beside these.
     public var picture: PictureMeasurement?
-    /// For a behaviour case: the judge's answer on this cell's requests and series (stored with the
-    /// measurement, so that the store's schema does not change).
-    public var behaviour: BehaviourJudgement?
     /// How long, in ms, the receiver held the primary's position at the interstitial's START while it
     /// played the ad (the ad's fetches say it did): the ad playing, not a stall. Only what lasted
     /// longer than the ad counts as a stall there. nil when no such hold was seen.
@@ -174,8 +171,33 @@ public struct CellMeasurement: Codable, Sendable, Equatable {
                   mediaDuration: try c.decodeIfPresent(Double.self, forKey: .mediaDuration),
                   shortEnd: try c.decodeIfPresent(MeasuredShortEnd.self, forKey: .shortEnd))
         picture = try c.decodeIfPresent(PictureMeasurement.self, forKey: .picture)
-        behaviour = try c.decodeIfPresent(BehaviourJudgement.self, forKey: .behaviour)
         adHoldMs = try c.decodeIfPresent(Double.self, forKey: .adHoldMs)
+    }
+
+    public func encode(to encoder: any Encoder) throws { try encode(to: encoder, behaviour: nil) }
+
+    /// The measurement's JSON with a behaviour judgement at its `behaviour` key (held by the cell,
+    /// `LabRunCell.behaviour`): the store keeps both in one column, the same JSON object as before
+    /// the judgement moved out of the measurement. Keys in the order the synthesized encoder wrote them.
+    public func encode(to encoder: any Encoder, behaviour: (any Encodable)?) throws {
+        var c = encoder.container(keyedBy: CodingKeys.self)
+        try c.encodeIfPresent(playToFirstRequestMs, forKey: .playToFirstRequestMs)
+        try c.encodeIfPresent(playToFirstSegmentMs, forKey: .playToFirstSegmentMs)
+        try c.encodeIfPresent(playToFirstFrameMs, forKey: .playToFirstFrameMs)
+        try c.encode(stalls, forKey: .stalls)
+        try c.encode(outcome, forKey: .outcome)
+        try c.encodeIfPresent(transitionStallMs, forKey: .transitionStallMs)
+        try c.encode(reason, forKey: .reason)
+        try c.encodeIfPresent(failure, forKey: .failure)
+        try c.encode(jumps, forKey: .jumps)
+        try c.encode(failedPolls, forKey: .failedPolls)
+        try c.encodeIfPresent(receiverError, forKey: .receiverError)
+        try c.encodeIfPresent(lastPosition, forKey: .lastPosition)
+        try c.encodeIfPresent(mediaDuration, forKey: .mediaDuration)
+        try c.encodeIfPresent(shortEnd, forKey: .shortEnd)
+        try c.encodeIfPresent(picture, forKey: .picture)
+        if let behaviour { try behaviour.encode(to: c.superEncoder(forKey: .behaviour)) }
+        try c.encodeIfPresent(adHoldMs, forKey: .adHoldMs)
     }
 
     /// A cell the run never played (receiver gone and not back, interrupted): `skipped`, with why.
@@ -183,24 +205,27 @@ public struct CellMeasurement: Codable, Sendable, Equatable {
         CellMeasurement(outcome: .skipped, reason: "not run: \(why)", failure: .notRun)
     }
 
-    /// The stall the verdict names: the longest at a transition, else the longest elsewhere.
-    public var verdictStallMs: Double? {
+    /// The stall /playback-info shows: the longest at a transition, else the longest elsewhere.
+    public var protocolStallMs: Double? {
         outcome == .stall ? (stalls.filter(\.atTransition).map(\.durationMs).max() ?? stalls.map(\.durationMs).max()) : nil
     }
+
+    /// The stall the verdict names (`verdict`): the protocol's, or the picture's when that is worse.
+    public var verdictStallMs: Double? { verdict().stallMs }
 
     /// The longest stall away from any transition, in ms.
     public var elsewhereStallMs: Double? {
         stalls.filter { !$0.atTransition }.map(\.durationMs).max()
     }
 
-    /// The verdict on the operator's scale: a seamless cell with a jump, or one whose receiver ended
-    /// short by its own end of stream (content it never showed), is a glitch.
-    public var labVerdict: LabVerdict {
-        switch outcome {
-        case .seamless: return jumps.isEmpty && shortEnd == nil ? .seamless : .glitch
-        case .stall: return .stall
-        case .failed: return .failed
-        case .skipped: return .skipped
-        }
+    /// The verdict from all the evidence (`CellVerdict`, `VerdictRules`): the protocol, the requests,
+    /// the picture and the sound; the worst decides.
+    public func verdict(thresholds: MeasurementThresholds = .defaults) -> CellVerdict {
+        CellVerdict(self, thresholds: thresholds)
     }
+
+    /// The verdict on the operator's scale, from all the evidence: a seamless cell with a jump, or one
+    /// whose receiver ended short by its own end of stream (content it never showed), is a glitch; an
+    /// ad the picture never showed is a failure.
+    public var labVerdict: LabVerdict { verdict().verdict }
 }

@@ -54,7 +54,7 @@ public struct CellMeasurer: Sendable {
             m.stalls.removeAll { !$0.resumed && $0.kind == "position-frozen" && !$0.atTransition }
         }
         m.adHoldMs = adHoldMs
-        decide(&m, reading: reading, failure: failure, timed: timed)
+        decide(&m, reading: reading, failure: failure, timed: timed, live: labCase.behaviour?.live != nil)
         if fetched == false, m.outcome == .seamless || m.outcome == .stall {
             m.reason += "; interstitial not played (the receiver fetched none of it)"
         }
@@ -113,7 +113,7 @@ public struct CellMeasurer: Sendable {
 
     /// The verdict, in order: the run's own failure, the receiver's error, the receiver gone, never
     /// played, early end (not a receiver's own end of stream: that is noted), stalls; else seamless.
-    private func decide(_ m: inout CellMeasurement, reading: SeriesReading, failure: String?, timed: RequestTiming) {
+    private func decide(_ m: inout CellMeasurement, reading: SeriesReading, failure: String?, timed: RequestTiming, live: Bool) {
         func fail(_ kind: MeasuredFailure, _ reason: String) {
             m.shortEnd = nil
             m.outcome = .failed
@@ -143,6 +143,13 @@ public struct CellMeasurer: Sendable {
                   position < duration - thresholds.earlyEndMarginSeconds, m.shortEnd == nil {
             fail(.endedEarly, "ended early: playback stopped at \(MeasureText.seconds(position)) of \(MeasureText.seconds(duration))"
                  + " (\(MeasureText.seconds(ended / 1000)) after /play)")
+        } else if !live, reading.reportedDuration == nil, let position = reading.lastPlayingPosition, let duration = m.mediaDuration,
+                  position < duration - thresholds.earlyEndMarginSeconds {
+            // A receiver that reports duration 0 (or none) while its position moves gives no end of
+            // its own to believe: the case's known duration is what the last position is held against.
+            fail(.endedEarly, "ended early: playback stopped at \(MeasureText.seconds(position)) of the case's "
+                 + "\(MeasureText.seconds(duration)); the receiver reported no duration (0) while its position moved, "
+                 + "so the case's own duration is held against it")
         } else if !m.stalls.isEmpty {
             m.outcome = .stall
             let named = m.stalls.filter(\.atTransition).max { $0.durationMs < $1.durationMs }

@@ -98,7 +98,7 @@ public enum MeasurementRules {
             MeasurementExample("plays through", kodi.loads(700).plays(14).ended(600), triggers: false, outcome: .seamless),
         ]),
         MeasurementRule(id: "early-end", summary: "the receiver reports no item while the last position played is "
-                        + "earlyEndMarginSeconds or more before the media's duration; unless that is its own end of stream: "
+                        + "earlyEndMarginSeconds or more before the media's duration (the case's own when the receiver reports none, or 0, while its position moves); unless that is its own end of stream: "
                         + "it had fetched the last segment in full and its loaded time ranges ended at its position (noted "
                         + "in the reason and as shortEnd, a glitch, not a failure)",
                         fires: { $0.failure == .endedEarly }, examples: [
@@ -112,6 +112,11 @@ public enum MeasurementRules {
                                triggers: true, outcome: .failed),
             MeasurementExample("2.2 s short before fetching the last segment", kodi.buffers(ahead: 8).loads(700).plays(11.8).ended(1000),
                                triggers: true, outcome: .failed),
+            // A receiver reporting duration 0 while its position moves: the case's 14 s is held against it.
+            MeasurementExample("duration 0 while playing: the run loop ended it after 1.2 s", PlaybackSketch(duration: 0).loads(700).plays(1.2),
+                               triggers: true, outcome: .failed),
+            MeasurementExample("duration 0 while playing, to the case's end", PlaybackSketch(duration: 0).loads(700).plays(14),
+                               triggers: false, outcome: .seamless),
             MeasurementExample("2.2 s short, reporting no loaded ranges", kodi.fetches(MeasurementExample.lastSegmentPath, at: 4800)
                                 .loads(700).plays(11.8).ended(1000), triggers: true, outcome: .failed),
         ]),

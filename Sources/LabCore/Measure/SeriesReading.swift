@@ -80,122 +80,17 @@ struct SeriesReading {
             previous = (poll.sample.atMs, position)
         }
         guard let firstIndex else { return }
-        // A receiver that reports a duration while it has an item and none after (pyatv reads it so).
-        let reportsDuration = reportedDuration != nil
-
-        // A freeze is a run of consecutive poll pairs each showing more wall time than media time
-        // (by more than the position epsilon): its duration is the sum of those shortfalls, so that a
-        // 1.2 s freeze reads 1.2 s whether polled every 250 ms or every second.
-        var freeze: (startMs: Double, position: Double, shortfallMs: Double, firstPoll: Int)?
-        // The previous pair's shortfall when it was below the epsilon: a freeze starting next began in it.
-        var lead: (startMs: Double, position: Double, shortfallMs: Double, firstPoll: Int)?
-        var drop: (startMs: Double, position: Double, lastAtMs: Double)?
-        // How far the position lags wall time at a poll (ms). Receivers report positions in steps
-        // (Kodi: about 0.2 s), so a poll that shows no movement may be followed by one that catches
-        // up: the freeze that counts is the lag it left behind, the lowest lag in the second after it
-        // less the lowest in the second before it (lags only read high, never low, from stepping).
-        func lag(_ index: Int) -> Double? {
-            let poll = polls[index]
-            guard let position = poll.info.position, (poll.info.rate ?? 0) > 0 else { return nil }
-            return poll.sample.atMs - position * 1000 / (poll.info.rate ?? 1)
-        }
-        var settledFrom = firstIndex  // the backward look stops where the previous freeze ended
-        func settledLag(from start: Int, forward: Bool) -> Double? {
-            let anchor = polls[start].sample.atMs
-            var lags: [Double] = [], index = start
-            while index >= settledFrom, index < polls.count, abs(polls[index].sample.atMs - anchor) <= 1000 {
-                if let value = lag(index) { lags.append(value) }
-                if forward, index > start, polls[index].afterGap { break }
-                index += forward ? 1 : -1
-            }
-            return lags.min()
-        }
-        func closeFreeze(resumed: Bool, at resumeIndex: Int? = nil) {
-            guard let open = freeze else { return }
-            freeze = nil
-            var duration = open.shortfallMs
-            if resumed, let resumeIndex, let before = settledLag(from: open.firstPoll, forward: false),
-               let after = settledLag(from: resumeIndex, forward: true) {
-                duration = max(0, after - before)
-            }
-            if let resumeIndex { settledFrom = resumeIndex }
-            // Stuck in the last seconds before the item was dropped: the end of the media, not a stall.
-            if !resumed, let end = reportedDuration, open.position >= end - thresholds.earlyEndMarginSeconds { return }
-            stalls.append(MeasuredStall(position: open.position, startMs: open.startMs, durationMs: duration,
-                                        kind: "position-frozen", resumed: resumed))
-        }
-        func closeDrop(resumedAtMs: Double?) {
-            guard let open = drop else { return }
-            let end = resumedAtMs ?? open.lastAtMs
-            stalls.append(MeasuredStall(position: open.position, startMs: open.startMs, durationMs: max(0, end - open.startMs),
-                                        kind: "rate-dropped", resumed: resumedAtMs != nil))
-            drop = nil
-        }
-        markPlaying(polls[firstIndex].info)
-
-        for index in polls.indices.dropFirst(firstIndex + 1) {
-            let a = polls[index - 1], b = polls[index]
-            let t0 = a.sample.atMs, t1 = b.sample.atMs
-            let p0 = a.info.position ?? 0, p1 = b.info.position ?? 0
-            let delta = p1 - p0, elapsed = (t1 - t0) / 1000
-            let rate = b.info.rate ?? 0
-            let previousLead = lead
-            lead = nil
-            if reportsDuration && (b.info.duration ?? 0) <= 0 {
-                // The receiver has no item any more: playback ended (or was ended).
-                closeFreeze(resumed: false); closeDrop(resumedAtMs: nil)
-                if endedAtMs == nil {
-                    endedAtMs = t1
-                    if b.afterGap {
-                        let failed = samples.filter { $0.info == nil && $0.atMs > t0 && $0.atMs < t1 }
-                        endedAfterGap = (failed.first?.atMs ?? t0, failed.count)
-                    }
-                }
-                continue
-            }
-            if b.afterGap || paused.contains(t1) || paused.contains(t0) || paused.scrubbed(between: t0, and: t1) {
-                closeFreeze(resumed: false); closeDrop(resumedAtMs: nil)
-                continue
-            }
-            if rate <= 0 {
-                closeFreeze(resumed: false)
-                if drop == nil {
-                    let moved = min(max(0, delta), elapsed)
-                    drop = (t0 + moved * 1000, p0 + moved, t1)
-                } else {
-                    drop?.lastAtMs = t1
-                }
-                continue
-            }
-            if let open = drop {
-                // Rate back above 0: it came back when the position says it started moving again.
-                closeDrop(resumedAtMs: max(open.lastAtMs, t1 - max(0, p1 - open.position) * 1000 / rate))
-                markPlaying(b.info)
-                continue
-            }
-            if delta > elapsed * rate + thresholds.jumpToleranceSeconds || delta < -thresholds.jumpToleranceSeconds {
-                closeFreeze(resumed: true)  // the jump is reported as itself; the lag across it is not a freeze
-                jumps.append(MeasuredJump(atMs: t1, from: p0, to: p1, kind: delta > 0 ? "forward" : "backward"))
-                markPlaying(b.info)
-                continue
-            }
-            let shortfallMs = (t1 - t0) - max(0, delta) * 1000 / rate
-            // It moved first, then stopped: a freeze starts where the position stopped.
-            let moved = max(0, delta)
-            if shortfallMs > eps * 1000 {
-                if freeze == nil { freeze = previousLead ?? (t0 + moved * 1000 / rate, p0 + moved, 0, index - 1) }
-                freeze?.shortfallMs += shortfallMs
-            } else {
-                // A pair just under the epsilon at either edge of a freeze still belongs to it.
-                if freeze != nil { freeze?.shortfallMs += max(0, shortfallMs) }
-                closeFreeze(resumed: true, at: index)
-                lead = shortfallMs > 1 ? (t0 + moved * 1000 / rate, p0 + moved, shortfallMs, index - 1) : nil
-            }
-            markPlaying(b.info)
-        }
-        closeFreeze(resumed: false)
-        closeDrop(resumedAtMs: nil)
-        stalls = stalls.filter { $0.durationMs >= thresholds.stallMinimumMs }
+        // The walk from the first frame on, in named steps (StallWalk; StallSteps gives their examples).
+        var walk = StallWalk(polls: polls.map { StallWalk.Poll(sample: $0.sample, info: $0.info, afterGap: $0.afterGap) },
+                             samples: samples, thresholds: thresholds, paused: paused, reportedDuration: reportedDuration,
+                             firstIndex: firstIndex)
+        walk.run()
+        stalls = walk.stalls
+        jumps = walk.jumps
+        lastPlayingPosition = walk.lastPlayingPosition
+        lastPlayingLoadedEnd = walk.lastPlayingLoadedEnd
+        endedAtMs = walk.endedAtMs
+        endedAfterGap = walk.endedAfterGap
     }
 
     static func finite(_ sample: PlaybackSample) -> PlaybackSample {
@@ -206,12 +101,6 @@ struct SeriesReading {
         var copy = sample
         copy.info = info
         return copy
-    }
-
-    private mutating func markPlaying(_ info: PlaybackInfo) {
-        guard let position = info.position, (info.rate ?? 0) > 0 else { return }
-        lastPlayingPosition = max(lastPlayingPosition ?? position, position)
-        lastPlayingLoadedEnd = info.loadedTimeRanges.map { $0.start + $0.duration }.filter(\.isFinite).max()
     }
 }
 

@@ -46,7 +46,7 @@ public struct BehaviourReceiverRow: Codable, Sendable, Equatable {
     public var deviceClass: String?
 }
 
-/// `seamcheck lab report --behaviour` (INTERFACE.md): receivers as rows, features as columns.
+/// `seamcheck lab report --behaviour` (docs/interface.md): receivers as rows, features as columns.
 public struct BehaviourReport: Codable, Sendable, Equatable {
     public var schemaVersion = 1
     public var features: [BehaviourFeature]

@@ -87,8 +87,16 @@ public struct LabTimeline: Codable, Sendable, Equatable {
         end = Self.end(cell, points: points)
         mediaDuration = cell.measurement.mediaDuration
         self.verdict = verdict
-        if let picture = cell.measurement.picture, !picture.transitions.isEmpty {
-            pictureTransitions = picture.transitions.map(Self.words)
+        if let picture = cell.measurement.picture {
+            // Every cell with a capture gets its picture's words, a switch seen on screen or not.
+            var lines = picture.transitions.map(Self.words) + (picture.switchFreezes ?? []).map(\.words)
+            if picture.adNeverShown { lines.append(PictureMeasurement.adNeverShownWords) }
+            if lines.isEmpty {
+                lines.append(picture.result == CaptureAnalysis.Result.measured.rawValue
+                             ? "no switch seen on screen (streams seen: \((picture.streamsSeen ?? []).joined(separator: ", ")))"
+                             : "the capture gave no picture to judge: \(picture.result)" + (picture.notes.first.map { ", \($0)" } ?? ""))
+            }
+            pictureTransitions = lines
             filmstrips = picture.filmstrips
         }
     }

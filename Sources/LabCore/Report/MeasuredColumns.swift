@@ -41,6 +41,10 @@ public struct MeasuredColumns: Codable, Sendable, Equatable {
     public var pictureStallMs: Double?
     /// `/play` to the first coded frame on screen, from the capture.
     public var pictureFirstFrameMs: Double?
+    /// What each source of evidence said ("protocol seamless, picture failed"), for every measured cell.
+    public var sources: String?
+    /// Where a source says worse than /playback-info, in words (empty when they agree).
+    public var disagreements: [String]?
 
     public init(verdict: String, stallMs: Double? = nil, firstFrameMs: Double? = nil, firstRequestMs: Double? = nil,
                 firstSegmentMs: Double? = nil, transitionStallMs: Double? = nil, transitionStalls: [TransitionStall] = [],
@@ -71,19 +75,35 @@ public struct MeasuredColumns: Codable, Sendable, Equatable {
             return TransitionStall(transition: point.label,
                                    ms: here ?? (reached >= point.position + thresholds.transitionWindowSeconds ? 0 : nil))
         }
-        self.init(verdict: m.labVerdict.rawValue, stallMs: m.verdictStallMs, firstFrameMs: m.playToFirstFrameMs,
+        let verdict = m.verdict(thresholds: thresholds)
+        // Calibration grades the worst stall at a switch, whoever saw it: the polls or the picture.
+        let switchStall = [m.transitionStallMs, m.picture?.switchStallMs].compactMap { $0 }.max()
+        self.init(verdict: verdict.verdict.rawValue, stallMs: verdict.stallMs, firstFrameMs: m.playToFirstFrameMs,
                   firstRequestMs: m.playToFirstRequestMs, firstSegmentMs: m.playToFirstSegmentMs,
-                  transitionStallMs: m.transitionStallMs, transitionStalls: perPoint, elsewhereStallMs: m.elsewhereStallMs,
-                  level: Self.level(m, thresholds: thresholds)?.rawValue, reason: m.reason, runId: cell.runId,
+                  transitionStallMs: switchStall, transitionStalls: perPoint, elsewhereStallMs: m.elsewhereStallMs,
+                  level: Self.level(m, thresholds: thresholds)?.rawValue, reason: verdict.reason, runId: cell.runId,
                   interstitialPlayed: played)
-        pictureStallMs = m.picture?.transitionStallMs
+        pictureStallMs = m.picture?.switchStallMs
         pictureFirstFrameMs = m.picture?.playToFirstFrameMs
+        sources = Self.sources(verdict)
+        disagreements = verdict.disagreements
+    }
+
+    /// "protocol seamless, picture failed": each source's worst verdict, in the order of `VerdictEvidence.Source`.
+    static func sources(_ verdict: CellVerdict) -> String {
+        VerdictEvidence.Source.allCases.compactMap { source -> String? in
+            let said = verdict.evidence.filter { $0.source == source }
+            guard !said.isEmpty else { return nil }
+            let worst = said.compactMap(\.verdict).max { CellVerdict.rank($0) < CellVerdict.rank($1) }
+            return "\(source.rawValue) \(worst?.rawValue ?? "unreadable")"
+        }.joined(separator: ", ")
     }
 
     /// A measured cell as a level to hold against the prediction: the stall (at a transition, else the
     /// verdict's) through the grades; failures that say nothing of the switch (receiver gone, the run's
     /// own failure, not run) are not compared.
     public static func level(_ m: CellMeasurement, thresholds: MeasurementThresholds) -> ObservedLevel? {
+        let verdict = m.verdict(thresholds: thresholds)
         switch m.outcome {
         case .skipped: return nil
         case .failed:
@@ -92,8 +112,11 @@ public struct MeasuredColumns: Codable, Sendable, Equatable {
             default: return nil
             }
         case .stall, .seamless:
-            let stall = thresholds.grade(stallMs: m.verdictStallMs ?? 0)
-            return m.jumps.isEmpty ? stall : max(stall, .warning)
+            // The picture's failure (an ad never on screen) says as much about the switch as the protocol's.
+            if verdict.verdict == .failed { return .error }
+            let stall = thresholds.grade(stallMs: verdict.stallMs ?? 0)
+            let heard = verdict.evidence.contains { $0.source == .sound && $0.verdict == .glitch }
+            return m.jumps.isEmpty && !heard ? stall : max(stall, .warning)
         }
     }
 
@@ -125,6 +148,8 @@ public struct MeasuredColumns: Codable, Sendable, Equatable {
                                    : members.contains { $0.interstitialPlayed == false } ? false : nil)
         rolled.pictureStallMs = worst(members.map(\.pictureStallMs))
         rolled.pictureFirstFrameMs = median(members.map(\.pictureFirstFrameMs))
+        let disagreements = members.flatMap { $0.disagreements ?? [] }
+        rolled.disagreements = disagreements.isEmpty ? nil : disagreements
         return rolled
     }
 }

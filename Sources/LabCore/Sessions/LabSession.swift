@@ -1,7 +1,7 @@
 import Compatibility
 import Foundation
 
-/// What one client did with one case at one station, rebuilt from the request log (INTERFACE.md,
+/// What one client did with one case at one station, rebuilt from the request log (docs/interface.md,
 /// "lab sessions").
 public struct LabSession: Codable, Sendable, Equatable {
     /// The station whose server it fetched from (nil: unknown). Never two stations in one session.
@@ -43,15 +43,21 @@ public struct LabSession: Codable, Sendable, Equatable {
     public var abandonedRequests: Int
     /// In capability cases: what the chosen variant shows the receiver decodes.
     public var observedCapability: ObservedCapability?
+    /// In localization cases: the renditions ("audio fr", "subtitles fr") whose segments it fetched
+    /// before its first interstitial request, and after its last interstitial segment (nil when it
+    /// requested no interstitial). The muxed default audio counts when primary segments came
+    /// without any audio rendition's. Absent from other cases' JSON.
+    public var renditionsBefore: [String]? = nil
+    public var renditionsAfter: [String]? = nil
 
     private enum CodingKeys: String, CodingKey {
         case station, client, userAgent, receiver, deviceId, deviceClass, `case`, started, ended, variant, variantUndetermined
         case variantsFetched, audioRendition
         case interstitialRequested, interstitialVariant, interstitialSegments, resumedAt, sentPrimaryId, sentStartOffset
-        case requests, bytes, failedRequests, abandonedRequests, observedCapability
+        case requests, bytes, failedRequests, abandonedRequests, observedCapability, renditionsBefore, renditionsAfter
     }
 
-    /// INTERFACE.md's fields are always present, null when unknown.
+    /// docs/interface.md's fields are always present, null when unknown.
     public func encode(to encoder: any Encoder) throws {
         var c = encoder.container(keyedBy: CodingKeys.self)
         try c.encode(station, forKey: .station)
@@ -78,6 +84,8 @@ public struct LabSession: Codable, Sendable, Equatable {
         try c.encode(failedRequests, forKey: .failedRequests)
         try c.encode(abandonedRequests, forKey: .abandonedRequests)
         try c.encode(observedCapability, forKey: .observedCapability)
+        try c.encodeIfPresent(renditionsBefore, forKey: .renditionsBefore)
+        try c.encodeIfPresent(renditionsAfter, forKey: .renditionsAfter)
     }
 }
 
@@ -183,7 +191,7 @@ public struct SessionBuilder: Sendable {
                                    offered: Set(labCase.variants.compactMap(\.dynamicRange)))
         }
         let queries = adRequests.compactMap(\.query)
-        return LabSession(
+        var session = LabSession(
             station: first.station, client: first.client, userAgent: mostCommon(requests.compactMap(\.userAgent)), receiver: receiver?.name,
             deviceId: receiver?.deviceId, deviceClass: receiver?.deviceClass, case: caseId, started: first.at,
             ended: requests.last?.at ?? first.at, variant: chosen, variantUndetermined: undetermined, variantsFetched: primaryPlaylists, audioRendition: audioPlaylist,
@@ -196,6 +204,25 @@ public struct SessionBuilder: Sendable {
             requests: requests.count, bytes: requests.reduce(0) { $0 + $1.bytes },
             failedRequests: requests.filter { $0.status >= 400 }.count,
             abandonedRequests: requests.filter { !$0.completed }.count, observedCapability: observed)
+        if let renditions = labCase.renditions {
+            let segments = served.filter(isSegment)
+            func fetched(_ window: [LabRequestRecord]) -> [String] {
+                var labels = renditions.filter { rendition in
+                    guard let folder = rendition.segments else { return false }
+                    return window.contains { $0.path.hasPrefix("/" + folder) }
+                }
+                if !labels.contains(where: { $0.type == "audio" }), window.contains(where: { $0.path.hasPrefix(primaryFolder) }),
+                   let muxed = renditions.first(where: { $0.type == "audio" && $0.segments == nil }) {
+                    labels.insert(muxed, at: 0)
+                }
+                return labels.map(\.label)
+            }
+            if let firstAd = adRequests.first?.at, let lastAd = (adSegments.last ?? adRequests.last)?.at {
+                session.renditionsBefore = fetched(segments.filter { $0.at < firstAd })
+                session.renditionsAfter = fetched(segments.filter { $0.at > lastAd && !labCase.isInterstitialRequest($0.path) })
+            }
+        }
+        return session
     }
 
     /// The playlist whose folder got the most segment requests after it was fetched: a receiver

@@ -89,12 +89,12 @@ public struct LabReceiverRecord: Codable, Sendable, Equatable {
     }
 }
 
-/// What the operator saw when a case played on a receiver (INTERFACE.md, verdicts).
+/// What the operator saw when a case played on a receiver (docs/interface.md, verdicts).
 public enum LabVerdict: String, Codable, Sendable, CaseIterable {
     case seamless, glitch, stall, black, skipped, failed
 }
 
-/// Who gave a verdict (INTERFACE.md): an `operator` (the lab page, `lab record`) or the lab itself,
+/// Who gave a verdict (docs/interface.md): an `operator` (the lab page, `lab record`) or the lab itself,
 /// `measured` (`lab run`). Both are kept; in reports the operator's wins.
 public enum LabVerdictSource: String, Codable, Sendable, CaseIterable {
     case `operator`, measured
@@ -180,16 +180,24 @@ public struct LabVerdictRecord: Codable, Sendable, Equatable {
                   station: try c.decodeIfPresent(String.self, forKey: .station))
     }
 
-    /// Inserts the verdict (its `id` ignored) as given at `station`, and returns the new row's id.
-    /// `recordedAt` is seconds since 1970.
+    /// Inserts the verdict (its `id` ignored) as given at `station`, and returns its row's id: the
+    /// row already there when the same verdict was written before (`LabWriteKey`). `recordedAt` is
+    /// seconds since 1970.
     static func insert(_ verdict: LabVerdictRecord, station: String, _ db: any SQLConnection) throws -> Int64 {
-        try db.insert("""
+        let key = LabWriteKey.verdict(verdict, station: station)
+        if let id = try db.insertIfAbsent("""
             INSERT INTO labVerdict (recordedAt, receiver, deviceId, deviceClass, client, caseId, verdict, seconds, note, source, via, runId,
-                                    station)
-            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                                    station, writeKey)
+            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
             """, [verdict.recordedAt.timeIntervalSince1970, verdict.receiver, verdict.deviceId, verdict.deviceClass, verdict.client,
                   verdict.caseId, verdict.verdict.rawValue, verdict.seconds, verdict.note, verdict.source.rawValue, verdict.via,
-                  verdict.runId, station])
+                  verdict.runId, station, key]) {
+            return id
+        }
+        guard let id: Int64 = try db.scalar("SELECT id FROM labVerdict WHERE writeKey = ?", [key]) else {
+            throw StoreFailure.failed(location: "", reason: "a verdict's insert was skipped and no row has its key")
+        }
+        return id
     }
 
     /// A `labVerdict` row; nil when its verdict is one this version does not know. Rows written
@@ -239,7 +247,7 @@ extension LabStore {
     }
 
     /// Appends requests, as this store's station's, in one transaction, up to 64 rows a statement (one
-    /// round trip each to PostgreSQL).
+    /// round trip each to PostgreSQL). Appending the same records again adds nothing (`LabWriteKey`).
     public func append(_ requests: [LabRequestRecord], serveId: Int64) throws(LabStoreError) {
         guard !requests.isEmpty else { return }
         try write("record \(requests.count) requests") { db in
@@ -247,16 +255,19 @@ extension LabStore {
             while start < requests.count {
                 let chunk = requests[start..<min(start + 64, requests.count)]
                 start += chunk.count
-                let rows = Array(repeating: "(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", count: chunk.count).joined(separator: ", ")
+                let rows = Array(repeating: "(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", count: chunk.count).joined(separator: ", ")
                 var values: [any SQLBindable] = []
-                values.reserveCapacity(chunk.count * 16)
+                values.reserveCapacity(chunk.count * 17)
                 for r in chunk {
                     values += [serveId, r.at.timeIntervalSince1970, r.client, r.clientPort, r.method, r.path, r.query, r.range,
-                               r.status, r.bytes, r.expectedBytes, r.durationMs, r.userAgent, r.caseId, r.completed, station] as [any SQLBindable]
+                               r.status, r.bytes, r.expectedBytes, r.durationMs, r.userAgent, r.caseId, r.completed, station,
+                               LabWriteKey.request(r, serveId: serveId)] as [any SQLBindable]
                 }
+                // Keyed: a batch written again after an unknown outcome adds only what is missing.
                 try db.execute("""
                     INSERT INTO labRequest (serveId, at, client, clientPort, method, path, query, range, status, bytes,
-                                            expectedBytes, durationMs, userAgent, caseId, completed, station) VALUES \(rows)
+                                            expectedBytes, durationMs, userAgent, caseId, completed, station, writeKey) VALUES \(rows)
+                    ON CONFLICT DO NOTHING
                     """, values)
             }
         }

@@ -65,13 +65,18 @@ public struct LabRunCell: Codable, Sendable, Equatable {
     public var measurement: CellMeasurement
     /// The station that played it (`LabStation`; nil: unknown). Set by the store.
     public var station: String? = nil
+    /// What the receiver ran at the time (TXT and `/server-info`); nil when not known (cells stored
+    /// before it was recorded, receivers named by address that do not answer `/server-info`).
+    public var software: LabReceiverSoftware? = nil
 
-    /// The judgement of a behaviour cell (kept in the measurement's JSON: `measurement.behaviour`).
-    public var behaviour: BehaviourJudgement? { measurement.behaviour }
+    /// The judgement of a behaviour cell: the cell's, beside its measurement (the store keeps it in
+    /// the measurement's JSON at `behaviour`, as it always did).
+    public var behaviour: BehaviourJudgement?
 
     public init(runId: String, receiver: String, deviceId: String?, deviceClass: String?, address: String, caseId: String,
                 attempt: Int, startedAt: Date, finishedAt: Date, url: String, series: PlaybackSeries,
-                requests: [LabRequestRecord], measurement: CellMeasurement) {
+                requests: [LabRequestRecord], measurement: CellMeasurement, behaviour: BehaviourJudgement? = nil) {
+        self.behaviour = behaviour
         self.runId = runId
         self.receiver = receiver
         self.deviceId = deviceId
@@ -86,4 +91,25 @@ public struct LabRunCell: Codable, Sendable, Equatable {
         self.requests = requests
         self.measurement = measurement
     }
+}
+
+/// The `measurement` column: the cell's measurement with its behaviour judgement inside, as stored
+/// since behaviour cells began.
+struct StoredMeasurement: Codable {
+    var measurement: CellMeasurement
+    var behaviour: BehaviourJudgement?
+
+    init(measurement: CellMeasurement, behaviour: BehaviourJudgement?) {
+        self.measurement = measurement
+        self.behaviour = behaviour
+    }
+
+    private enum CodingKeys: String, CodingKey { case behaviour }
+
+    init(from decoder: any Decoder) throws {
+        measurement = try CellMeasurement(from: decoder)
+        behaviour = try decoder.container(keyedBy: CodingKeys.self).decodeIfPresent(BehaviourJudgement.self, forKey: .behaviour)
+    }
+
+    func encode(to encoder: any Encoder) throws { try measurement.encode(to: encoder, behaviour: behaviour) }
 }

@@ -66,17 +66,21 @@ extension LabStore {
 
     /// Stores one cell and, when it was played (`done`), its automatic verdict (`source: measured`),
     /// in one transaction. A cell not run (`done` false) is kept for the record and run again by `--resume`.
+    /// Recording the same cell again (a retry after `outcomeUnknown`) stores nothing twice (`LabWriteKey`).
     public func record(_ cell: LabRunCell, done: Bool) throws(LabStoreError) {
-        let series = try json(cell.series), requests = try json(cell.requests), measurement = try json(cell.measurement)
+        let series = try json(cell.series), requests = try json(cell.requests), measurement = try json(StoredMeasurement(measurement: cell.measurement, behaviour: cell.behaviour))
+        let software = try cell.software.map { value throws(LabStoreError) in try json(value) }
         try write("record cell \(cell.caseId) on \(cell.receiver)") { db in
-            try db.execute("""
+            let inserted = try db.insertIfAbsent("""
                 INSERT INTO labCell (runId, receiver, deviceId, deviceClass, address, caseId, attempt, startedAt, finishedAt, url,
-                                     outcome, done, series, requests, measurement, station)
-                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                                     outcome, done, series, requests, measurement, station, software, writeKey)
+                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
                 """, [cell.runId, cell.receiver, cell.deviceId, cell.deviceClass, cell.address, cell.caseId, cell.attempt,
                                  cell.startedAt.timeIntervalSince1970, cell.finishedAt.timeIntervalSince1970, cell.url,
-                                 cell.measurement.outcome.rawValue, done, series, requests, measurement, station])
-            guard done else { return }
+                                 cell.measurement.outcome.rawValue, done, series, requests, measurement, station, software,
+                                 LabWriteKey.cell(cell)])
+            // Already stored (a retry after an unknown outcome): its verdict went with it.
+            guard done, inserted != nil else { return }
             _ = try LabVerdictRecord.insert(LabVerdictRecord.measured(for: cell), station: station, db)
         }
     }
@@ -150,7 +154,7 @@ extension LabStore {
         return summary
     }
 
-    private func cells(where condition: String, _ arguments: [any SQLBindable]) throws(LabStoreError) -> [LabRunCell] {
+    func cells(where condition: String, _ arguments: [any SQLBindable]) throws(LabStoreError) -> [LabRunCell] {
         let rows = try read("read cells") { db in
             try db.query("SELECT * FROM labCell WHERE \(condition) ORDER BY finishedAt, id", arguments)
         }
@@ -164,8 +168,12 @@ extension LabStore {
                     startedAt: Date(timeIntervalSince1970: row["startedAt"]), finishedAt: Date(timeIntervalSince1970: row["finishedAt"]),
                     url: row["url"], series: try decoder.decode(PlaybackSeries.self, from: Data((row["series"] as String).utf8)),
                     requests: try decoder.decode([LabRequestRecord].self, from: Data((row["requests"] as String).utf8)),
-                    measurement: try decoder.decode(CellMeasurement.self, from: Data((row["measurement"] as String).utf8)))
+                    measurement: CellMeasurement.notRun(""))
+                let stored = try decoder.decode(StoredMeasurement.self, from: Data((row["measurement"] as String).utf8))
+                cell.measurement = stored.measurement
+                cell.behaviour = stored.behaviour
                 cell.station = LabStation.read(row["station"])
+                cell.software = Self.software(row)
                 cells.append(cell)
             } catch {
                 throw .failed(path: path, operation: "read cell \(row["id"] as Int64? ?? 0)", reason: "\(error)")
@@ -174,7 +182,13 @@ extension LabStore {
         return cells
     }
 
-    private func json<T: Encodable>(_ value: T) throws(LabStoreError) -> String {
+    /// A row's `software` column (nil: not recorded, or unreadable: it is evidence, not the cell).
+    static func software(_ row: SQLRow) -> LabReceiverSoftware? {
+        guard row.hasColumn("software"), let text: String = row["software"] else { return nil }
+        return try? JSONDecoder().decode(LabReceiverSoftware.self, from: Data(text.utf8))
+    }
+
+    func json<T: Encodable>(_ value: T) throws(LabStoreError) -> String {
         // A receiver's NaN position is kept as text, not a failed write.
         let encoder = JSONEncoder()
         encoder.nonConformingFloatEncodingStrategy = .convertToString(positiveInfinity: "Infinity", negativeInfinity: "-Infinity", nan: "NaN")
@@ -183,7 +197,7 @@ extension LabStore {
         }
     }
 
-    private static func decoder() -> JSONDecoder {
+    static func decoder() -> JSONDecoder {
         let decoder = JSONDecoder()
         decoder.nonConformingFloatDecodingStrategy = .convertFromString(positiveInfinity: "Infinity", negativeInfinity: "-Infinity", nan: "NaN")
         return decoder

@@ -1,38 +1,8 @@
 import Foundation
 import Store
 
-/// Why the lab's tables in the results database could not be used. Names the file and what to do.
-public enum LabStoreError: Error, Sendable, Equatable, CustomStringConvertible {
-    case missing(path: String)
-    case cannotOpen(path: String, reason: String)
-    case failed(path: String, operation: String, reason: String)
-    /// The database server cannot be reached (exit 3), refused the login, or has a newer schema (exit 2).
-    case database(StoreFailure)
-
-    /// A needed service (the PostgreSQL server) is missing: exit 3 rather than 2.
-    public var serviceMissing: Bool { if case .database(let failure) = self { return failure.serviceMissing } else { return false } }
-
-    init(_ failure: StoreFailure) {
-        switch failure {
-        case .missing(let location): self = .missing(path: location)
-        case .cannotOpen(let location, let reason): self = .cannotOpen(path: location, reason: reason)
-        default: self = .database(failure)
-        }
-    }
-
-    public var description: String {
-        switch self {
-        case .missing(let path):
-            return "\(path): no results database; run `seamcheck lab serve` first, or pass --db PATH"
-        case .cannotOpen(let path, let reason):
-            return "\(path): cannot open the results database (\(reason)); check the path is a seamcheck SQLite file and writable"
-        case .failed(let path, let operation, let reason):
-            return "\(path): could not \(operation) (\(reason)); check free disk space and permissions"
-        case .database(let failure):
-            return failure.description
-        }
-    }
-}
+/// The lab's store fails as the matrix's does: one error type (Store's `StoreError`).
+public typealias LabStoreError = StoreError
 
 /// The lab's tables in the results database the matrix also uses, SQLite or PostgreSQL through
 /// one executor and one schema (Store's `Schema`, `LabSchema`): the serve runs with their suite
@@ -77,15 +47,6 @@ public final class LabStore: Sendable {
     }
 
     private func mapped(_ error: any Error, _ operation: String) -> LabStoreError {
-        switch error {
-        case let error as LabStoreError: return error
-        case let failure as StoreFailure:
-            switch failure {
-            case .unreachable, .rejected, .newerSchema: return .database(failure)
-            case .failed(_, let reason): return .failed(path: path, operation: operation, reason: reason)
-            default: return .failed(path: path, operation: operation, reason: failure.description)
-            }
-        default: return .failed(path: path, operation: operation, reason: "\(error)")
-        }
+        StoreError(error, path: path, operation: operation)
     }
 }

@@ -66,6 +66,24 @@ struct CaseDefinition: Sendable {
     var stitchedFrom: String? = nil
     /// For a behaviour case: its feature and expectations (no encode of its own: the primary and the control's ad).
     var behaviour: BehaviourCatalog.Entry? = nil
+    /// For a localization case: the audio and subtitle renditions its primary offers beside the
+    /// shared primary's muxed English (`LabLocalizedCase`).
+    var renditions: [LocalizedRendition] = []
+}
+
+/// An alternative rendition of a localization case's primary: audio (encoded, tagged with its
+/// language, its own tone) or WebVTT subtitles (written, one file per primary segment).
+struct LocalizedRendition: Sendable {
+    enum Kind: String, Sendable { case audio, subtitles }
+    var kind: Kind
+    /// RFC 5646, as LANGUAGE says it ("fr").
+    var language: String
+    /// ISO 639-2, as the audio track's metadata says it ("fra").
+    var iso639: String
+    var name: String
+
+    /// The folder under the case (`audio-fr`, `subs-en`).
+    var folder: String { (kind == .audio ? "audio-" : "subs-") + language }
 }
 
 /// The lab's cases. Ids are stable: recorded verdicts refer to them.
@@ -79,7 +97,8 @@ enum LabCatalog {
     /// every later segment of the playlist, RFC 8216bis 4.4.4.5).
     /// Then the behaviour cases (`BehaviourCatalog`), which encode nothing.
     static let cases: [CaseDefinition] = scheduled
-        + scheduled.filter { $0.kind == .transition && $0.interstitial?.container == MediaSpec.reference.container }.map(stitched)
+        + scheduled.filter { $0.kind == .transition && $0.interstitial?.container == MediaSpec.reference.container && $0.renditions.isEmpty }
+            .map(stitched)
         + BehaviourCatalog.entries.map(behaviour)
 
     /// Cases whose ad is scheduled with EXT-X-DATERANGE, and the capability ladder.
@@ -149,6 +168,14 @@ enum LabCatalog {
         CaseDefinition(id: "capability-ladder", kind: .capability, varies: "variant choice",
                        title: "Equal tiers H.264 SDR, HEVC SDR, HEVC HDR10, HEVC HLG with AAC stereo and E-AC-3 5.1: the variant fetched is what the receiver decodes",
                        rules: [], interstitial: nil),
+        // Localization: after the ladder, so that no earlier stream id moves. No stitched variant
+        // (one media playlist carries no alternative renditions).
+        CaseDefinition(id: "localization-en-only", kind: .transition, varies: "rendition languages",
+                       title: "Primary with audio en, fr and subtitles en, fr; an English-only ad with no subtitles: which audio and subtitles the receiver fetches before and after the ad",
+                       rules: ["audio-language-missing", "subtitles-missing"], interstitial: .reference,
+                       renditions: [LocalizedRendition(kind: .audio, language: "fr", iso639: "fra", name: "Français"),
+                                    LocalizedRendition(kind: .subtitles, language: "en", iso639: "eng", name: "English"),
+                                    LocalizedRendition(kind: .subtitles, language: "fr", iso639: "fra", name: "Français")]),
     ]
 
     static var ids: [String] { cases.map(\.id) }

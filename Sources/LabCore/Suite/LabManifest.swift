@@ -1,6 +1,6 @@
 import Foundation
 
-/// The lab's test-stream suite as `lab.json` describes it (INTERFACE.md, "lab streams manifest").
+/// The lab's test-stream suite as `lab.json` describes it (docs/interface.md, "lab streams manifest").
 ///
 /// Folder layout of a suite (paths are relative to the suite folder, which is also the server root):
 /// ```
@@ -117,6 +117,8 @@ public struct LabCase: Codable, Sendable, Equatable {
     public var variants: [LabVariant]
     /// For a behaviour case: its feature, interstitials, scripted commands and expectations.
     public var behaviour: LabBehaviour?
+    /// For a localization case: the primary's audio and subtitle renditions (absent elsewhere).
+    public var renditions: [LabRendition]?
 
     public init(id: String, kind: Kind, varies: String, title: String, rules: [String], playlist: String,
                 interstitialPrefix: String? = nil, interstitialStart: Double? = nil, interstitialDuration: Double? = nil,
@@ -189,6 +191,33 @@ public struct LabMedia: Codable, Sendable, Equatable {
         self.audioDelay = audioDelay
         self.duration = duration
     }
+}
+
+/// An audio or subtitle rendition of a localization case's primary (EXT-X-MEDIA): which of them a
+/// receiver fetched before and after the ad is its language choice (`LabSession.renditionsBefore`).
+public struct LabRendition: Codable, Sendable, Equatable {
+    /// "audio" or "subtitles".
+    public var type: String
+    /// RFC 5646 ("fr").
+    public var language: String
+    public var name: String
+    public var isDefault: Bool
+    /// Its media playlist relative to the suite folder; nil for the audio muxed in the primary's variant.
+    public var path: String?
+    /// Where its segments are, relative to the suite folder (ending in "/"); nil when muxed.
+    public var segments: String?
+
+    public init(type: String, language: String, name: String, isDefault: Bool, path: String?, segments: String?) {
+        self.type = type
+        self.language = language
+        self.name = name
+        self.isDefault = isDefault
+        self.path = path
+        self.segments = segments
+    }
+
+    /// "audio fr", "subtitles en": how sessions name it.
+    public var label: String { "\(type) \(language)" }
 }
 
 /// One media playlist of a case.

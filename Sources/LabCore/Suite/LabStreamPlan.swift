@@ -38,6 +38,13 @@ enum LabStreamPlans {
             if let ad = definition.interstitial {
                 add(folder: folder + "ad", caseId: definition.id, role: .ad, spec: ad, duration: scale.adDuration,
                     step: "encode the interstitial") { .ad(definition.id, stream: $0) }
+                for rendition in definition.renditions where rendition.kind == .audio {
+                    let spec = MediaSpec(video: nil, audio: { var a = MediaSpec.Audio(); a.language = rendition.iso639; return a }())
+                    add(folder: folder + rendition.folder, caseId: definition.id, role: .audioGroup, tier: rendition.folder, spec: spec,
+                        duration: scale.primaryDuration, step: "encode the \(rendition.name) audio") {
+                        Marking(role: rendition.name, title: definition.id, pattern: "testsrc2", stream: $0)
+                    }
+                }
                 continue
             }
             for tier in CapabilityLadder.videoTiers {

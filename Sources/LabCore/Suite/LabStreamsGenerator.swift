@@ -136,6 +136,7 @@ public struct LabStreamsGenerator: Sendable {
         if let entry = definition.behaviour { return try writeBehaviour(definition, entry: entry, primary: primary, root: root) }
         guard let ad = definition.interstitial else { return try writeLadder(definition, root: root) }
         if let source = definition.stitchedFrom { return try writeStitched(definition, source: source, ad: ad, primary: primary, root: root) }
+        if !definition.renditions.isEmpty { return try writeLocalized(definition, ad: ad, primary: primary, root: root) }
         let folder = "cases/\(definition.id)"
         let directory = root + "/" + folder
         try SuiteWriter.link(directory + "/primary", to: "../../primary")
@@ -201,7 +202,7 @@ public struct LabStreamsGenerator: Sendable {
     }
 
     /// `segments`: the folder (relative to the suite) the playlist's segment URIs resolve in.
-    private func variant(_ path: String, _ role: LabVariant.Role, _ spec: MediaSpec, _ rendition: EncodedRendition,
+    func variant(_ path: String, _ role: LabVariant.Role, _ spec: MediaSpec, _ rendition: EncodedRendition,
                          segments: String) -> LabVariant {
         LabVariant(path: path, role: role,
                    codecs: ([spec.video.map(LabRecipes.codecString)] + [spec.audio.map(LabRecipes.codecString)]).compactMap { $0 }

@@ -6,7 +6,7 @@ import Reporting
 import ResultsReporting
 
 /// A failure the command says in its own words (what, where, what to do), with one of
-/// INTERFACE.md's exit codes. A module's error is thrown as it is, not wrapped: see `ExitCoded`.
+/// docs/interface.md's exit codes. A module's error is thrown as it is, not wrapped: see `ExitCoded`.
 struct CLIFailure: ExitCoded {
     static let findings: Int32 = 1
     static let usage: Int32 = 2

@@ -10,7 +10,7 @@ import MediaProbe
 import Store
 
 /// An error that ends a command: `description` goes to stderr (one `seamcheck: error:` line per
-/// line) and `exitCode` is the process status, as INTERFACE.md says: 1 findings, 2 bad usage or
+/// line) and `exitCode` is the process status, as docs/interface.md says: 1 findings, 2 bad usage or
 /// unusable input, 3 a needed service (avahi-daemon, D-Bus) missing. `Seamcheck.main` reads it,
 /// and nothing else maps errors to exit codes.
 ///
@@ -42,9 +42,6 @@ extension MatrixSpecError: ExitCoded {}
 extension ProjectConfigError: ExitCoded {}
 extension RunJoinError: ExitCoded {}
 extension StoreError: ExitCoded {
-    var exitCode: Int32 { serviceMissing ? CLIFailure.serviceMissing : CLIFailure.usage }
-}
-extension LabStoreError: ExitCoded {
     var exitCode: Int32 { serviceMissing ? CLIFailure.serviceMissing : CLIFailure.usage }
 }
 extension LabSuiteError: ExitCoded {}

@@ -13,7 +13,7 @@ extension FailThreshold: ExpressibleByArgument {}
 enum ListFormat: String, ExpressibleByArgument, CaseIterable {
     case table, json
 
-    /// Table on a terminal, JSON when piped (INTERFACE.md).
+    /// Table on a terminal, JSON when piped (docs/interface.md).
     static func resolve(_ chosen: ListFormat?) -> ListFormat {
         chosen ?? (Terminal.stdoutIsTerminal ? .table : .json)
     }
