@@ -53,7 +53,7 @@ public struct LabCellBrief: Codable, Sendable, Equatable {
     public var software: LabReceiverSoftware?
 
     public init(id: Int64, runId: String, station: String?, receiver: String, deviceClass: String?, caseId: String, attempt: Int,
-                startedAt: Date, finishedAt: Date, done: Bool, measurement: CellMeasurement, software: LabReceiverSoftware?) {
+                startedAt: Date, finishedAt: Date, done: Bool, measurement: CellMeasurement, behaviour: BehaviourJudgement? = nil, software: LabReceiverSoftware?) {
         self.id = id
         self.runId = runId
         self.station = station
@@ -69,7 +69,7 @@ public struct LabCellBrief: Codable, Sendable, Equatable {
         transitionStallMs = measurement.transitionStallMs
         firstFrameMs = measurement.playToFirstFrameMs
         reason = measurement.reason
-        behaviour = measurement.behaviour?.outcome.rawValue
+        self.behaviour = behaviour?.outcome.rawValue
         self.software = software
     }
 }
@@ -158,15 +158,15 @@ extension LabStore {
         briefs.reserveCapacity(rows.count)
         for row in rows {
             let id: Int64 = row["id"]
-            let measurement: CellMeasurement
-            do { measurement = try decoder.decode(CellMeasurement.self, from: Data((row["measurement"] as String).utf8)) } catch {
+            let stored: StoredMeasurement
+            do { stored = try decoder.decode(StoredMeasurement.self, from: Data((row["measurement"] as String).utf8)) } catch {
                 throw .failed(path: path, operation: "read cell \(id)", reason: "\(error)")
             }
             briefs.append(LabCellBrief(id: id, runId: row["runId"], station: LabStation.read(row["station"]), receiver: row["receiver"],
                                        deviceClass: row["deviceClass"], caseId: row["caseId"], attempt: row["attempt"],
                                        startedAt: Date(timeIntervalSince1970: row["startedAt"]),
                                        finishedAt: Date(timeIntervalSince1970: row["finishedAt"]), done: row["done"],
-                                       measurement: measurement, software: Self.software(row)))
+                                       measurement: stored.measurement, behaviour: stored.behaviour, software: Self.software(row)))
         }
         return briefs
     }
