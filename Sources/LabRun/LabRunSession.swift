@@ -27,6 +27,9 @@ public final class LabRunSession: Sendable {
         public var origin: Origin
         public var options: LabRunner<ContinuousClock>.Options
         public var lease: RunLease
+        /// The run's own server's lab token (pushed delivery sends it with the fetches it makes for
+        /// receivers); nil: a new one.
+        public var labToken: String?
 
         public init(targets: [RunTarget], cases: [LabCase], resuming: LabRunSummary?, origin: Origin,
                     options: LabRunner<ContinuousClock>.Options, lease: RunLease = .fromEnvironment()) {
@@ -75,7 +78,8 @@ public final class LabRunSession: Sendable {
         case .own(let suite, let wanted, let port):
             let routes = Set(plan.targets.map { LocalRoute.source(toward: $0.address) ?? "0.0.0.0" })
             let bind = wanted ?? (routes.count == 1 ? routes.first! : "0.0.0.0")
-            let options = LabServerOptions(bind: bind, port: port, suite: suite, profiles: [], inventory: nil, browse: false)
+            var options = LabServerOptions(bind: bind, port: port, suite: suite, profiles: [], inventory: nil, browse: false)
+            if let token = plan.labToken { options.token = token }
             let started = try await LabRunServer.start(options, store: store, logger: logger)
             server = started
             let port = started.port

@@ -27,6 +27,17 @@ public final class PushedPlayback: AirPlayPlayback, @unchecked Sendable {
         self.attribution = attribution
     }
 
+    /// `opener` with every session pushing playlists; each receiver's fetches carry `token` and its
+    /// address, so the lab server logs them as the receiver's.
+    public static func opener(wrapping opener: @escaping AirPlayOpener, token: String, limits: PushLimits = .init(),
+                              configuration: AirPlayConfiguration = .init()) -> AirPlayOpener {
+        return { endpoint throws(AirPlayError) in
+            let base = try await opener(endpoint)
+            return PushedPlayback(base, endpoint: endpoint, configuration: configuration, limits: limits,
+                                  attribution: PushAttribution(receiver: endpoint.host, token: token))
+        }
+    }
+
     /// The path errors of the push name.
     static let step = "/play (pushed playlists)"
 

@@ -8,6 +8,8 @@ import LabRun
 import LabServer
 import MediaProbe
 import Logging
+
+extension LabDelivery: ExpressibleByArgument {}
 import Reporting
 import ResultsReporting
 
@@ -132,6 +134,9 @@ struct LabRunCommand: AsyncParsableCommand {
     @Option(name: .customLong("capture-option"), help: "An option of the capture devices, KEY=VALUE (framerate=30, video_size=1920x1080); repeatable.")
     var captureOptions: [String] = []
 
+    @Option(help: "How receivers get the case's playlists: plain (they fetch the URL) or pushed (they ask the sender over the reverse connection, FCUP, as the YouTube app does with Apple TVs; docs/lab-run.md).")
+    var delivery: LabDelivery = .plain
+
     @OptionGroup var lookup: ReceiverLookupOptions
     @OptionGroup var credentials: CredentialsOption
     @OptionGroup var database: LabDatabaseOption
@@ -203,9 +208,15 @@ struct LabRunCommand: AsyncParsableCommand {
             }
         }
         let origin: LabRunSession.Origin = if let server { .server(server) } else { .own(suite: suite!, bind: bind, port: port) }
-        let plan = LabRunSession.Plan(targets: targets, cases: chosenCases, resuming: previous, origin: origin, options: options)
+        var plan = LabRunSession.Plan(targets: targets, cases: chosenCases, resuming: previous, origin: origin, options: options)
+        var opener = AirPlayCommand.opener(for: targets, store: pairings)
+        if delivery == .pushed {
+            let token = try server == nil ? LabAccess.newToken() : Self.serverToken(database: database, store: store)
+            plan.labToken = token
+            opener = PushedPlayback.opener(wrapping: opener, token: token)
+        }
         let session = try await LabRunSession.open(plan, store: store, logger: LabLogging.logger(level: logLevel),
-                                                   opener: AirPlayCommand.opener(for: targets, store: pairings), probe: AirPlayCommand.answers)
+                                                   opener: opener, probe: AirPlayCommand.answers)
         if let serving = session.serving { Terminal.writeStderr("seamcheck: lab run: serving \(serving.root) on port \(serving.port)\n") }
         Terminal.writeStderr("seamcheck: lab run \(session.summary.id): \(chosenCases.count) case(s) on \(targets.count) receiver(s)"
             + (session.done.isEmpty ? "" : ", \(session.done.count) cell(s) already done") + "\n")
@@ -284,5 +295,18 @@ final class ProgressState: @unchecked Sendable {
             state[progress.receiver] = progress
             return state
         }
+    }
+}
+
+extension LabRunCommand {
+    /// The token of the running `lab serve` that pushed fetches must carry to be logged as the
+    /// receiver's: SEAMCHECK_LAB_TOKEN, else the token file that server wrote beside --db.
+    static func serverToken(database: LabDatabaseOption, store: LabStore) throws -> String {
+        if let token = ProcessInfo.processInfo.environment[LabAccess.tokenVariable], !token.isEmpty { return token }
+        let path = (store.executor.location.isPostgres ? "Reports/seamcheck" : database.path) + ".lab-token"
+        guard let text = try? String(contentsOfFile: path, encoding: .utf8), !text.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty else {
+            throw ValidationError("--delivery pushed with --server needs that server's lab token (to log the fetches it makes for each receiver as the receiver's): set \(LabAccess.tokenVariable), or give the --db whose \(path) the server wrote")
+        }
+        return text.trimmingCharacters(in: .whitespacesAndNewlines)
     }
 }

@@ -43,6 +43,9 @@ final class ReceiverServer: @unchecked Sendable {
             .filter { $0.mode == mode }
     }
 
+    /// The server's lines starting with `prefix` (the reverse modes' REVERSE-... lines).
+    func output(_ prefix: String) -> [String] { lines(prefix).map(String.init) }
+
     /// TCP connections `mode`'s port accepted.
     func connections(_ mode: String) -> Int {
         lines("CONNECT \(mode) ").count

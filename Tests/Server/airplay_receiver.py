@@ -149,6 +149,11 @@ def answer(conn, mode, player, method, path, number_on_conn):
         conn.sendall(response(401, "Unauthorized", [("WWW-Authenticate",
                                                      'Digest realm="AirPlay", nonce="0a1b2c3d4e5f"')]))
         return True
+    if route == "/reverse":
+        return reverse(conn, mode)
+    if route == "/action":
+        conn.sendall(response(200, "OK"))
+        return True
     if route == "/play":
         with LOCK:
             PLAY_COUNTS[mode] = PLAY_COUNTS.get(mode, 0) + 1
@@ -216,6 +221,56 @@ def answer(conn, mode, player, method, path, number_on_conn):
         return True
     conn.sendall(response(200, "OK", bare_lf=bare))
     return mode != "idle-close"
+
+
+FCUP_EVENT = plistlib.dumps({"sessionID": 1, "type": "unhandledURLRequest", "request": {
+    "FCUP_Response_ClientInfo": 1, "FCUP_Response_ClientRef": 40030004, "FCUP_Response_RequestID": 7,
+    "FCUP_Response_URL": "mlhls://127.0.0.1:9/cases/c/master.m3u8", "sessionID": 1,
+    "FCUP_Response_Headers": {"X-Playback-Session-Id": "S", "User-Agent": "AppleCoreMedia/1.0.0.11B554a"}}},
+    fmt=plistlib.FMT_XML)
+
+
+def event(body):
+    return ("POST /event HTTP/1.1\r\nX-Apple-Session-ID: S\r\nContent-Type: text/x-apple-plist+xml\r\n"
+            "Content-Length: %d\r\n\r\n" % len(body)).encode() + body
+
+
+def await_answer(conn):
+    got = b""
+    while b"\r\n\r\n" not in got:
+        data = conn.recv(4096)
+        if not data:
+            return
+        got += data
+    say("REVERSE-ANSWER " + got.split(b"\r\n")[0].decode("latin-1"))
+
+
+def reverse(conn, mode):
+    """Reverse modes: UxPlay's side of POST /reverse (101, then its own requests), and ways it can go wrong."""
+    if mode == "reverse-silent":
+        return "silent"
+    if mode == "reverse-409":
+        conn.sendall(response(409, "Conflict"))
+        return True
+    conn.sendall(b"HTTP/1.1 101 Switching Protocols\r\nConnection: Upgrade\r\nUpgrade: PTTH/1.0\r\n\r\n")
+    if mode == "reverse-garbage":
+        conn.sendall(b"\x00\x01\xffgarbage that is no request\r\n\r\n")
+    elif mode == "reverse-huge":
+        conn.sendall(b"POST /event HTTP/1.1\r\nContent-Length: 1000000000\r\n\r\n")
+        try:
+            for _ in range(64):
+                conn.sendall(b"\0" * 65536)
+        except OSError:
+            say("REVERSE-CUT")
+    else:
+        conn.sendall(event(b"<html>not a plist</html>"))
+        await_answer(conn)
+        conn.sendall(event(FCUP_EVENT))
+        await_answer(conn)
+    while conn.recv(65536):
+        pass
+    say("REVERSE-CLOSED")
+    return False
 
 
 def serve(conn, mode, player):

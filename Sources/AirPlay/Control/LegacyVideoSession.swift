@@ -114,6 +114,15 @@ public actor LegacyVideoSession: AirPlayPlayback {
         return ServerInfo(plist: try plist(response, step: "/server-info"))
     }
 
+    /// The HTTP connection's session id: the reverse connection of pushed playlists names it.
+    public nonisolated var playbackSessionId: String? { sessionId }
+
+    /// `POST /action` (a pushed playlist, `FCUPMessages.action`) on the HTTP connection, where
+    /// UxPlay matches it to `/play` by the session id.
+    public func postAction(_ body: Data) async throws(AirPlayError) {
+        try check(try await http("POST", "/action", body: body), step: "/action")
+    }
+
     /// TEARDOWN when set up (best effort, bounded by the request timeout), then both connections closed.
     public func close() async {
         guard !closed else { return }
