@@ -1,7 +1,7 @@
 import AirPlay
 import Discovery
 import Foundation
-import Lab
+import LabRun
 import Reporting
 
 /// Which pairing `airplay pair` runs, from what the receiver advertises (its TXT record, or
