@@ -14,12 +14,11 @@ public enum AirPlayPairing {
                             notice: @Sendable (String) -> Void = { _ in }) async throws(AirPlayError) -> HAPCredentials {
         var exchange = try await PairingExchange(endpoint, configuration: configuration, hkp: 3)
         do throws(AirPlayError) {
-            if pinStart, case .refused(let why, let dropped) = try await exchange.pinStart() {
+            if pinStart, case .refused(let why, _) = try await exchange.pinStart() {
                 notice(why)
-                if dropped {
-                    await exchange.connection.shutDown()
-                    exchange = try await PairingExchange(endpoint, configuration: configuration, hkp: 3)
-                }
+                // After a refusal the connection's state is unknown (HAP-python drops it): a new one.
+                await exchange.connection.shutDown()
+                exchange = try await PairingExchange(endpoint, configuration: configuration, hkp: 3)
             }
             var setup = PairSetup(kind: .pin(pin))
             let m2 = try await exchange.post("/pair-setup", setup.m1(), step: "pair-setup M1")
@@ -61,12 +60,12 @@ public enum AirPlayPairing {
     /// key is the shared secret of the encrypted channel that follows.
     public static func transient(_ endpoint: AirPlayEndpoint, pinStart: Bool = true,
                                  configuration: AirPlayConfiguration = .init()) async throws(AirPlayError) -> HAPChannel {
-        let exchange = try await PairingExchange(endpoint, configuration: configuration, hkp: 4)
+        var exchange = try await PairingExchange(endpoint, configuration: configuration, hkp: 4)
         let started = ContinuousClock.now
         do throws(AirPlayError) {
-            if pinStart, case .refused(_, let dropped) = try await exchange.pinStart(), dropped {
+            if pinStart, case .refused = try await exchange.pinStart() {
                 await exchange.connection.shutDown()
-                throw AirPlayError.connectionClosed(endpoint: endpoint.description, path: PinStart.step)
+                exchange = try await PairingExchange(endpoint, configuration: configuration, hkp: 4)
             }
             var setup = PairSetup(kind: .transient)
             let m2 = try await exchange.post("/pair-setup", setup.m1(), step: "pair-setup M1")
@@ -93,7 +92,8 @@ struct PairingExchange: Sendable {
         self.configuration = configuration
         self.hkp = hkp
         connection = Connection(host: endpoint.host, port: endpoint.port, connectTimeout: configuration.connectTimeout,
-                                maxBodyBytes: configuration.maxBodyBytes)  // TLV8 bodies are capped at 64 KiB when decoded
+                                maxBodyBytes: configuration.maxBodyBytes,  // TLV8 bodies are capped at 64 KiB when decoded
+                                resendsAfterStaleClose: false)
         do { try await connection.connectIfNeeded() } catch {
             throw Self.map(error, endpoint: endpoint, step: "connect", timeout: configuration.connectTimeout)
         }
@@ -157,6 +157,8 @@ struct PairingExchange: Sendable {
         switch failure {
         case .connect(let reason): return .connect(endpoint: name, reason: reason)
         case .timeout: return .timeout(endpoint: name, path: step, seconds: timeout)
+        case .closed where step == "pair-setup M3":
+            return .pairing(endpoint: name, step: step, reason: "the receiver closed the connection instead of answering M4: a wrong code (openairplay's airplay2-receiver drops the connection on one), or it went away; check the code and pair again")
         case .closed, .io: return .connectionClosed(endpoint: name, path: step)
         case .malformed(let error): return .pairing(endpoint: name, step: step, reason: "not an HTTP answer: \(error)")
         case .encryption(let reason): return .pairing(endpoint: name, step: step, reason: reason)

@@ -15,31 +15,30 @@ public enum LegacyPairing {
                             notice: @Sendable (String) -> Void = { _ in }) async throws(AirPlayError) -> LegacyCredentials {
         var line = try await RTSPPairingLine(endpoint, configuration: configuration)
         do throws(AirPlayError) {
-            if pinStart, case .refused(let why, let dropped) = try await line.pinStart() {
+            if pinStart, case .refused(let why, _) = try await line.pinStart() {
                 notice(why)
-                if dropped {
-                    await line.close()
-                    line = try await RTSPPairingLine(endpoint, configuration: configuration)
-                }
+                // After a refusal the connection's state is unknown: a new one.
+                await line.close()
+                line = try await RTSPPairingLine(endpoint, configuration: configuration)
             }
             var setup = LegacyPinSetup(pin: pin)
             let steps = LegacyPinSetup.steps
             var answer = try await line.post("/pair-setup-pin", Array(setup.first()), contentType: PropertyList.binaryContentType,
-                                             step: steps.first, refusal: nil)
+                                             step: steps.first)
             if answer.status == 470 {
                 // UxPlay 1.74 refuses round 1 when its random salt came out shorter than 16 bytes
                 // (1 time in 256): the code is not read there, so round 1 is asked once more.
                 answer = try await line.post("/pair-setup-pin", Array(setup.first()), contentType: PropertyList.binaryContentType,
-                                             step: steps.first, refusal: nil)
+                                             step: steps.first)
             }
             let first = try line.checked(answer, step: steps.first, refusal: "the receiver refused to start PIN pairing")
             let second = try await line.checked { () throws(PairingFailure) in try setup.second(answering: first) }
             let proof = try line.checked(try await line.post("/pair-setup-pin", Array(second), contentType: PropertyList.binaryContentType,
-                                                             step: steps.second, refusal: nil),
+                                                             step: steps.second),
                                          step: steps.second, refusal: "the receiver did not accept the code (a wrong PIN); check the code it shows and pair again")
             let third = try await line.checked { () throws(PairingFailure) in try setup.third(answering: proof) }
             let keys = try line.checked(try await line.post("/pair-setup-pin", Array(third), contentType: PropertyList.binaryContentType,
-                                                            step: steps.third, refusal: nil),
+                                                            step: steps.third),
                                         step: steps.third, refusal: "the receiver did not accept our sealed key")
             let credentials = try await line.checked { () throws(PairingFailure) in try setup.credentials(answering: keys) }
             await line.close()
@@ -59,7 +58,7 @@ public enum LegacyPairing {
         do throws(AirPlayError) {
             let setup = LegacyKeySetup(identity: identity)
             let body = try line.checked(try await line.post("/pair-setup", setup.request(), contentType: "application/octet-stream",
-                                                            step: "pair-setup", refusal: nil),
+                                                            step: "pair-setup"),
                                         step: "pair-setup", refusal: "the receiver refused our key")
             let receiverKey = try await line.checked { () throws(PairingFailure) in try setup.receiverKey(answering: Array(body)) }
             let credentials = LegacyCredentials(method: .key, controllerId: identity.id,
@@ -88,7 +87,7 @@ public enum LegacyPairing {
                 let identity = credentials.flatMap(LegacyIdentity.init) ?? LegacyIdentity()
                 let setup = LegacyKeySetup(identity: identity)
                 let body = try line.checked(try await line.post("/pair-setup", setup.request(), contentType: "application/octet-stream",
-                                                                step: "pair-setup", refusal: nil),
+                                                                step: "pair-setup"),
                                             step: "pair-setup", refusal: "the receiver refused our key")
                 let key = try await line.checked { () throws(PairingFailure) in
                     try setup.receiverKey(answering: Array(body), expected: credentials?.receiverPublicKey)
@@ -113,7 +112,7 @@ public enum LegacyPairing {
     public static func check(_ endpoint: AirPlayEndpoint, credentials: LegacyCredentials,
                              configuration: AirPlayConfiguration = .init()) async throws(AirPlayError) -> (verify: Duration, infoStatus: Int) {
         let connection = Connection(host: endpoint.host, port: endpoint.port, connectTimeout: configuration.connectTimeout,
-                                    maxBodyBytes: configuration.maxBodyBytes)
+                                    maxBodyBytes: configuration.maxBodyBytes, resendsAfterStaleClose: false)
         do { try await connection.connectIfNeeded() } catch {
             throw PairingExchange.map(error, endpoint: endpoint, step: "connect", timeout: configuration.connectTimeout)
         }
@@ -129,10 +128,10 @@ public enum LegacyPairing {
         let verify = LegacyPairVerify(identity: identity, receiverKey: Array(credentials.receiverPublicKey))
         let steps = LegacyPairVerify.steps
         let m2 = try line.checked(try await line.post("/pair-verify", verify.m1(), contentType: "application/octet-stream",
-                                                      step: steps.first, refusal: nil),
+                                                      step: steps.first),
                                   step: steps.first, refusal: "the receiver refused pair-verify")
         let m3 = try await line.checked { () throws(PairingFailure) in try verify.m3(answering: Array(m2)) }
-        _ = try line.checked(try await line.post("/pair-verify", m3, contentType: "application/octet-stream", step: steps.second, refusal: nil),
+        _ = try line.checked(try await line.post("/pair-verify", m3, contentType: "application/octet-stream", step: steps.second),
                              step: steps.second, refusal: "the receiver did not accept our signature")
         return true
     }
@@ -164,7 +163,7 @@ struct RTSPPairingLine: Sendable {
 
     init(_ endpoint: AirPlayEndpoint, configuration: AirPlayConfiguration) async throws(AirPlayError) {
         let connection = Connection(host: endpoint.host, port: endpoint.port, connectTimeout: configuration.connectTimeout,
-                                    maxBodyBytes: configuration.maxBodyBytes)
+                                    maxBodyBytes: configuration.maxBodyBytes, resendsAfterStaleClose: false)
         do { try await connection.connectIfNeeded() } catch {
             throw PairingExchange.map(error, endpoint: endpoint, step: "connect", timeout: configuration.connectTimeout)
         }
@@ -185,7 +184,7 @@ struct RTSPPairingLine: Sendable {
         return try PinStart.outcome(endpoint: endpoint, status: response.status, reason: response.reason)
     }
 
-    func post(_ path: String, _ body: [UInt8], contentType: String, step: String, refusal: String?) async throws(AirPlayError) -> HTTPResponse {
+    func post(_ path: String, _ body: [UInt8], contentType: String, step: String) async throws(AirPlayError) -> HTTPResponse {
         try await send("POST", path, body, contentType: contentType, step: step)
     }
 

@@ -4,7 +4,7 @@ import Foundation
 /// with a fixed code (printed on it, as a HAP accessory; UxPlay's `-pin 4321`) may have no such
 /// step: HAP-python answers 500 and drops the connection. Since `airplay pair` always has the
 /// code before it starts (`--pin`, or one line of stdin), a refusal other than 403 is not an
-/// error: pairing goes on with that code (on a new connection when this one dropped) and the
+/// error: pairing goes on with that code on a new connection and the
 /// refusal is told, with `--no-pin-start` for next time. A wrong code still ends at the proof
 /// step. 403 stays an error: LG, Samsung and Vizio answer it when their code is asked every time.
 enum PinStart {

@@ -36,12 +36,19 @@ actor Connection {
     /// connection (it sends `Content-Length` whenever there is a body).
     let lengthlessIsEmpty: Bool
 
-    init(host: String, port: Int, connectTimeout: Double, maxBodyBytes: Int, lengthlessIsEmpty: Bool = false) {
+    /// Whether a request that met a close before its answer on a reused connection is sent again
+    /// on a new one. Off for pairing: its messages belong to the connection they started on (a
+    /// pair-setup M3 on a new connection means nothing to the receiver).
+    let resendsAfterStaleClose: Bool
+
+    init(host: String, port: Int, connectTimeout: Double, maxBodyBytes: Int, lengthlessIsEmpty: Bool = false,
+         resendsAfterStaleClose: Bool = true) {
         self.host = host
         self.port = port
         self.connectTimeout = connectTimeout
         self.maxBodyBytes = maxBodyBytes
         self.lengthlessIsEmpty = lengthlessIsEmpty
+        self.resendsAfterStaleClose = resendsAfterStaleClose
     }
 
     /// The local IP address of the connection (AirPlay 2's RTSP URI names it); nil when closed.
@@ -89,7 +96,7 @@ actor Connection {
         }
         do {
             return try await exchange(request, timeout: timeout)
-        } catch .closed(answerStarted: false) where reused && !encrypted && !Task.isCancelled {
+        } catch .closed(answerStarted: false) where reused && !encrypted && resendsAfterStaleClose && !Task.isCancelled {
             try await connect()
             return try await exchange(request, timeout: timeout)
         }
