@@ -138,9 +138,11 @@ final class DiscoverCommandTests: XCTestCase {
         XCTAssertNil(try receiver("Samsung", in: json)["flags"] as? String)
         // What each wants before playing: Apple TV 4K a code (flags 0x200), Samsung transient pairing (bit 48);
         // both AirPlay 2 by their features (bit 38 / bit 48), so paired sessions take the AirPlay 2 flow.
-        XCTAssertEqual(appleTV["pairing"] as? NSDictionary, ["kind": "pin", "reason": "flags 0x200", "airPlay2": true] as NSDictionary)
+        XCTAssertEqual(appleTV["pairing"] as? NSDictionary, ["kind": "pin", "scheme": "hap", "reason": "flags 0x200", "airPlay2": true,
+                                                                  "legacyPairingBit": true, "pw": false] as NSDictionary)
         XCTAssertEqual(try receiver("Samsung", in: json)["pairing"] as? NSDictionary,
-                       ["kind": "transient", "reason": "features bit 48", "airPlay2": true] as NSDictionary)
+                       ["kind": "transient", "scheme": "hap-transient", "reason": "features bit 48", "airPlay2": true,
+                        "legacyPairingBit": false, "pw": false] as NSDictionary)
     }
 
     func testMalformedTXTReceiverIsListedUnclassifiedWithWarnings() throws {
