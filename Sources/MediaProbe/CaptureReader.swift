@@ -38,6 +38,8 @@ public struct CaptureInput: Sendable, Equatable, CustomStringConvertible {
     var hint: String {
         switch format {
         case "x11grab": return "check that the X display is running and that this user may open it (DISPLAY, XAUTHORITY)"
+        case "pulse": return "check that the PulseAudio server answers (the option server=unix:/path/pulse.sock, or PULSE_SERVER) and that the source exists (`pactl list short sources`; a sink's sound is SINK.monitor)"
+        case "alsa": return "check the device (`arecord -l`: hw:CARD,DEVICE), that this user may open it (the 'audio' group) and that no other program holds it"
         case "v4l2": return "check that the device node exists, that this user may read it (the 'video' group), that no other program holds it, and that the card has a signal"
         case nil: return "check the path and that the file is a recording FFmpeg can read"
         default: return "check that the device exists and FFmpeg's libavdevice knows '\(format ?? "")'"
@@ -51,6 +53,7 @@ public enum CaptureError: Error, Sendable, Equatable, CustomStringConvertible {
     case unknownDevice(CaptureInput)
     case cannotOpen(CaptureInput, reason: String)
     case noVideo(CaptureInput)
+    case noAudio(CaptureInput)
     case readFailed(CaptureInput, reason: String)
 
     public var description: String {
@@ -63,6 +66,8 @@ public enum CaptureError: Error, Sendable, Equatable, CustomStringConvertible {
             return "cannot open capture \(input): \(reason); \(input.hint)"
         case .noVideo(let input):
             return "\(input): no video stream to read frame codes from; give the capture of the receiver's picture"
+        case .noAudio(let input):
+            return "\(input): no audio stream to hear the receiver from; give its sound (pulse:SOURCE, alsa:DEVICE) or a recording with sound"
         case .readFailed(let input, let reason):
             return "capture \(input) stopped: \(reason); \(input.hint)"
         }
@@ -91,6 +96,8 @@ public final class CaptureReader {
     /// a capture that ends well before it was cut short.
     public private(set) var declaredDuration: Double?
     public var hasAudio: Bool { audio != nil }
+    /// The first picture's timestamp in seconds as the input gives it (wall-clock seconds for x11grab).
+    public var originTimestamp: Double? { origin }
 
     private var format: UnsafeMutablePointer<AVFormatContext>?
     private var video: Decoder

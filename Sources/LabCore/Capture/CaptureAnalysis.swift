@@ -32,6 +32,11 @@ public struct CaptureAnalysis: Codable, Sendable, Equatable {
     public var notes: [String]
     /// With `keepFilmstrips`: pictures around each transition, in the order of `transitions`.
     public var filmstrips: [Filmstrip]?
+    /// What the sound did (`--audio same`: the capture's own audio track; `--audio INPUT`: another input).
+    public var sound: SoundMeasurement?
+    /// The first frame's timestamp as the input gave it, in seconds (wall-clock seconds for x11grab):
+    /// how a sound captured apart is placed on the picture's clock.
+    public var clockOrigin: Double?
 
     public init(input: String, result: Result, capture: CaptureQuality, startup: Double? = nil, firstFrame: ShownFrame? = nil,
                 segments: [ShownSegment] = [], transitions: [CaptureTransition] = [], blackFrames: Int = 0,

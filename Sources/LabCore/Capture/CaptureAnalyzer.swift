@@ -16,6 +16,8 @@ public struct CaptureAnalyzer: Sendable {
     public var readTimeout: Double = 5
     /// Keep a few small pictures around each transition (`CaptureAnalysis.filmstrips`).
     public var keepFilmstrips = false
+    /// Measure the sound of the capture's own audio track (`CaptureAnalysis.sound`; `--capture-audio same`).
+    public var measuresOwnSound = false
 
     public init(streams: CaptureStreams, duration: Double? = nil) {
         self.streams = streams
@@ -26,7 +28,7 @@ public struct CaptureAnalyzer: Sendable {
     public func analyze(_ input: CaptureInput, isCancelled: @Sendable () -> Bool = { false }) throws(CaptureError) -> CaptureAnalysis {
         let reader = try CaptureReader(input: input, analysisWidth: analysisWidth, readTimeout: readTimeout)
         var codes = FrameCodeReader(code: streams.code)
-        var tones = ToneDetector(tones: toneTable())
+        var tones = SoundTrack(tones: streams.tones)
         var readings: [(time: Double, reading: FrameReading)] = []
         var black = 0, unreadable = 0
         var firstCode: Double?
@@ -93,6 +95,12 @@ public struct CaptureAnalyzer: Sendable {
                                        firstFrame: first, segments: built.segments, transitions: built.transitions, blackFrames: black,
                                        unreadableFrames: unreadable, audio: reader.hasAudio, notes: notes)
         if keepFilmstrips { analysis.filmstrips = film.finished() }
+        analysis.clockOrigin = reader.originTimestamp
+        if measuresOwnSound {
+            analysis.sound = reader.hasAudio
+                ? tones.finish(input: input.description + " (its audio)", streams: streams, picture: built.transitions)
+                : SoundMeasurement(result: "failed", input: input.description, notes: ["the capture has no audio track to hear"])
+        }
         return analysis
     }
 
@@ -104,13 +112,6 @@ public struct CaptureAnalyzer: Sendable {
         guard wanted - seen > max(1, wanted * 0.05) else { return nil }
         return String(format: "the capture ended early: pictures stop at %.1f s of the %.1f s its file declares (a truncated file or an "
                       + "interrupted recording?); nothing after %.1f s was measured", seen, declared, seen)
-    }
-
-    private func toneTable() -> [(stream: Int, frequency: Double)] {
-        if let streams = streams.manifest?.streams {
-            return streams.compactMap { stream in stream.tone.map { (stream.id, Double($0)) } }
-        }
-        return (0..<40).map { ($0, Double(streams.code.tone(stream: $0))) }
     }
 
     /// The capture's cadence: measured rate, frames missing from it, the longest interval.
@@ -130,5 +131,15 @@ public struct CaptureAnalyzer: Sendable {
         return CaptureQuality(frames: times.count, seconds: (span * 1000).rounded() / 1000, width: size.0, height: size.1,
                               nominalRate: nominal.map { ($0 * 1000).rounded() / 1000 }, measuredRate: (measured * 1000).rounded() / 1000,
                               droppedFrames: dropped, precisionMs: (max(largest, expected) * 1000).rounded())
+    }
+}
+
+extension CaptureStreams {
+    /// Each stream's tone: the suite's, else the frame code's rule for 40 ids.
+    var tones: [(stream: Int, frequency: Double)] {
+        if let streams = manifest?.streams {
+            return streams.compactMap { stream in stream.tone.map { (stream.id, Double($0)) } }
+        }
+        return (0..<40).map { ($0, Double(code.tone(stream: $0))) }
     }
 }

@@ -30,7 +30,7 @@ struct ToneDetector {
     let window: Double
     private var buffer: [Float] = []
     private var bufferStart: Double?
-    private(set) var runs: [ToneRun] = []
+    var runs: [ToneRun] = []
 
     init(tones: [(stream: Int, frequency: Double)], window: Double = 0.02) {
         self.tones = tones

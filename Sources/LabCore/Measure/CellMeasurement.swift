@@ -124,6 +124,8 @@ public struct CellMeasurement: Codable, Sendable, Equatable {
     public var shortEnd: MeasuredShortEnd?
     /// What a capture of the receiver's output showed (`lab run --capture`): the picture's stalls beside these.
     public var picture: PictureMeasurement?
+    /// What the receiver's sound did (`lab run --capture-audio`): gaps, clicks, levels, A/V offsets.
+    public var sound: SoundMeasurement?
     /// How long, in ms, the receiver held the primary's position at the interstitial's START while it
     /// played the ad (the ad's fetches say it did): the ad playing, not a stall. Only what lasted
     /// longer than the ad counts as a stall there. nil when no such hold was seen.
@@ -151,7 +153,7 @@ public struct CellMeasurement: Codable, Sendable, Equatable {
 
     private enum CodingKeys: String, CodingKey {
         case playToFirstRequestMs, playToFirstSegmentMs, playToFirstFrameMs, stalls, outcome, transitionStallMs, reason
-        case failure, jumps, failedPolls, receiverError, lastPosition, mediaDuration, shortEnd, picture, behaviour, adHoldMs
+        case failure, jumps, failedPolls, receiverError, lastPosition, mediaDuration, shortEnd, picture, sound, behaviour, adHoldMs
     }
 
     public init(from decoder: any Decoder) throws {
@@ -171,6 +173,7 @@ public struct CellMeasurement: Codable, Sendable, Equatable {
                   mediaDuration: try c.decodeIfPresent(Double.self, forKey: .mediaDuration),
                   shortEnd: try c.decodeIfPresent(MeasuredShortEnd.self, forKey: .shortEnd))
         picture = try c.decodeIfPresent(PictureMeasurement.self, forKey: .picture)
+        sound = try c.decodeIfPresent(SoundMeasurement.self, forKey: .sound)
         adHoldMs = try c.decodeIfPresent(Double.self, forKey: .adHoldMs)
     }
 
@@ -196,6 +199,7 @@ public struct CellMeasurement: Codable, Sendable, Equatable {
         try c.encodeIfPresent(mediaDuration, forKey: .mediaDuration)
         try c.encodeIfPresent(shortEnd, forKey: .shortEnd)
         try c.encodeIfPresent(picture, forKey: .picture)
+        try c.encodeIfPresent(sound, forKey: .sound)
         if let behaviour { try behaviour.encode(to: c.superEncoder(forKey: .behaviour)) }
         try c.encodeIfPresent(adHoldMs, forKey: .adHoldMs)
     }

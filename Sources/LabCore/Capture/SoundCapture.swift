@@ -1,0 +1,74 @@
+import Foundation
+import MediaProbe
+
+/// A receiver's sound heard apart from its picture (`--capture-audio RECEIVER=pulse:...|alsa:...`):
+/// read live on a thread of its own from `init` until `finish`, kept bounded (`SoundTrack`).
+public final class SoundCapture: @unchecked Sendable {
+    public let input: CaptureInput
+    private let streams: CaptureStreams
+    private let lock = NSLock()
+    private var stopped = false
+    private var outcome: Result<Heard, CaptureError>?
+    private let done = DispatchSemaphore(value: 0)
+
+    struct Heard {
+        var track: SoundTrack
+        var origin: Double?
+        var drops: [(at: Double, seconds: Double)]
+        var drift: Double
+        var unreadable: Int
+    }
+
+    /// Starts reading `input` at once; a file is read to its end, a device until `finish` (or `duration` seconds).
+    public init(input: CaptureInput, streams: CaptureStreams, duration: Double? = nil) {
+        self.input = input
+        self.streams = streams
+        Thread { [self] in
+            let result = Result { () throws(CaptureError) -> Heard in
+                let reader = try AudioCaptureReader(input: input)
+                var track = SoundTrack(tones: streams.tones)
+                while let block = try reader.next() {
+                    if lock.withLock({ stopped }) { break }
+                    if let duration, block.time > duration { break }
+                    track.add(time: block.time, samples: block.samples, sampleRate: block.sampleRate, channels: block.channels,
+                              activeChannels: block.activeChannels)
+                }
+                return Heard(track: track, origin: reader.originTimestamp, drops: reader.drops,
+                             drift: reader.clockDrift, unreadable: reader.unreadableFrames)
+            }
+            lock.withLock { outcome = result }
+            done.signal()
+        }.start()
+    }
+
+    /// Stops the reading and says what was heard, placed on the picture's clock by `pictureOrigin`
+    /// (the first frame's timestamp, `CaptureAnalysis.clockOrigin`); waits at most `timeout` seconds.
+    public func finish(picture: [CaptureTransition] = [], pictureOrigin: Double? = nil, timeout: Double = 15) -> SoundMeasurement {
+        lock.withLock { stopped = true }
+        guard done.wait(timeout: .now() + timeout) == .success, let outcome = lock.withLock({ outcome }) else {
+            return SoundMeasurement(result: "failed", input: input.description, notes: ["the sound capture did not stop within \(Int(timeout)) s"])
+        }
+        switch outcome {
+        case .failure(let error):
+            return SoundMeasurement(result: "failed", input: input.description, notes: [error.description])
+        case .success(let heard):
+            var notes: [String] = []
+            let placed = Self.shift(sound: heard.origin, picture: pictureOrigin)
+            if let note = placed.note, pictureOrigin != nil { notes.append(note) }
+            if heard.unreadable > 0 { notes.append("\(heard.unreadable) blocks of sound came in a sample format not read") }
+            return heard.track.finish(input: input.description, streams: streams, picture: picture, shift: placed.seconds,
+                                      drift: input.isDevice ? heard.drift : nil, drops: heard.drops, notes: notes)
+        }
+    }
+
+    /// Seconds to add to the sound's times to put them on the picture's clock. Devices (pulse,
+    /// alsa, x11grab) stamp with the time of day: the difference of the first timestamps. Otherwise
+    /// (recordings, v4l2's monotonic stamps) the two are aligned by their starts, and say so.
+    static func shift(sound: Double?, picture: Double?) -> (seconds: Double, note: String?) {
+        if let sound, let picture, sound > 1e9, picture > 1e9, abs(sound - picture) < 3600 {
+            return (sound - picture, nil)
+        }
+        return (0, "the sound and the picture share no clock (their timestamps are not both the time of day): they are aligned "
+                + "by their first samples, and A/V offsets are only as good as the two inputs started together")
+    }
+}
