@@ -279,10 +279,10 @@ public struct LabRunner<C: Clock>: Sendable where C.Duration == Duration {
             let capture = runner.options.capture?(target)
             let recording: CellRecording
             do { recording = try await driver.run(target.endpoint, url: caseURL, script: labCase.behaviour?.commands ?? []) } catch {
-                _ = capture?.finish(playSentAt: Date())
+                _ = capture?.finishBoth(playSentAt: Date())
                 throw error
             }
-            let picture = capture?.finish(playSentAt: recording.series.playSentAt)
+            let (picture, sound) = capture?.finishBoth(playSentAt: recording.series.playSentAt) ?? (nil, nil)
             try? await runner.clock.sleep(for: runner.options.requestSettle)  // a finished cell is stored even when interrupted now
             let requests = (try? runner.recorder.requests(client: target.address, from: recording.series.playSentAt.addingTimeInterval(-1),
                                                           to: Date())) ?? []
@@ -290,6 +290,7 @@ public struct LabRunner<C: Clock>: Sendable where C.Duration == Duration {
                 ? Self.refused(recording.end.failure ?? "refused")
                 : CellMeasurer(thresholds: runner.options.thresholds).measure(series: recording.series, requests: requests, labCase: labCase, failure: recording.end.failure)
             measurement.picture = picture
+            measurement.sound = sound
             if let adEnd = labCase.interstitialStart.map({ $0 + (labCase.interstitialDuration ?? 0) }) {
                 // An ad without video (track-set-audio-only) shows no frame by design.
                 let adMet = TransitionPoint.interstitialFetched(labCase, requests: requests) != false

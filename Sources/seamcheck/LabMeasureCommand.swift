@@ -34,6 +34,9 @@ struct LabMeasureCommand: AsyncParsableCommand {
     @Option(name: .customLong("capture-option"), help: "An option of the input device, KEY=VALUE (framerate=30, video_size=1280x720); repeatable.")
     var captureOptions: [String] = []
 
+    @Option(name: .customLong("capture-audio"), help: "Hear the receiver's sound too: same (the capture's own audio track), pulse:SOURCE[?server=unix:PATH], alsa:DEVICE (alsa:hw:1,0), or a recording of it.")
+    var captureAudio: String?
+
     @Option(help: "table (default on a terminal) or json.")
     var format: ListFormat?
 
@@ -63,12 +66,29 @@ struct LabMeasureCommand: AsyncParsableCommand {
         var analyzer = CaptureAnalyzer(streams: CaptureStreams(manifest: manifest),
                                        duration: duration ?? (input.isDevice ? 60 : nil))
         analyzer.noCodeLimit = noCodeLimit
+        let audio = captureAudio.map(AudioInput.parse)
+        analyzer.measuresOwnSound = audio == .sameAsPicture
+        var sound: SoundCapture?
+        if case .device(let heard)? = audio {
+            if heard.format == nil, !FileManager.default.fileExists(atPath: heard.target) {
+                throw CLIFailure.input("--capture-audio \(heard.target): no such file; give same, pulse:SOURCE, alsa:DEVICE or a recording")
+            }
+            // Opened here first: a source that cannot be is exit 2 before the picture is read.
+            _ = try AudioCaptureReader(input: heard)
+            sound = SoundCapture(input: heard, streams: analyzer.streams, duration: analyzer.duration)
+        }
         let trap = InterruptTrap(stopping: "reading the capture") { _ in }
         let (ready, source) = (analyzer, input)
-        let analysis = try await Self.blocking { () throws(CaptureError) -> CaptureAnalysis in
+        var analysis = try await Self.blocking { () throws(CaptureError) -> CaptureAnalysis in
             try withExtendedLifetime(trap) { () throws(CaptureError) -> CaptureAnalysis in
                 try ready.analyze(source, isCancelled: { trap.received != nil })
             }
+        }
+        if let sound {
+            // A recording of the sound is read to its end; a device stops with the picture.
+            let heard = sound
+            let transitions = analysis.transitions, origin = analysis.clockOrigin
+            analysis.sound = await Self.waiting { heard.finish(picture: transitions, pictureOrigin: origin, timeout: 60) }
         }
         switch ListFormat.resolve(format) {
         case .json:
@@ -83,6 +103,11 @@ struct LabMeasureCommand: AsyncParsableCommand {
                 + "check that it shows the receiver's output while it plays a case of a suite made by `seamcheck lab streams` "
                 + "(suites made before frame codes have none)")
         }
+    }
+
+    /// Waits for blocking work on a thread of its own.
+    static func waiting<T: Sendable>(_ body: @escaping @Sendable () -> T) async -> T {
+        await withCheckedContinuation { continuation in Thread { continuation.resume(returning: body()) }.start() }
     }
 
     /// Runs blocking FFmpeg work on a thread of its own, not on the cooperative pool.

@@ -131,6 +131,9 @@ struct LabRunCommand: AsyncParsableCommand {
     @Option(name: .customLong("capture"), help: "Read a receiver's picture during each cell: [RECEIVER=]INPUT, INPUT a capture device (/dev/video0), an X display (:99) or FORMAT:TARGET (repeatable; docs/lab-measure.md).")
     var captures: [String] = []
 
+    @Option(name: .customLong("capture-audio"), help: "Hear a receiver's sound during each cell: [RECEIVER=]INPUT, INPUT pulse:SOURCE[?server=unix:PATH] (a PulseAudio source: a sink's monitor), alsa:DEVICE (alsa:hw:1,0: an HDMI card), or same (the audio of its --capture); repeatable; docs/lab-measure.md.")
+    var captureAudio: [String] = []
+
     @Option(name: .customLong("capture-option"), help: "An option of the capture devices, KEY=VALUE (framerate=30, video_size=1920x1080); repeatable.")
     var captureOptions: [String] = []
 
@@ -189,6 +192,8 @@ struct LabRunCommand: AsyncParsableCommand {
         let inputs = try CaptureAssignment.assign(captures, options: captureOptions, to: targets)
         // Each capture opened once before anything starts: one that cannot be is exit 2 now, not a failed picture per cell.
         for input in inputs.values { _ = try CaptureReader(input: input) }
+        let sounds = try CaptureAssignment.assignAudio(captureAudio, pictures: inputs, to: targets)
+        for case .device(let input) in sounds.values { _ = try AudioCaptureReader(input: input) }
 
         var options = LabRunner<ContinuousClock>.Options()
         options.pollInterval = .milliseconds(Int64(pollInterval))
@@ -201,10 +206,16 @@ struct LabRunCommand: AsyncParsableCommand {
         options.primaryTimeline = manifest.primaryTimeline
         options.profiles = (try? ProfileLocator.load(explicitDirectory: lookup.profilesDir.path, selecting: [])) ?? []
         options.askServerInfo = true
-        if !inputs.isEmpty {
+        if !inputs.isEmpty || !sounds.isEmpty {
             let streams = CaptureStreams(manifest: manifest)
             options.capture = { target in
-                inputs[target.name].map { CellCapture(input: $0, analyzer: CaptureAnalyzer(streams: streams)) }
+                var analyzer = CaptureAnalyzer(streams: streams)
+                analyzer.measuresOwnSound = sounds[target.name] == .sameAsPicture
+                let sound: SoundCapture? = if case .device(let input)? = sounds[target.name] {
+                    SoundCapture(input: input, streams: streams)
+                } else { nil }
+                return inputs[target.name].map { CellCapture(input: $0, analyzer: analyzer, sound: sound) }
+                    ?? sound.map { CellCapture(soundOnly: $0) }
             }
         }
         let origin: LabRunSession.Origin = if let server { .server(server) } else { .own(suite: suite!, bind: bind, port: port) }

@@ -130,10 +130,23 @@ public final class CellCapture: @unchecked Sendable {
     private var outcome: (analysis: Result<CaptureAnalysis, CaptureError>, started: Date?)?
     private let done = DispatchSemaphore(value: 0)
     public let input: CaptureInput
+    /// The receiver's sound heard apart (`--capture-audio pulse:...`), placed on the picture's clock at the end.
+    private let sound: SoundCapture?
+    private let picture: Bool
 
-    /// Starts reading `input` at once.
-    public init(input: CaptureInput, analyzer: CaptureAnalyzer) {
+    /// Hears `sound` alone: no picture (`--capture-audio` without `--capture`).
+    public init(soundOnly sound: SoundCapture) {
+        self.input = sound.input
+        self.sound = sound
+        picture = false
+        done.signal()
+    }
+
+    /// Starts reading `input` at once (and `sound`, already started).
+    public init(input: CaptureInput, analyzer: CaptureAnalyzer, sound: SoundCapture? = nil) {
         self.input = input
+        self.sound = sound
+        picture = true
         var settings = analyzer
         // A cell ends the capture; the analyzer never gives up on its own before that.
         settings.noCodeLimit = .infinity
@@ -152,6 +165,18 @@ public final class CellCapture: @unchecked Sendable {
             lock.withLock { outcome = (result, firstFrame) }
             done.signal()
         }.start()
+    }
+
+    /// Stops the capture and returns what it showed and what was heard (the capture's own audio
+    /// with `CaptureAnalyzer.measuresOwnSound`, or the sound captured apart).
+    public func finishBoth(playSentAt: Date, timeout: Double = 15) -> (PictureMeasurement?, SoundMeasurement?) {
+        guard picture else { return (nil, sound?.finish(timeout: timeout)) }
+        let shown = finish(playSentAt: playSentAt, timeout: timeout)
+        if let sound {
+            return (shown, sound.finish(picture: shown.transitions, pictureOrigin: lock.withLock { outcome.flatMap { try? $0.analysis.get().clockOrigin } },
+                                        timeout: timeout))
+        }
+        return (shown, lock.withLock { outcome.flatMap { try? $0.analysis.get().sound } })
     }
 
     /// Stops the capture and returns what it showed, for a `/play` sent at `playSentAt`. Waits at most `timeout` seconds.

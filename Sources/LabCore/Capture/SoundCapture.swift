@@ -28,7 +28,7 @@ public final class SoundCapture: @unchecked Sendable {
                 let reader = try AudioCaptureReader(input: input)
                 var track = SoundTrack(tones: streams.tones)
                 while let block = try reader.next() {
-                    if lock.withLock({ stopped }) { break }
+                    if input.isDevice, lock.withLock({ stopped }) { break }
                     if let duration, block.time > duration { break }
                     track.add(time: block.time, samples: block.samples, sampleRate: block.sampleRate, channels: block.channels,
                               activeChannels: block.activeChannels)

@@ -29,6 +29,10 @@ public struct MeasurementThresholds: Codable, Sendable, Equatable {
     public var earlyEndMarginSeconds: Double
     /// Per poll pair: media time falling short of wall time by less than this is jitter.
     public var positionEpsilonSeconds: Double
+    /// A silence between two streams' tones this long or longer is a glitch a viewer hears.
+    public var audioGapMs: Double = 100
+    /// An A/V offset at a switch further than this from what the streams say (sound early or late) is a glitch.
+    public var avOffsetMs: Double = 45
     public var grades: Grades
 
     public init(stallMinimumMs: Double = 200, transitionWindowSeconds: Double = 1.5, jumpToleranceSeconds: Double = 1.0,
@@ -48,7 +52,7 @@ public struct MeasurementThresholds: Codable, Sendable, Equatable {
 
     /// The keys a file or `--threshold KEY=VALUE` may set, as written in the YAML.
     public static let keys = ["stallMinimumMs", "transitionWindowSeconds", "jumpToleranceSeconds", "earlyEndMarginSeconds",
-                              "positionEpsilonSeconds", "grades.warningMs", "grades.errorMs"]
+                              "positionEpsilonSeconds", "audioGapMs", "avOffsetMs", "grades.warningMs", "grades.errorMs"]
 
     /// How a measured stall of `ms` reads as a level: pass, warning or error.
     public func grade(stallMs ms: Double) -> ObservedLevel {
@@ -67,6 +71,8 @@ public struct MeasurementThresholds: Codable, Sendable, Equatable {
         case "jumpToleranceSeconds": copy.jumpToleranceSeconds = value
         case "earlyEndMarginSeconds": copy.earlyEndMarginSeconds = value
         case "positionEpsilonSeconds": copy.positionEpsilonSeconds = value
+        case "audioGapMs": copy.audioGapMs = value
+        case "avOffsetMs": copy.avOffsetMs = value
         case "grades.warningMs": copy.grades.warningMs = value
         case "grades.errorMs": copy.grades.errorMs = value
         default:

@@ -35,6 +35,22 @@ public enum VerdictRules {
         return copy
     }
 
+    static func with(_ m: CellMeasurement, sound: SoundMeasurement) -> CellMeasurement {
+        var copy = m
+        copy.sound = sound
+        return copy
+    }
+
+    /// Sound heard switching from the primary to the ad, with a gap and an A/V offset.
+    static func heard(gapMs: Double, avOffsetMs: Double? = nil, expected: Double? = nil) -> SoundMeasurement {
+        let t = SoundTransition(at: "the ad's start", from: "primary", to: "ad of control", fromStream: 1, toStream: 2,
+                                outgoingEnd: 6.5, incomingStart: 6.5 + gapMs / 1000, gapMs: gapMs, silenceMs: gapMs, clicks: 0,
+                                levelBeforeDb: -20, levelAfterDb: -20.5, levelJumpDb: -0.5, expectedLevelJumpDb: -0.4,
+                                avOffsetMs: avOffsetMs, expectedAvOffsetMs: avOffsetMs == nil ? nil : (expected ?? 0), notes: [])
+        return SoundMeasurement(result: "measured", input: "pulse:seamcheck_null.monitor", seconds: 14, sampleRate: 48000, channels: 2,
+                                transitions: [t])
+    }
+
     /// Kodi 20.1's HEVC stitched case with `--capture` (measured): the primary's #179 held 380 ms at the
     /// break, primary frames due after the ad shown in its place, #235 held 2099 ms; no ad frame on screen.
     static var kodiHEVC: CellMeasurement {
@@ -154,17 +170,77 @@ public enum VerdictRules {
                            fires: true, verdict: .seamless, reasonHolds: "1 switches on screen"),
             VerdictExample("no capture", playedThrough, fires: false, verdict: .seamless),
         ]),
-        VerdictRule(id: "sound-gap", source: .sound, summary: "the tones went silent across a switch for stallMinimumMs or "
-                    + "more while the picture switched: a glitch a viewer hears", read: { m, thresholds in
-            guard let gap = m.picture?.transitions.compactMap(\.audioGapMs).max(), gap >= thresholds.stallMinimumMs else { return nil }
+        VerdictRule(id: "sound-unreadable", source: .sound, summary: "a sound capture that failed, was silent throughout "
+                    + "(muted), too coarse for the tones or held none: named in the reason, never a verdict", read: { m, _ in
+            guard let sound = m.sound, !sound.isMeasured else { return nil }
+            return VerdictEvidence(rule: "sound-unreadable", source: .sound, verdict: nil,
+                                   words: "the sound (\(sound.input)) gave nothing to judge: \(sound.result)"
+                                    + (sound.notes.last.map { ", \($0)" } ?? ""))
+        }, examples: [
+            VerdictExample("a muted TV", with(playedThrough, sound: SoundMeasurement(result: "silent", input: "pulse:tv.monitor",
+                                                                                 notes: ["the sound was silent for all 14.0 s"])),
+                           fires: true, verdict: .seamless, reasonHolds: "gave nothing to judge: silent"),
+            VerdictExample("heard", with(playedThrough, sound: heard(gapMs: 0)), fires: false, verdict: .seamless),
+        ]),
+        VerdictRule(id: "sound-gap", source: .sound, summary: "the tones went silent across a switch for audioGapMs or "
+                    + "more: a glitch a viewer hears (from --capture-audio, else the capture's own audio)", read: { m, thresholds in
+            let heard = m.sound?.isMeasured == true ? m.sound?.transitions.compactMap { t in t.gapMs.map { ($0, t.at) } } : nil
+            let gaps = heard ?? (m.picture?.transitions.compactMap { $0.audioGapMs.map { ($0, "a switch") } } ?? [])
+            guard let worst = gaps.max(by: { $0.0 < $1.0 }), worst.0 >= thresholds.audioGapMs else { return nil }
             return VerdictEvidence(rule: "sound-gap", source: .sound, verdict: .glitch,
-                                   words: "audio gap \(Int(gap.rounded())) ms at a switch")
+                                   words: "audio gap \(Int(worst.0.rounded())) ms at \(worst.1)")
         }, examples: [
             VerdictExample("450 ms of silence at a clean cut", with(playedThrough, picture(["primary", "ad of control"],
                             transitions: [transition(stallMs: 0, audioGapMs: 450)])), fires: true, verdict: .glitch,
                            reasonHolds: "audio gap 450 ms"),
             VerdictExample("tones meet", with(playedThrough, picture(["primary", "ad of control"],
                             transitions: [transition(stallMs: 0, audioGapMs: 20)])), fires: false, verdict: .seamless),
+            VerdictExample("heard live: 300 ms silent at the ad", with(playedThrough, sound: heard(gapMs: 300)), fires: true,
+                           verdict: .glitch, reasonHolds: "audio gap 300 ms at the ad's start"),
+        ]),
+        VerdictRule(id: "sound-av-offset", source: .sound, summary: "at a switch both seen and heard, the incoming tone's first "
+                    + "sample and first frame apart by more than avOffsetMs beyond what the streams say: lips out of sync, a glitch",
+                    read: { m, thresholds in
+            func error(_ t: SoundTransition) -> Double? { t.avOffsetMs.map { $0 - (t.expectedAvOffsetMs ?? 0) } }
+            guard let sound = m.sound, sound.isMeasured,
+                  let t = sound.transitions.filter({ error($0) != nil }).max(by: { abs(error($0)!) < abs(error($1)!) }),
+                  let error = error(t), abs(error) > thresholds.avOffsetMs else { return nil }
+            return VerdictEvidence(rule: "sound-av-offset", source: .sound, verdict: .glitch,
+                                   words: "the sound \(error > 0 ? "lagged" : "led") the picture by \(Int(abs(t.avOffsetMs!).rounded())) ms "
+                                    + "at \(t.at)" + (t.expectedAvOffsetMs.map { $0 != 0 ? " (the stream's own: \(Int($0)) ms)" : "" } ?? ""))
+        }, examples: [
+            VerdictExample("sound 120 ms late at the ad", with(playedThrough, sound: heard(gapMs: 0, avOffsetMs: 120)), fires: true,
+                           verdict: .glitch, reasonHolds: "lagged the picture by 120 ms"),
+            VerdictExample("av-start-200ms played as made", with(playedThrough, sound: heard(gapMs: 0, avOffsetMs: 210, expected: 200)),
+                           fires: false, verdict: .seamless),
+        ]),
+        VerdictRule(id: "sound-dropout", source: .sound, summary: "the sound fell silent inside one stream's tone (20 ms or "
+                    + "more, audioGapMs or more counts): a dropout a viewer hears, a glitch", read: { m, thresholds in
+            guard let sound = m.sound, sound.isMeasured,
+                  let worst = sound.dropouts.max(by: { $0.ms < $1.ms }), worst.ms >= thresholds.audioGapMs else { return nil }
+            return VerdictEvidence(rule: "sound-dropout", source: .sound, verdict: .glitch,
+                                   words: "the sound dropped out \(Int(worst.ms)) ms inside the \(worst.stream) at \(MeasureText.seconds(worst.at))")
+        }, examples: [
+            VerdictExample("250 ms of silence inside the ad", with(playedThrough, sound: {
+                var dropped = heard(gapMs: 0)
+                dropped.dropouts = [SoundDropout(stream: "ad of control", at: 8.2, ms: 250)]
+                return dropped
+            }()), fires: true, verdict: .glitch, reasonHolds: "dropped out 250 ms"),
+            VerdictExample("clean", with(playedThrough, sound: heard(gapMs: 0)), fires: false, verdict: .seamless),
+        ]),
+        VerdictRule(id: "sound-seamless", source: .sound, summary: "every switch heard under audioGapMs, in sync within "
+                    + "avOffsetMs (named in the reason)", read: { m, thresholds in
+            guard let sound = m.sound, sound.isMeasured, !sound.transitions.isEmpty,
+                  (sound.longestGapMs ?? 0) < thresholds.audioGapMs,
+                  abs(sound.worstAVErrorMs ?? 0) <= thresholds.avOffsetMs else { return nil }
+            let offsets = sound.transitions.compactMap(\.avOffsetMs).map { "\(Int($0))" }
+            return VerdictEvidence(rule: "sound-seamless", source: .sound, verdict: .seamless,
+                                   words: "\(sound.transitions.count) switches heard, the longest gap \(Int(sound.longestGapMs ?? 0)) ms"
+                                    + (offsets.isEmpty ? "" : ", A/V \(offsets.joined(separator: "/")) ms"))
+        }, examples: [
+            VerdictExample("clean", with(playedThrough, sound: heard(gapMs: 12, avOffsetMs: 20)), fires: true, verdict: .seamless,
+                           reasonHolds: "1 switches heard, the longest gap 12 ms, A/V 20 ms"),
+            VerdictExample("no sound captured", playedThrough, fires: false, verdict: .seamless),
         ]),
     ]
 }
