@@ -1,0 +1,129 @@
+import Foundation
+import MediaProbe
+import Processes
+import SeamcheckTestSupport
+import XCTest
+@testable import LabCore
+
+/// The sound's numbers against media whose truth is known by construction: 2 s of stream 1
+/// (frame codes, its tone), 2 s of stream 2, 2 s of stream 1 again; the tones cut or delayed
+/// at the first switch, aligned at the return.
+struct SoundTruth {
+    var name: String
+    /// Silence before stream 2's tone: the primary's tone ends `cut` early, stream 2's starts `delay` late.
+    var cut = 0.0
+    var delay = 0.0
+    var sampleRate = 48000
+
+    static let delayed = SoundTruth(name: "delayed-200ms", delay: 0.2)
+    static let cut = SoundTruth(name: "cut-300ms", cut: 0.3)
+    static let resampled = SoundTruth(name: "resampled-44100", sampleRate: 44100)
+
+    var gapMs: Double { (cut + delay) * 1000 }
+    /// At the first switch: the incoming tone's first sample after the incoming stream's first frame.
+    var avOffsetMs: Double { delay * 1000 }
+
+    func media() throws -> String {
+        let code = LabFrameCode.current
+        func graph(_ stream: Int, _ label: String) -> String {
+            code.lavfiGraph(pattern: "testsrc2", width: 320, height: 180, rate: "30", stream: stream, after: "null")
+                .replacingOccurrences(of: "[picture]", with: "[picture\(label)]").replacingOccurrences(of: "[code]", with: "[code\(label)]")
+                .replacingOccurrences(of: "[out0]", with: "[\(label)]")
+        }
+        let (one, two) = (code.tone(stream: 1), code.tone(stream: 2))
+        let r = sampleRate
+        let filter = [graph(1, "p"), graph(2, "a"), graph(1, "q"),
+                      "[p]trim=end=2,setpts=PTS-STARTPTS[p1]", "[a]trim=end=2,setpts=PTS-STARTPTS[a1]",
+                      "[q]trim=start=2:end=4,setpts=PTS-STARTPTS[q1]", "[p1][a1][q1]concat=n=3:v=1:a=0,format=yuv420p[v]",
+                      "sine=frequency=\(one):sample_rate=\(r),atrim=end=\(2 - cut)[s1]",
+                      "anullsrc=r=\(r):cl=mono,atrim=end=\(cut + delay + 0.0001)[z]",
+                      "sine=frequency=\(two):sample_rate=\(r),atrim=end=\(2 - delay)[s2]",
+                      "sine=frequency=\(one):sample_rate=\(r),atrim=end=2[s3]",
+                      "[s1][z][s2][s3]concat=n=4:v=0:a=1,aformat=channel_layouts=stereo[au]"].joined(separator: ";")
+        return try MediaFixture(name: "sound-truth-\(name)", fileExtension: "mkv",
+                                arguments: ["-filter_complex", filter, "-map", "[v]", "-map", "[au]", "-c:v", "libx264", "-preset",
+                                            "veryfast", "-crf", "16", "-g", "30", "-c:a", "pcm_s16le", "-ar", String(r)]).path()
+    }
+}
+
+final class SoundAccuracyTests: XCTestCase {
+    /// The recording itself (`--capture-audio same`): no player, no capture latency; the numbers are the media's.
+    func testTheRecordingsOwnSoundGivesEachGapAndOffset() throws {
+        for truth in [SoundTruth.delayed, .cut, .resampled] {
+            var analyzer = CaptureAnalyzer(streams: CaptureStreams())
+            analyzer.measuresOwnSound = true
+            let analysis = try analyzer.analyze(CaptureInput(target: try truth.media()))
+            let sound = try XCTUnwrap(analysis.sound)
+            XCTAssertEqual(sound.result, "measured", "\(truth.name): \(sound.notes)")
+            XCTAssertEqual(sound.transitions.count, 2, "\(truth.name): \(sound.transitions)")
+            guard sound.transitions.count == 2 else { continue }
+            let (start, back) = (sound.transitions[0], sound.transitions[1])
+            XCTAssertEqual(start.gapMs ?? -1, truth.gapMs, accuracy: 5, "\(truth.name): the gap at the first switch")
+            XCTAssertEqual(back.gapMs ?? -1, 0, accuracy: 5, "\(truth.name): the tones meet at the return")
+            XCTAssertEqual(start.avOffsetMs ?? -1000, truth.avOffsetMs, accuracy: 1000 / 30, "\(truth.name): A/V at the first switch")
+            XCTAssertEqual(back.avOffsetMs ?? -1000, 0, accuracy: 1000 / 30, "\(truth.name): A/V at the return")
+            print("sound truth (recording) \(truth.name): gap \(start.gapMs.map { "\($0)" } ?? "-") ms (truth \(truth.gapMs)), "
+                  + "A/V \(start.avOffsetMs.map { "\($0)" } ?? "-") ms (truth \(truth.avOffsetMs)), return gap \(back.gapMs ?? -1) "
+                  + "A/V \(back.avOffsetMs ?? -1); clicks \(sound.clicks.count)")
+        }
+    }
+
+    /// A real player (ffplay) plays each case into a PulseAudio null sink started here (a unix
+    /// socket, nothing on the network) and a private X display; its sound is heard live through
+    /// the sink's monitor, its picture by x11grab. The player's own output latency is one
+    /// constant for all switches: the return (aligned by construction) measures it, and the first
+    /// switch's offset less it must be the truth within one video frame; the gap within 5 ms.
+    func testAPlayerHeardThroughPulseAudioGivesEachGapAndOffset() throws {
+        let ffplay = try TestEnvironment.require("ffplay")
+        let cases = [SoundTruth.delayed, .cut, .resampled]
+        let files = try cases.map { try $0.media() }
+        try PulseNullSink.with { pulse in
+            try XvfbDisplay.with(size: "320x180") { display in
+                for (truth, file) in zip(cases, files) {
+                    let (picture, sound) = try Self.play(file, ffplay: ffplay, display: display, pulse: pulse)
+                    XCTAssertEqual(picture.result, .measured, "\(truth.name): \(picture.notes)")
+                    XCTAssertEqual(sound.result, "measured", "\(truth.name): \(sound.notes)")
+                    XCTAssertEqual(sound.transitions.count, 2, "\(truth.name): \(sound.transitions)")
+                    guard sound.transitions.count == 2 else { continue }
+                    let (start, back) = (sound.transitions[0], sound.transitions[1])
+                    let latency = try XCTUnwrap(back.avOffsetMs, "\(truth.name): the return seen and heard")
+                    let offset = try XCTUnwrap(start.avOffsetMs, "\(truth.name): the first switch seen and heard")
+                    XCTAssertEqual(start.gapMs ?? -1, truth.gapMs, accuracy: 5, "\(truth.name): the gap at the first switch")
+                    XCTAssertEqual(back.gapMs ?? -1, 0, accuracy: 5, "\(truth.name): the tones meet at the return")
+                    XCTAssertEqual(offset - latency, truth.avOffsetMs, accuracy: 1000 / 30,
+                                   "\(truth.name): A/V at the first switch less the player's own (\(latency) ms)")
+                    print("sound truth (ffplay via PulseAudio) \(truth.name): gap \(start.gapMs ?? -1) ms (truth \(truth.gapMs)), "
+                          + "A/V \(offset) ms, the player's own \(latency) ms, so \(offset - latency) (truth \(truth.avOffsetMs)); "
+                          + "return gap \(back.gapMs ?? -1); clicks \(sound.clicks.count); capture \(picture.capture.measuredRate) fps; "
+                          + "drift \(sound.clockDriftMs ?? 0) ms; \(sound.notes)")
+                }
+            }
+        }
+    }
+
+    /// Plays `file` once with both captures running; what each saw and heard.
+    static func play(_ file: String, ffplay: String, display: XvfbDisplay, pulse: PulseNullSink) throws -> (CaptureAnalysis, SoundMeasurement) {
+        let streams = CaptureStreams()
+        let audio = AudioInput.parse(pulse.monitorInput)
+        guard case .device(let heard) = audio else { throw TestEnvironment.missing("not a device: \(audio)") }
+        let sound = SoundCapture(input: heard, streams: streams)
+        var analyzer = CaptureAnalyzer(streams: streams, duration: 8)
+        analyzer.noCodeLimit = 6
+        let video = CaptureInput(target: display.name, format: "x11grab", options: ["framerate": "60", "video_size": "320x180"])
+        let done = DispatchSemaphore(value: 0)
+        let outcome = Locked<Result<CaptureAnalysis, CaptureError>?>(nil)
+        let (ready, input) = (analyzer, video)
+        Thread {
+            outcome.set(Result { () throws(CaptureError) -> CaptureAnalysis in try ready.analyze(input) })
+            done.signal()
+        }.start()
+        usleep(500_000)
+        let player = try RunningProcess(ffplay, ["-v", "error", "-autoexit", "-noborder", "-left", "0", "-top", "0", "-x", "320",
+                                                 "-y", "180", file], environment: pulse.environment(display.environment))
+        defer { player.terminate() }
+        _ = player.wait(timeout: 15)
+        XCTAssertEqual(done.wait(timeout: .now() + 20), .success, "the picture's capture ends after its duration")
+        let picture = try XCTUnwrap(outcome.get()).get()
+        return (picture, sound.finish(picture: picture.transitions, pictureOrigin: picture.clockOrigin))
+    }
+}
