@@ -37,7 +37,7 @@ public enum AudioInput: Sendable, Equatable, CustomStringConvertible {
 
 /// A block of sound as the input delivered it.
 public struct AudioBlock: Sendable {
-    /// Seconds from the input's first sample, counted in samples (re-anchored after samples the input dropped).
+    /// Seconds from the input's first sample, counted in samples.
     public var time: Double
     /// The first channel, floats in -1...1.
     public var samples: [Float]
@@ -55,11 +55,10 @@ public final class AudioCaptureReader {
     /// The first packet's timestamp in seconds as the input gives it: wall-clock seconds for
     /// pulse and alsa (libavdevice stamps them with the time of day, as x11grab does).
     public private(set) var originTimestamp: Double?
-    /// Samples the input skipped (timestamps running ahead of the samples counted), in seconds, and where.
-    public private(set) var drops: [(at: Double, seconds: Double)] = []
-    /// The input's timestamps minus the samples counted, dropped samples excluded: how far the
-    /// device's sample clock and the wall clock parted (positive: the device runs slow).
-    public private(set) var clockDrift = 0.0
+    /// The input's timestamps (from `originTimestamp`) against the samples counted, about ten a
+    /// second: what places the sound on the wall clock, and shows samples the input dropped and
+    /// its clock's drift (`SoundClock`). Bounded: thinned to one in two past 36,000.
+    public private(set) var clock: [(sample: Double, stamp: Double)] = []
     public private(set) var sampleRate = 0
     public private(set) var channels = 0
     /// Decoded frames in a sample format this reader does not read (they are not counted as sound).
@@ -74,7 +73,7 @@ public final class AudioCaptureReader {
     private let interrupt: RollingDeadline
     private let readTimeout: Double
     private var counted = 0.0
-    private var anchor = 0.0
+    private var clockStep = 0.1
     private var pending: [AudioBlock] = []
     private var drained = false
 
@@ -189,13 +188,12 @@ public final class AudioCaptureReader {
             if stamp != sc_nopts_value() {
                 let seconds = Double(stamp) * Double(timeBase.num) / Double(timeBase.den)
                 if originTimestamp == nil { originTimestamp = seconds }
-                let ahead = seconds - originTimestamp! - (counted + anchor)
-                // Timestamps 40 ms or more ahead of the samples counted: the input skipped samples.
-                if ahead - clockDrift > 0.04 {
-                    drops.append((counted + anchor, ahead - clockDrift))
-                    anchor += ahead - clockDrift
-                } else {
-                    clockDrift = ahead
+                if clock.last.map({ counted - $0.sample >= clockStep }) ?? true {
+                    clock.append((counted, seconds - originTimestamp!))
+                    if clock.count > 36_000 {
+                        clock = clock.enumerated().filter { $0.offset % 2 == 0 }.map(\.element)
+                        clockStep *= 2
+                    }
                 }
             }
             let active = all.filter { channel in
@@ -203,7 +201,7 @@ public final class AudioCaptureReader {
                 for sample in channel { energy += sample * sample }
                 return energy / Float(max(1, channel.count)) > 1e-5
             }.count
-            pending.append(AudioBlock(time: counted + anchor, samples: all[0], sampleRate: rate, channels: all.count, activeChannels: active))
+            pending.append(AudioBlock(time: counted, samples: all[0], sampleRate: rate, channels: all.count, activeChannels: active))
             counted += Double(all[0].count) / Double(rate)
         }
     }

@@ -14,8 +14,7 @@ public final class SoundCapture: @unchecked Sendable {
     struct Heard {
         var track: SoundTrack
         var origin: Double?
-        var drops: [(at: Double, seconds: Double)]
-        var drift: Double
+        var clock: [(sample: Double, stamp: Double)]
         var unreadable: Int
     }
 
@@ -33,8 +32,7 @@ public final class SoundCapture: @unchecked Sendable {
                     track.add(time: block.time, samples: block.samples, sampleRate: block.sampleRate, channels: block.channels,
                               activeChannels: block.activeChannels)
                 }
-                return Heard(track: track, origin: reader.originTimestamp, drops: reader.drops,
-                             drift: reader.clockDrift, unreadable: reader.unreadableFrames)
+                return Heard(track: track, origin: reader.originTimestamp, clock: reader.clock, unreadable: reader.unreadableFrames)
             }
             lock.withLock { outcome = result }
             done.signal()
@@ -56,8 +54,14 @@ public final class SoundCapture: @unchecked Sendable {
             let placed = Self.shift(sound: heard.origin, picture: pictureOrigin)
             if let note = placed.note, pictureOrigin != nil { notes.append(note) }
             if heard.unreadable > 0 { notes.append("\(heard.unreadable) blocks of sound came in a sample format not read") }
-            return heard.track.finish(input: input.description, streams: streams, picture: picture, shift: placed.seconds,
-                                      drift: input.isDevice ? heard.drift : nil, drops: heard.drops, notes: notes)
+            guard input.isDevice else {
+                return heard.track.finish(input: input.description, streams: streams, picture: picture, notes: notes)
+            }
+            let clock = SoundClock(heard.clock)
+            let shift = placed.seconds
+            return heard.track.finish(input: input.description, streams: streams, picture: picture,
+                                      place: { clock.stamp($0) + shift }, drift: clock.drift,
+                                      drops: clock.drops.map { .init(at: $0.at, seconds: $0.seconds) }, notes: notes)
         }
     }
 

@@ -9,7 +9,7 @@ struct SoundSwitches {
     let streams: CaptureStreams
     let origin: Double
 
-    func transitions(_ tones: [ToneRun], picture: [CaptureTransition], drops: [(at: Double, seconds: Double)],
+    func transitions(_ tones: [ToneRun], picture: [CaptureTransition], drops: [SoundClock.SoundDrop],
                      onPicture: (Double) -> Double) -> [SoundTransition] {
         var result: [SoundTransition] = []
         for (a, b) in zip(tones, tones.dropFirst()) where a.stream != b.stream {
@@ -28,6 +28,9 @@ struct SoundSwitches {
             let seen = picture.filter { $0.from.stream == from && $0.to.stream == to && abs($0.to.at - incoming) < 5 }
                 .min { abs($0.to.at - incoming) < abs($1.to.at - incoming) }
             let hasChannels = (track.channels ?? 1) > 1
+            // The clock around a drop mixes two offsets: no A/V offset within 1.5 s of one.
+            let unsure = drops.contains { abs($0.at - b.start) < 1.5 }
+            if unsure, seen != nil { notes.append("the capture dropped sound within 1.5 s of this switch: no A/V offset given") }
             result.append(SoundTransition(
                 at: place(from: from, to: to), from: streams.label(from), to: streams.label(to), fromStream: from, toStream: to,
                 outgoingEnd: Self.round(onPicture(a.end)), incomingStart: Self.round(incoming),
@@ -37,8 +40,8 @@ struct SoundSwitches {
                 levelJumpDb: before.flatMap { x in after.map { (($0.db - x.db) * 10).rounded() / 10 } },
                 expectedLevelJumpDb: expectedJump(from: from, to: to),
                 channelsBefore: hasChannels ? before?.channels : nil, channelsAfter: hasChannels ? after?.channels : nil,
-                avOffsetMs: seen.map { ((incoming - $0.to.at) * 1000).rounded() },
-                expectedAvOffsetMs: seen == nil ? nil : expectedOffset(to: to), notes: notes))
+                avOffsetMs: unsure ? nil : seen.map { ((incoming - $0.to.at) * 1000).rounded() },
+                expectedAvOffsetMs: seen == nil || unsure ? nil : expectedOffset(to: to), notes: notes))
         }
         return result
     }

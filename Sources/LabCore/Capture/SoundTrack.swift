@@ -116,22 +116,53 @@ public struct SoundTrack: Sendable {
                 edge = recentStart + Double(firstLoud) / Double(rate)
             }
         }
+        if edge == nil, let incoming = current.stream, index >= 1 {
+            // Tone to tone, straight or through one or two mixed windows: where the incoming tone's
+            // power passes the outgoing one's, in 5 ms steps.
+            let outgoingIndex = previous.stream != nil ? index - 1 : index - 2
+            if outgoingIndex >= 0, let outgoing = detector.runs[outgoingIndex].stream, outgoing != incoming,
+               outgoingIndex == index - 1 || previous.end - previous.start <= 2 * window + 0.001,
+               let a = frequency(outgoing), let b = frequency(incoming),
+               let found = crossover(from: a, to: b, in: slice(detector.runs[outgoingIndex + 1].start - window, boundary + window), rate: rate) {
+                for between in (outgoingIndex + 1)..<index {
+                    detector.runs[between].start = found
+                    detector.runs[between].end = found
+                }
+                detector.runs[outgoingIndex].end = found
+                detector.runs[index].start = found
+                return
+            }
+        }
         guard let edge, edge > previous.start, edge < current.end else { return }
         detector.runs[index - 1].end = edge
         detector.runs[index].start = edge
     }
 
-    /// What was heard, with the picture's transitions for the A/V offsets. `shift` moves the
-    /// sound's times onto the picture's clock; `drift` (seconds over the whole capture) is the
-    /// device clock's parting from the wall, corrected linearly.
-    public func finish(input: String, streams: CaptureStreams, picture: [CaptureTransition] = [], shift: Double = 0,
-                       drift: Double? = nil, drops: [(at: Double, seconds: Double)] = [], notes given: [String] = []) -> SoundMeasurement {
+    private func frequency(_ stream: Int) -> Double? { detector.tones.first { $0.stream == stream }?.frequency }
+
+    /// The time of the first 5 ms step in `range` where tone `b` holds more power than tone `a`.
+    private func crossover(from a: Double, to b: Double, in range: Range<Int>, rate: Int) -> Double? {
+        let step = max(1, rate / 200)
+        var start = range.lowerBound
+        while start + step <= range.upperBound {
+            let part = recent[start..<(start + step)]
+            let pa = ToneDetector.goertzel(part, frequency: a, sampleRate: Double(rate))
+            let pb = ToneDetector.goertzel(part, frequency: b, sampleRate: Double(rate))
+            if pb > pa { return recentStart + Double(start) / Double(rate) }
+            start += step
+        }
+        return nil
+    }
+
+    /// What was heard, with the picture's transitions for the A/V offsets. `place` puts a sound
+    /// time on the picture's clock (`SoundClock` for live inputs); `drift` (seconds over the whole
+    /// capture) is the device clock's parting from the wall, `drops` what the input dropped.
+    public func finish(input: String, streams: CaptureStreams, picture: [CaptureTransition] = [],
+                       place: @escaping (Double) -> Double = { $0 }, drift: Double? = nil, drops: [SoundClock.SoundDrop] = [],
+                       notes given: [String] = []) -> SoundMeasurement {
         var notes = given
         let origin = levelOrigin ?? 0
-        func onPicture(_ t: Double) -> Double {
-            let correction = drift.map { seconds > 0 ? $0 * (t - origin) / seconds : 0 } ?? 0
-            return t + shift + correction
-        }
+        let onPicture = place
         let levelsDb = stride(from: 0, to: power.count, by: 5).map { start -> Double in
             let chunk = power[start..<min(power.count, start + 5)]
             let mean = chunk.reduce(0, +) / Float(chunk.count)
@@ -167,7 +198,7 @@ public struct SoundTrack: Sendable {
         }
         if let drift, seconds > 10, abs(drift) * 1000 > 5 {
             notes.append(String(format: "the sound device's clock parted %.0f ms from the wall clock over %.0f s (%.0f ppm): "
-                                + "A/V offsets corrected for it", drift * 1000, seconds, drift / seconds * 1e6))
+                                + "A/V offsets follow the wall clock second by second", drift * 1000, seconds, drift / seconds * 1e6))
         }
         let tones = runs.filter { $0.stream != nil }
         if tones.isEmpty {
