@@ -17,6 +17,7 @@ public enum LabCellHTML {
         parts.append("<p class=\"cell-software\">receiver software: \(xmlEscape(cell.software?.summary ?? "not recorded"))"
                      + "; attempt \(cell.attempt); \(xmlEscape(cell.url))</p>")
         parts.append(LabTimelineSVG.render(timeline))
+        parts.append(LabSoundLaneSVG.render(timeline))
         parts.append(LabReportText.filmstrips(timeline))
         return parts.joined(separator: "\n")
     }

@@ -6,6 +6,7 @@ extension LabReportText {
     /// The report as one self-contained page: the receiver cells, the class roll-up, then a
     /// timeline picture per measured cell (inline SVG: no script, no external file).
     static func html(_ report: LabReport) -> String {
+        let heard = hasSound(report)
         func row(_ cell: LabReportCell, receiver: Bool) -> String {
             let style = cell.agrees == false ? " class=\"bad\"" : cell.agrees == true ? " class=\"ok\"" : ""
             let link = receiver && cell.timeline != nil ? " <a href=\"#\(anchor(cell))\">timeline</a>" : ""
@@ -16,7 +17,8 @@ extension LabReportText {
                 + "<td>\(xmlEscape(measured(cell)))\(link)</td><td>\(xmlEscape(firstFrame(cell)))</td>"
                 + "<td>\(xmlEscape(transitionStalls(cell)))</td>"
                 + (receiver ? "<td>\(xmlEscape(sources(cell)))\(disagreements(cell))</td>" : "")
-                + "<td>\(mark(cell))</td><td>\(xmlEscape(cell.evidence))</td></tr>"
+                + "<td>\(mark(cell))</td><td>\(xmlEscape(cell.evidence))</td>"
+                + (receiver && heard ? "<td>\(xmlEscape(soundPerTransition(cell)))</td>" : "") + "</tr>"
         }
         let tested = report.classes.filter { !$0.verdicts.isEmpty || $0.measured != nil }
         let timelines = report.cells.filter { $0.timeline != nil }.sorted { ($0.case, $0.receiver ?? "") < ($1.case, $1.receiver ?? "") }
@@ -33,6 +35,7 @@ extension LabReportText {
              <span class="verdict">\(xmlEscape(LabReportBuilder.verdictText(cell)))</span></h3>
             <p>\(xmlEscape(cell.measured?.reason ?? "")); run \(xmlEscape(timeline.runId))</p>
             \(LabTimelineSVG.render(timeline))
+            \(LabSoundLaneSVG.render(timeline))
             \(filmstrips(timeline))
             </section>
             """)
@@ -45,12 +48,12 @@ extension LabReportText {
         table{border-collapse:collapse;width:100%}td,th{border-bottom:1px solid #ccc;padding:4px 6px;text-align:left;vertical-align:top}
         tr.bad td{background:#fdecea}tr.ok td{background:#edf7ed}section.cell{margin:1.5em 0;border-top:1px solid #ddd}
         section.cell h3{margin:.6em 0 .2em}.verdict{font-weight:normal;color:#555;margin-left:.5em}
-        svg.timeline{max-width:100%;height:auto;display:block}
+        svg.timeline,svg.sound-lane{max-width:100%;height:auto;display:block}
         .film{display:flex;gap:4px;flex-wrap:wrap;margin:.3em 0 1em}.film figure{margin:0;font-size:11px;color:#444}
         .disagree{margin:.2em 0 0 1em;padding:0;color:#a00}.film img{width:192px;image-rendering:pixelated;display:block;border:1px solid #999}</style></head><body>
         <h1>Seamcheck lab report</h1>
         <p>\(report.summary.cells) receiver cells: \(report.summary.agree) agree, \(report.summary.disagree) disagree, \(report.summary.unobserved) without a verdict; \(report.summary.measured) measured by <code>lab run</code>. An operator's verdict wins over the measured one; both are shown. Measured stalls grade as a warning from \(String(format: "%.0f", grades.warningMs)) ms and an error from \(String(format: "%.0f", grades.errorMs)) ms.</p>
-        <table><thead><tr><th>case</th><th>class</th><th>receiver</th><th>predicted</th><th>observed</th><th>source</th><th>measured</th><th>first frame</th><th>stall per transition</th><th>evidence sources</th><th>agreement</th><th>evidence</th></tr></thead><tbody>
+        <table><thead><tr><th>case</th><th>class</th><th>receiver</th><th>predicted</th><th>observed</th><th>source</th><th>measured</th><th>first frame</th><th>stall per transition</th><th>evidence sources</th><th>agreement</th><th>evidence</th>\(heard ? "<th>sound per transition</th>" : "")</tr></thead><tbody>
         \(report.cells.map { row($0, receiver: true) }.joined(separator: "\n"))
         </tbody></table>
         <h2>Per device class</h2>

@@ -51,6 +51,20 @@ enum LabReportText {
         return stalls.map { "\($0.transition): \($0.ms.map(ms) ?? "not reached")" }.joined(separator: ", ")
     }
 
+    /// "the ad's start: gap 200 ms, A/V +195 ms; the return from the ad: gap 0 ms, A/V +3 ms"; "-" without sound.
+    static func soundPerTransition(_ cell: LabReportCell) -> String {
+        guard let sound = cell.measured?.sound, !sound.isEmpty else { return "-" }
+        return sound.map { column in
+            column.transition + (column.gapMs == nil && column.avOffsetMs == nil && column.transition.hasPrefix("sound ") ? ""
+                : ": gap \(column.gapMs.map(ms) ?? "not known")"
+                + (column.avOffsetMs.map { ", A/V \(String(format: "%+.0f", $0)) ms" } ?? "")
+                + (column.expectedAvOffsetMs.map { $0 != 0 ? " (stream's own \(String(format: "%+.0f", $0)) ms)" : "" } ?? ""))
+        }.joined(separator: "; ")
+    }
+
+    /// Whether any receiver cell heard sound: the sound column is shown only then.
+    static func hasSound(_ report: LabReport) -> Bool { report.cells.contains { $0.measured?.sound != nil } }
+
     static let notPlayed = "interstitial not played (the receiver fetched none of it)"
 
     static func source(_ cell: LabReportCell) -> String { cell.source ?? "-" }
@@ -70,11 +84,13 @@ enum LabReportText {
         if report.cells.isEmpty {
             out += "no verdicts or sessions yet: play cases from the lab page (lab serve) and record verdicts\n"
         } else {
+            let heard = hasSound(report)
             var rows = [["CASE", "CLASS", "RECEIVER", "PREDICTED", "OBSERVED", "SOURCE", "MEASURED", "FIRST FRAME",
-                         "STALL PER TRANSITION", "EVIDENCE SOURCES", "AGREEMENT", "EVIDENCE"]]
+                         "STALL PER TRANSITION", "EVIDENCE SOURCES", "AGREEMENT", "EVIDENCE"] + (heard ? ["SOUND PER TRANSITION"] : [])]
             for cell in report.cells {
                 rows.append([cell.case, cell.deviceClass ?? "-", report.receiverLabel(cell), cell.predicted ?? "-", cell.observed ?? "-",
-                             source(cell), measured(cell), firstFrame(cell), transitionStalls(cell), sources(cell), mark(cell), cell.evidence])
+                             source(cell), measured(cell), firstFrame(cell), transitionStalls(cell), sources(cell), mark(cell), cell.evidence]
+                            + (heard ? [soundPerTransition(cell)] : []))
             }
             out += ResultsReporting.table(rows)
         }
@@ -102,13 +118,15 @@ enum LabReportText {
         var md = ["# Seamcheck lab report", "",
                   "\(report.summary.cells) receiver cells: \(report.summary.agree) agree, \(report.summary.disagree) disagree, "
                   + "\(report.summary.unobserved) without a verdict.", "",
-                  "| case | class | receiver | predicted | observed | source | measured | first frame | stall per transition | evidence sources | agreement | evidence |",
-                  "|---|---|---|---|---|---|---|---|---|---|---|---|"]
+                  "| case | class | receiver | predicted | observed | source | measured | first frame | stall per transition | evidence sources | agreement | evidence |"
+                  + (hasSound(report) ? " sound per transition |" : ""),
+                  "|---|---|---|---|---|---|---|---|---|---|---|---|" + (hasSound(report) ? "---|" : "")]
         for cell in report.cells {
             md.append("| `\(markdownCell(cell.case))` | \(markdownCell(cell.deviceClass ?? "-")) | \(markdownCell(report.receiverLabel(cell))) | "
                       + "\(cell.predicted ?? "-") | \(markdownCell(cell.observed ?? "-")) | \(source(cell)) | \(markdownCell(measured(cell))) | "
                       + "\(firstFrame(cell)) | \(markdownCell(transitionStalls(cell))) | \(markdownCell(sources(cell))) | "
-                      + (cell.agrees == false ? "**\(mark(cell))**" : mark(cell)) + " | \(markdownCell(cell.evidence)) |")
+                      + (cell.agrees == false ? "**\(mark(cell))**" : mark(cell)) + " | \(markdownCell(cell.evidence)) |"
+                      + (hasSound(report) ? " \(markdownCell(soundPerTransition(cell))) |" : ""))
         }
         let tested = report.classes.filter { !$0.verdicts.isEmpty || $0.measured != nil }
         if !tested.isEmpty {

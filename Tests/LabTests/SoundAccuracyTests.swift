@@ -68,6 +68,47 @@ final class SoundAccuracyTests: XCTestCase {
         }
     }
 
+    /// A muted source is `silent`, a rate too low for the tones `unusableRate`: a result naming it, no numbers.
+    func testSilenceAndACoarseRateAreResultsNotNumbers() {
+        var muted = SoundTrack(tones: CaptureStreams().tones)
+        for block in 0..<300 { muted.add(time: Double(block) * 0.02, samples: [Float](repeating: 0, count: 960), sampleRate: 48000) }
+        let silent = muted.finish(input: "pulse:tv.monitor", streams: CaptureStreams())
+        XCTAssertEqual(silent.result, "silent")
+        XCTAssertTrue(silent.transitions.isEmpty)
+        XCTAssertTrue(silent.notes.first?.contains("muted") == true, "\(silent.notes)")
+        var coarse = SoundTrack(tones: CaptureStreams().tones)
+        coarse.add(time: 0, samples: (0..<800).map { Float(sin(Double($0) * 0.3)) }, sampleRate: 4000)
+        let unusable = coarse.finish(input: "alsa:hw:1,0", streams: CaptureStreams())
+        XCTAssertEqual(unusable.result, "unusableRate")
+        XCTAssertTrue(unusable.notes.first?.contains("4000 Hz") == true, "\(unusable.notes)")
+    }
+
+    /// The stamps' jitter and the first packet's error are no drop; a step that holds is one, where it happened.
+    func testTheClockTakesTheMedianAndFindsAHeldStepAsADrop() {
+        var points: [(sample: Double, stamp: Double)] = [(0, 0)]  // the first packet 160 ms off the rest
+        for tenth in 1..<60 {
+            let t = Double(tenth) / 10
+            let jitter = tenth % 3 == 0 ? 0.012 : -0.004
+            points.append((t, t + 0.16 + jitter + (t >= 3 ? 0.1 : 0)))
+        }
+        let clock = SoundClock(points)
+        XCTAssertEqual(clock.drops.count, 1, "\(clock.drops)")
+        XCTAssertEqual(clock.drops.first?.at ?? -1, 3)
+        XCTAssertEqual(clock.drops.first?.seconds ?? 0, 0.1, accuracy: 0.001)
+        XCTAssertEqual(clock.drift, 0, accuracy: 0.001)
+        XCTAssertEqual(clock.stamp(1.5), 1.5 + 0.156, accuracy: 0.001, "the median, not the first packet")
+    }
+
+    /// A PulseAudio server that is not there: the open fails at once, naming the input and what to check.
+    func testAnAbsentPulseServerIsNamedWithWhatToCheck() {
+        XCTAssertThrowsError(try AudioCaptureReader(input: CaptureInput(target: "nothing.monitor", format: "pulse",
+                                                                        options: ["server": "unix:/nonexistent/pulse.sock"]),
+                                                    openTimeout: 3)) { error in
+            let text = String(describing: error)
+            XCTAssertTrue(text.contains("pulse:nothing.monitor") && text.contains("server="), text)
+        }
+    }
+
     /// A real player (ffplay) plays each case into a PulseAudio null sink started here (a unix
     /// socket, nothing on the network) and a private X display; its sound is heard live through
     /// the sink's monitor, its picture by x11grab. The player's own output latency is one
@@ -79,9 +120,11 @@ final class SoundAccuracyTests: XCTestCase {
         let files = try cases.map { try $0.media() }
         try PulseNullSink.with { pulse in
             try XvfbDisplay.with(size: "320x180") { display in
-                // A fresh server's first stream starts with a step in the monitor's samples (about
-                // 200 ms, found as a drop): a lab's sink has played long before, so one short play first.
-                let warmUp = try RunningProcess(ffplay, ["-v", "error", "-autoexit", "-nodisp", "-t", "1", files[0]],
+                // A fresh server's first stream starts with its sound 200-250 ms late for a few seconds
+                // (sometimes a step in the monitor's samples, found as a drop): a lab's sink has played
+                // long before, so the player plays 3 s first, on screen as the cases are.
+                let warmUp = try RunningProcess(ffplay, ["-v", "error", "-autoexit", "-noborder", "-left", "0", "-top", "0", "-x", "320",
+                                                         "-y", "180", "-t", "3", files[0]],
                                                 environment: pulse.environment(display.environment))
                 _ = warmUp.wait(timeout: 10)
                 for (truth, file) in zip(cases, files) {

@@ -41,6 +41,10 @@ public final class KodiReceiver: @unchecked Sendable {
         return digits.isEmpty ? nil : ":" + digits
     }
 
+    /// Kodi's PulseAudio server (a unix socket outside its namespace's network, so reachable from
+    /// anywhere on this host): its null sink's monitor is Kodi's sound (`--capture-audio`).
+    public var pulseServer: String { "unix:" + MediaFixture.packageRoot + "/.build/services/kodi/pulse.sock" }
+
     /// `address:port` of Kodi's AirPlay server.
     public var airplayEndpoint: String { "\(address):\(port)" }
     /// `http://address:port`: Kodi's AirPlay server as a URL.

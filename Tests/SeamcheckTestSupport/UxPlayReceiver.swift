@@ -21,6 +21,8 @@ public final class UxPlayReceiver: @unchecked Sendable {
     /// The X display its ximagesink draws in (":N"), for x11grab.
     public private(set) var display = ""
     public private(set) var logPath = ""
+    /// Its PulseAudio server ("unix:PATH"): the null sink's monitor is UxPlay's sound (`--capture-audio`).
+    public private(set) var pulseServer = ""
     /// Seconds the last `uxplay-start` took (the build, once, included).
     public private(set) var startSeconds: TimeInterval = 0
     /// Whether this value started the namespace (and so stops it).
@@ -136,6 +138,7 @@ public final class UxPlayReceiver: @unchecked Sendable {
         address = try value("ADDRESS")
         display = try value("DISPLAY")
         logPath = try value("LOG")
+        pulseServer = values["SEAMCHECK_UXPLAY_PULSE"] ?? ""
         let endpoint = try value("AIRPLAY")
         guard let colon = endpoint.lastIndex(of: ":"), let port = Int(endpoint[endpoint.index(after: colon)...]) else {
             throw Failed(description: "\(Self.envFile): SEAMCHECK_UXPLAY_AIRPLAY=\(endpoint) is not address:port")

@@ -170,13 +170,16 @@ public final class CellCapture: @unchecked Sendable {
     /// Stops the capture and returns what it showed and what was heard (the capture's own audio
     /// with `CaptureAnalyzer.measuresOwnSound`, or the sound captured apart).
     public func finishBoth(playSentAt: Date, timeout: Double = 15) -> (PictureMeasurement?, SoundMeasurement?) {
-        guard picture else { return (nil, sound?.finish(timeout: timeout)) }
-        let shown = finish(playSentAt: playSentAt, timeout: timeout)
-        if let sound {
-            return (shown, sound.finish(picture: shown.transitions, pictureOrigin: lock.withLock { outcome.flatMap { try? $0.analysis.get().clockOrigin } },
-                                        timeout: timeout))
+        guard picture else {
+            var heard = sound?.finish(timeout: timeout)
+            heard?.zeroSincePlayMs = sound?.started.map { ($0.timeIntervalSince(playSentAt) * 1000).rounded() }
+            return (nil, heard)
         }
-        return (shown, lock.withLock { outcome.flatMap { try? $0.analysis.get().sound } })
+        let shown = finish(playSentAt: playSentAt, timeout: timeout)
+        let (analysis, started) = lock.withLock { (outcome.flatMap { try? $0.analysis.get() }, outcome?.started) }
+        var heard = sound.map { $0.finish(picture: shown.transitions, pictureOrigin: analysis?.clockOrigin, timeout: timeout) } ?? analysis?.sound
+        heard?.zeroSincePlayMs = started.map { ($0.timeIntervalSince(playSentAt) * 1000).rounded() }
+        return (shown, heard)
     }
 
     /// Stops the capture and returns what it showed, for a `/play` sent at `playSentAt`. Waits at most `timeout` seconds.

@@ -16,6 +16,8 @@ public final class SoundCapture: @unchecked Sendable {
         var origin: Double?
         var clock: [(sample: Double, stamp: Double)]
         var unreadable: Int
+        /// When the first block came (less its own length): time 0 of a sound heard alone.
+        var started: Date?
     }
 
     /// Starts reading `input` at once; a file is read to its end, a device until `finish` (or `duration` seconds).
@@ -26,13 +28,16 @@ public final class SoundCapture: @unchecked Sendable {
             let result = Result { () throws(CaptureError) -> Heard in
                 let reader = try AudioCaptureReader(input: input)
                 var track = SoundTrack(tones: streams.tones)
+                var started: Date?
                 while let block = try reader.next() {
+                    if started == nil { started = Date().addingTimeInterval(-Double(block.samples.count) / Double(max(1, block.sampleRate))) }
                     if input.isDevice, lock.withLock({ stopped }) { break }
                     if let duration, block.time > duration { break }
                     track.add(time: block.time, samples: block.samples, sampleRate: block.sampleRate, channels: block.channels,
                               activeChannels: block.activeChannels)
                 }
-                return Heard(track: track, origin: reader.originTimestamp, clock: reader.clock, unreadable: reader.unreadableFrames)
+                return Heard(track: track, origin: reader.originTimestamp, clock: reader.clock, unreadable: reader.unreadableFrames,
+                             started: started)
             }
             lock.withLock { outcome = result }
             done.signal()
@@ -41,6 +46,9 @@ public final class SoundCapture: @unchecked Sendable {
 
     /// Stops the reading and says what was heard, placed on the picture's clock by `pictureOrigin`
     /// (the first frame's timestamp, `CaptureAnalysis.clockOrigin`); waits at most `timeout` seconds.
+    /// When the first block of sound came (time 0 of a sound heard alone), once finished.
+    public var started: Date? { lock.withLock { (try? outcome?.get())?.started } }
+
     public func finish(picture: [CaptureTransition] = [], pictureOrigin: Double? = nil, timeout: Double = 15) -> SoundMeasurement {
         lock.withLock { stopped = true }
         guard done.wait(timeout: .now() + timeout) == .success, let outcome = lock.withLock({ outcome }) else {

@@ -28,6 +28,8 @@ public struct SoundMeasurement: Codable, Sendable, Equatable {
     public var levelStart: Double
     public var levelStep: Double
     public var levels: [Double]
+    /// Milliseconds from `/play` to time 0 of these times (`lab run`): places the sound on the cell's timeline.
+    public var zeroSincePlayMs: Double?
     public var notes: [String]
 
     public init(result: String, input: String, seconds: Double = 0, sampleRate: Int? = nil, channels: Int? = nil,

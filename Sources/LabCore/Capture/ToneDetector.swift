@@ -71,8 +71,18 @@ struct ToneDetector {
         let count = Double(samples.count)
         // -50 dBFS RMS.
         guard energy / count > 1e-5 else { return nil }
+        // Only the tones nearest the window's zero-crossing frequency (within 25 Hz for a sine in
+        // 20 ms; the lab's tones are 60 Hz apart) are tried: 3 Goertzels a window, not one per stream.
+        var crossings = 0
+        var previous = samples.first ?? 0
+        for sample in samples.dropFirst() {
+            if (sample < 0) != (previous < 0) { crossings += 1 }
+            previous = sample
+        }
+        let estimate = Double(crossings) / 2 / (count / Double(sampleRate))
+        let candidates = tones.count <= 3 ? tones : Array(tones.sorted { abs($0.frequency - estimate) < abs($1.frequency - estimate) }.prefix(3))
         var best: (stream: Int, power: Double)?
-        for tone in tones {
+        for tone in candidates {
             let power = Self.goertzel(samples, frequency: tone.frequency, sampleRate: Double(sampleRate))
             if power > best?.power ?? 0 { best = (tone.stream, power) }
         }

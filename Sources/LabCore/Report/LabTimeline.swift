@@ -45,6 +45,8 @@ public struct LabTimeline: Codable, Sendable, Equatable {
     /// From a capture of the picture (`lab run --capture`): each transition in words, and its filmstrip.
     public var pictureTransitions: [String]?
     public var filmstrips: [Filmstrip]?
+    /// From `lab run --capture-audio`: the sound's level lane, gaps and A/V offsets (`LabSoundLaneSVG`).
+    public var sound: SoundMeasurement?
 
     /// A short end: the last poll that played, at what position, and in words.
     public struct End: Codable, Sendable, Equatable {
@@ -99,6 +101,7 @@ public struct LabTimeline: Codable, Sendable, Equatable {
             pictureTransitions = lines
             filmstrips = picture.filmstrips
         }
+        sound = cell.measurement.sound
     }
 
     /// "primary #179 -> ad of control #0: stall 0 ms, frozen 0 ms, 0 black, 0 other, 0 skipped".

@@ -13,6 +13,15 @@ public struct TransitionStall: Codable, Sendable, Equatable {
     }
 }
 
+/// The sound at one switch heard: its audio gap and A/V offset (nil: not heard, not seen).
+public struct SoundColumn: Codable, Sendable, Equatable {
+    /// "the ad's start", "the return from the ad".
+    public var transition: String
+    public var gapMs: Double?
+    public var avOffsetMs: Double?
+    public var expectedAvOffsetMs: Double?
+}
+
 /// What `lab run` measured for a report cell (a receiver x case, or the class roll-up).
 public struct MeasuredColumns: Codable, Sendable, Equatable {
     /// seamless, glitch, stall, failed, skipped: the measured verdict (shown even when an operator's wins).
@@ -45,6 +54,12 @@ public struct MeasuredColumns: Codable, Sendable, Equatable {
     public var sources: String?
     /// Where a source says worse than /playback-info, in words (empty when they agree).
     public var disagreements: [String]?
+    /// What the sound did at each switch heard (`lab run --capture-audio`): gap and A/V offset.
+    public var sound: [SoundColumn]?
+    /// The longest audio gap at a switch, ms (from the sound).
+    public var audioGapMs: Double?
+    /// The A/V offset furthest from the streams' own, ms (signed; positive: the sound late).
+    public var avOffsetMs: Double?
 
     public init(verdict: String, stallMs: Double? = nil, firstFrameMs: Double? = nil, firstRequestMs: Double? = nil,
                 firstSegmentMs: Double? = nil, transitionStallMs: Double? = nil, transitionStalls: [TransitionStall] = [],
@@ -87,6 +102,13 @@ public struct MeasuredColumns: Codable, Sendable, Equatable {
         pictureFirstFrameMs = m.picture?.playToFirstFrameMs
         sources = Self.sources(verdict)
         disagreements = verdict.disagreements
+        if let heard = m.sound {
+            sound = heard.transitions.map { SoundColumn(transition: $0.at, gapMs: $0.gapMs, avOffsetMs: $0.avOffsetMs,
+                                                        expectedAvOffsetMs: $0.expectedAvOffsetMs) }
+            audioGapMs = heard.longestGapMs
+            avOffsetMs = heard.worstAVErrorMs
+            if !heard.isMeasured { sound = [SoundColumn(transition: "sound \(heard.result)", gapMs: nil, avOffsetMs: nil, expectedAvOffsetMs: nil)] }
+        }
     }
 
     /// "protocol seamless, picture failed": each source's worst verdict, in the order of `VerdictEvidence.Source`.
