@@ -61,7 +61,7 @@ final class SoundOfKodiAndUxPlayTests: XCTestCase {
         XCTAssertEqual(cells.map(\.caseId), Self.cases)
         for cell in cells {
             let sound = try XCTUnwrap(cell.measurement.sound, "\(cell.caseId): the sound is in the cell")
-            XCTAssertEqual(sound.input, "pulse:seamcheck_null.monitor?server=\(pulse)")
+            XCTAssertEqual(sound.input, "pulse:seamcheck_null.monitor")
             XCTAssertEqual(sound.result, "measured", "\(cell.caseId): \(sound.notes)")
             XCTAssertGreaterThan(sound.levels.count, 20, "\(cell.caseId): the level lane")
             XCTAssertNotNil(sound.zeroSincePlayMs, "\(cell.caseId): placed on the timeline")

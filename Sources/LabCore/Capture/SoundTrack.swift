@@ -51,7 +51,7 @@ public struct SoundTrack: Sendable {
         let slot = Int(((time - levelOrigin!) / Self.levelStep).rounded(.down))
         while power.count < slot { power.append(0); active.append(0) }
         let perSlot = max(1, Int(Double(rate) * Self.levelStep))
-        channelsHeard = max(channelsHeard, activeChannels ?? 1)
+        let blockChannels = activeChannels ?? 1
         // A sine of amplitude A at f steps at most 2 pi f / rate * A between samples: a larger step is a click.
         let slope = Float(1.5 * 2 * Double.pi * topFrequency / Double(rate))
         for (index, sample) in samples.enumerated() {
@@ -60,9 +60,9 @@ public struct SoundTrack: Sendable {
             if count >= perSlot {
                 if power.count < 4 * 3600 * 100 {
                     power.append(sum / Float(count))
-                    active.append(UInt8(min(255, channelsHeard)))
+                    active.append(UInt8(min(255, max(channelsHeard, blockChannels))))
                 }
-                sum = 0; count = 0; channelsHeard = 0
+                sum = 0; count = 0; channelsHeard = blockChannels
             }
             let magnitude = abs(sample)
             envelope = max(magnitude, envelope * 0.9995)
