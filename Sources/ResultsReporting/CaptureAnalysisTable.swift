@@ -40,6 +40,28 @@ public enum CaptureAnalysisTable {
             text += table(rows)
         }
         for note in analysis.notes { text += "note: \(note)\n" }
+        if let sound = analysis.sound { text += Self.sound(sound) }
+        return text
+    }
+
+    /// The sound's lines (`--capture-audio`): its result, then one row per switch heard.
+    static func sound(_ sound: SoundMeasurement) -> String {
+        var text = "sound \(sound.input): \(sound.result), \(seconds(sound.seconds))"
+            + (sound.sampleRate.map { " at \($0) Hz" } ?? "") + (sound.channels.map { ", \($0) channels" } ?? "")
+            + (sound.clockDriftMs.map { ", clock drift \(Int($0)) ms" } ?? "") + (sound.droppedMs > 0 ? ", \(Int(sound.droppedMs)) ms dropped" : "") + "\n"
+        if !sound.transitions.isEmpty {
+            var rows = [["SWITCH HEARD", "AT", "GAP", "SILENCE", "CLICKS", "LEVEL JUMP (EXPECTED)", "CHANNELS", "A/V (STREAM'S OWN)"]]
+            for t in sound.transitions {
+                rows.append(["\(t.from) -> \(t.to)", seconds(t.incomingStart), t.gapMs.map { "\(Int($0)) ms" } ?? "-",
+                             t.silenceMs.map { "\(Int($0)) ms" } ?? "-", String(t.clicks),
+                             (t.levelJumpDb.map { String(format: "%+.1f dB", $0) } ?? "-") + (t.expectedLevelJumpDb.map { String(format: " (%+.1f)", $0) } ?? ""),
+                             t.channelsBefore.map { "\($0) -> \(t.channelsAfter ?? 0)" } ?? "-",
+                             (t.avOffsetMs.map { String(format: "%+.0f ms", $0) } ?? "-") + (t.expectedAvOffsetMs.map { String(format: " (%+.0f)", $0) } ?? "")])
+            }
+            text += table(rows)
+        }
+        for dropout in sound.dropouts { text += "sound: dropout \(Int(dropout.ms)) ms in the \(dropout.stream) at \(seconds(dropout.at))\n" }
+        for note in sound.notes { text += "sound note: \(note)\n" }
         return text
     }
 
