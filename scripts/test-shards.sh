@@ -22,7 +22,7 @@ log=${1:?usage: scripts/test-shards.sh LOG}
 bundle=$(ls -d .build/debug/*PackageTests.xctest 2>/dev/null | head -n 1)
 [ -x "$bundle" ] || { echo "test: no test bundle under .build/debug (swift build --build-tests first)" >&2; exit 1; }
 receivers=${SEAMCHECK_REALTIME_TESTS:-'Kodi|UxPlay|Fcup'}
-waiting=${SEAMCHECK_WAITING_TESTS:-'BehaviourRunTests|BehaviourReceiverSelfTests|NothingLostTests|LabDashboardBrowserTests'}
+waiting=${SEAMCHECK_WAITING_TESTS:-'BehaviourRunTests|BehaviourReceiverSelfTests|NothingLostTests|LabDashboardBrowserTests|SoundAccuracyTests'}
 
 if [ "${SEAMCHECK_TEST_SHARDS:-3}" = 1 ]; then
   "$bundle" 2>&1 | tee "$log"
