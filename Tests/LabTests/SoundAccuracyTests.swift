@@ -86,7 +86,7 @@ final class SoundAccuracyTests: XCTestCase {
     /// The stamps' jitter and the first packet's error are no drop; a step that holds is one, where it happened.
     func testTheClockTakesTheMedianAndFindsAHeldStepAsADrop() {
         var points: [(sample: Double, stamp: Double)] = [(0, 0)]  // the first packet 160 ms off the rest
-        for tenth in 1..<60 {
+        for tenth in 1..<70 {
             let t = Double(tenth) / 10
             let jitter = tenth % 3 == 0 ? 0.012 : -0.004
             points.append((t, t + 0.16 + jitter + (t >= 3 ? 0.1 : 0)))
@@ -123,13 +123,11 @@ final class SoundAccuracyTests: XCTestCase {
         let files = try cases.map { try $0.media() }
         try PulseNullSink.with { pulse in
             try XvfbDisplay.with(size: "320x180") { display in
-                // A fresh server's first stream starts with its sound 200-250 ms late for a few seconds
-                // (sometimes a step in the monitor's samples, found as a drop): a lab's sink has played
-                // long before, so the player plays 3 s first, on screen as the cases are.
-                let warmUp = try RunningProcess(ffplay, ["-v", "error", "-autoexit", "-noborder", "-left", "0", "-top", "0", "-x", "320",
-                                                         "-y", "180", "-t", "3", files[0]],
-                                                environment: pulse.environment(display.environment))
-                _ = warmUp.wait(timeout: 10)
+                // The first play measured after the display and the sink start comes out wrong: its sound
+                // placed 200-450 ms late at its first switch (sometimes caught as a 200 ms drop), right
+                // at the return; a player alone before it does not cure this, a measured play does. A
+                // lab's captures run for hours, so one case is played and measured first, and dropped.
+                _ = try Self.play(files[2], ffplay: ffplay, display: display, pulse: pulse)
                 for (truth, file) in zip(cases, files) {
                     let (picture, sound) = try Self.play(file, ffplay: ffplay, display: display, pulse: pulse)
                     XCTAssertEqual(picture.result, .measured, "\(truth.name): \(picture.notes)")
@@ -138,7 +136,8 @@ final class SoundAccuracyTests: XCTestCase {
                     guard sound.transitions.count == 2 else { continue }
                     let (start, back) = (sound.transitions[0], sound.transitions[1])
                     let latency = try XCTUnwrap(back.avOffsetMs, "\(truth.name): the return seen and heard")
-                    let offset = try XCTUnwrap(start.avOffsetMs, "\(truth.name): the first switch seen and heard")
+                    let offset = try XCTUnwrap(start.avOffsetMs, "\(truth.name): the first switch seen and heard: \(start) \(sound.notes) "
+                                               + "\(picture.transitions.map { "\($0.from.stream)->\($0.to.stream) at \($0.to.at)" })")
                     XCTAssertEqual(start.gapMs ?? -1, truth.gapMs, accuracy: 12, "\(truth.name): the gap at the first switch")
                     XCTAssertEqual(back.gapMs ?? -1, 0, accuracy: 12, "\(truth.name): the tones meet at the return")
                     XCTAssertEqual(offset - latency, truth.avOffsetMs, accuracy: 1000 / 30,

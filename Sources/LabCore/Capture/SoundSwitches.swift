@@ -40,7 +40,7 @@ struct SoundSwitches {
                 levelJumpDb: before.flatMap { x in after.map { (($0.db - x.db) * 10).rounded() / 10 } },
                 expectedLevelJumpDb: expectedJump(from: from, to: to),
                 channelsBefore: hasChannels ? before?.channels : nil, channelsAfter: hasChannels ? after?.channels : nil,
-                avOffsetMs: unsure ? nil : seen.map { ((incoming - $0.to.at) * 1000).rounded() },
+                avOffsetMs: unsure ? nil : seen.map { ((incoming - $0.to.at) * 1000).rounded() + 0 },  // + 0: no "-0"
                 expectedAvOffsetMs: seen == nil || unsure ? nil : expectedOffset(to: to), notes: notes))
         }
         return result
