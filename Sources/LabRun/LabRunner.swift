@@ -312,7 +312,16 @@ public struct LabRunner<C: Clock>: Sendable where C.Duration == Duration {
                                   finishedAt: recording.finishedAt, url: caseURL.absoluteString, series: recording.series,
                                   requests: requests, measurement: measurement, behaviour: behaviour)
             cell.software = software
-            return (cell, recording.end)
+            return (cell, Self.retryable(recording.end, measurement: measurement))
+        }
+
+        /// The end the worker acts on. A receiver that came back without the item within the run's
+        /// failed polls (`goneAfter`: UxPlay restarts in about 1 s) ended the cell as `finished`,
+        /// and the measurer calls it "receiver went away ... came back without the item": that is
+        /// retried like a receiver that stayed away longer.
+        static func retryable(_ end: CellEnd, measurement: CellMeasurement) -> CellEnd {
+            guard measurement.failure == .receiverWentAway, end.kind != .receiverGone, end.kind != .refused else { return end }
+            return CellEnd(kind: .receiverGone, failure: measurement.reason)
         }
 
         /// "2 scripted commands not sent (scrub to 2.0 s at 10.0 s, rate 2 at 12.0 s): the cell ended first".
