@@ -40,7 +40,7 @@ final class LabRunKodiAndUxPlayTests: XCTestCase {
             let database = folder + "/lab.sqlite"
             let run = try SeamcheckBinary.run(["lab", "run", "--db", database, "--streams", try LabSuiteFixture.small(), "--inventory", inventory,
                                                "--receiver", "\(kodiAddress):\(kodi.port)", "--receiver", "\(uxplayAddress):\(uxplay.port)",
-                                               "--case", "control", "--case-timeout", "4", "--format", "json"], timeout: 90)
+                                               "--case", "control", "--case-timeout", "4", "--format", "json"])
             XCTAssertEqual(run.status, 0, run.stderr + "\n" + uxplay.logTail() + "\n" + kodi.logTail())
             let store = try LabStore(path: database, create: false)
             let cells = try store.cells(runId: try XCTUnwrap(try store.runs().first).id)

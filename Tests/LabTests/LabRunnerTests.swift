@@ -93,6 +93,24 @@ final class LabRunnerTests: XCTestCase {
         XCTAssertNil(results[0].problem)
     }
 
+    func testAnAdIsDueOnScreenWhenStitchedOrFetchedAndNeverWithoutAnAssetToFetch() {
+        typealias Worker = LabRunner<JumpingClock>.Worker
+        var interstitial = LabTestData.transition("control", rules: [])
+        interstitial.delivery = .interstitial
+        let ad = LabRequestRecord(at: Date(), client: "192.0.2.2", method: "GET", path: "/cases/control/ad/ad.m3u8", status: 200, bytes: 10,
+                                   durationMs: 1)
+        XCTAssertFalse(Worker.adExpectedOnScreen(interstitial, requests: []), "not fetched")
+        XCTAssertTrue(Worker.adExpectedOnScreen(interstitial, requests: [ad]))
+        var emptyList = interstitial
+        emptyList.interstitialPrefix = nil  // behaviour-asset-list-empty, -failed: no asset to fetch
+        XCTAssertFalse(Worker.adExpectedOnScreen(emptyList, requests: [ad]))
+        var stitched = interstitial
+        stitched.delivery = .stitched
+        XCTAssertTrue(Worker.adExpectedOnScreen(stitched, requests: []))
+        stitched.interstitial?.videoCodec = nil
+        XCTAssertFalse(Worker.adExpectedOnScreen(stitched, requests: []), "an ad without video")
+    }
+
     func testAReceiverThatStaysAwayHasItsRemainingCellsRecordedAsNotRun() async throws {
         let clock = JumpingClock()
         let recorder = MemoryRecorder()
