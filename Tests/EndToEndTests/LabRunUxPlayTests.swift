@@ -108,9 +108,11 @@ final class LabRunUxPlayTests: XCTestCase {
 
     /// UxPlay started `-pin 4321`: `airplay pair --pin` stores legacy keys, and `lab run` with them
     /// pair-verifies on each session's RTSP connection and plays (cut at 5 s: playing is what is
-    /// checked). UxPlay restarted forgets the keys (no `-reg`): the run's one receiver is then
-    /// refused at pair-verify, its cell skipped with the step, exit 4.
-    func testUxPlayWithAPinPlaysWithStoredLegacyKeysAndIsRefusedClearlyOnceItForgotThem() throws {
+    /// checked). With another receiver's key in the stored entry (a different receiver now at that
+    /// address: UxPlay's own key comes from its device id, and without `-reg` it takes any
+    /// controller's), the run's one receiver is refused at pair-verify: its cell skipped naming
+    /// the step, exit 4.
+    func testUxPlayWithAPinPlaysWithStoredLegacyKeysAndAnotherReceiversKeyIsAClearRefusal() throws {
         let uxplay = try UxPlayReceiver.suite()
         defer { try? uxplay.kill(); try? uxplay.restart() }
         try uxplay.kill()
@@ -126,14 +128,17 @@ final class LabRunUxPlayTests: XCTestCase {
         let cell = try XCTUnwrap(try store().latestCells().first)
         XCTAssertGreaterThan(cell.series.samples.compactMap { $0.info?.position }.max() ?? 0, 1, cell.measurement.reason)
 
-        try uxplay.kill()
-        try uxplay.restart(pin: "4321")
+        // RFC 8032's first test key: a valid Ed25519 public key that is not UxPlay's.
+        var text = try String(contentsOfFile: credentials, encoding: .utf8)
+        let stored = try XCTUnwrap(text.firstMatch(of: /"receiverPublicKey"\s*:\s*"([^"]+)"/)?.1)
+        text = text.replacingOccurrences(of: String(stored), with: "11qYAYKxCrfVS\\/7TyWQHOg7hcvPapiMlrwIaaPcHURo=")
+        try text.write(toFile: credentials, atomically: true, encoding: .utf8)
         let refused = try uxplay.run(arguments, timeout: 60)
         XCTAssertEqual(refused.status, 4, refused.stdout + refused.stderr)
         let skipped = try XCTUnwrap(try store().latestCells().first)
         XCTAssertEqual(skipped.measurement.outcome, .skipped, skipped.measurement.reason)
         XCTAssertTrue(skipped.measurement.reason.contains("pair-verify"), skipped.measurement.reason)
-        print("uxplay -pin: paired in \(pair.stderr.suffix(200)); refused: \(skipped.measurement.reason)")
+        print("uxplay -pin: refused with another receiver's key: \(skipped.measurement.reason)")
     }
 
     /// Another sender holds UxPlay (an RTSP connection it keeps open): UxPlay answers 409, which
