@@ -46,4 +46,8 @@ if [ -n "$slow_pid" ]; then
   cat "$slow_log" | tee -a "$log"
 fi
 rm -f "$slow_log"
+# The ten slowest classes with their shard's wall time, where the next cut of CI time is.
+awk '/^Test Suite .[A-Za-z0-9_]+. (passed|failed) at/ { name = $3; gsub(/\047/, "", name); getline
+       if (match($0, /in [0-9.]+ \(/)) { t = substr($0, RSTART + 3, RLENGTH - 5); printf "%8.1f s  %s\n", t, name } }' "$log" \
+  | grep -v -E ' (Selected|All) tests$|\.xctest$' | sort -rn | head -n 10 | sed 's/^/test: slowest: /' >&2 || true
 [ "$rest_status" = 0 ] && [ "$slow_status" = 0 ]

@@ -63,7 +63,7 @@ final class BehaviourRunTests: XCTestCase {
             if !process.isRunning { break }
             Thread.sleep(forTimeInterval: 0.1)
         }
-        throw CommandError.notFound("behaviour_receiver.py --behaviour \(behaviour) on \(host) did not start: "
+        throw CommandError.didNotStart("behaviour_receiver.py --behaviour \(behaviour) on \(host) did not start: "
                                     + ((try? String(contentsOfFile: log, encoding: .utf8)) ?? ""))
     }
 
