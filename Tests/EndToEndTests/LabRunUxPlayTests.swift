@@ -133,6 +133,7 @@ final class LabRunUxPlayTests: XCTestCase {
         let stored = try XCTUnwrap(text.firstMatch(of: /"receiverPublicKey"\s*:\s*"([^"]+)"/)?.1)
         text = text.replacingOccurrences(of: String(stored), with: "11qYAYKxCrfVS\\/7TyWQHOg7hcvPapiMlrwIaaPcHURo=")
         try text.write(toFile: credentials, atomically: true, encoding: .utf8)
+        try FileManager.default.setAttributes([.posixPermissions: 0o600], ofItemAtPath: credentials)  // the store wants 0600
         let refused = try uxplay.run(arguments, timeout: 60)
         XCTAssertEqual(refused.status, 4, refused.stdout + refused.stderr)
         let skipped = try XCTUnwrap(try store().latestCells().first)
