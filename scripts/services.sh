@@ -25,8 +25,8 @@
 #                                    -pin CODE; writes .build/services/uxplay.env
 #   scripts/services.sh uxplay-kill | uxplay-stop | uxplay-status   as for Kodi
 #
-#   scripts/services.sh link-start   a veth pair from the host into each running Kodi / UxPlay
-#                                    namespace (10.77.1.1, 10.78.1.1), so one lab run on the host
+#   scripts/services.sh link-start   a sender's namespace with a veth pair into each running Kodi /
+#                                    UxPlay namespace (10.77.1.1, 10.78.1.1), so one lab run in it
 #                                    plays to both (scripts/services-link.sh); writes
 #                                    .build/services/link.env; link-stop | link-status
 #
