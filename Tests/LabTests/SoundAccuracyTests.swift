@@ -129,7 +129,14 @@ final class SoundAccuracyTests: XCTestCase {
                 // lab's captures run for hours, so one case is played and measured first, and dropped.
                 _ = try Self.play(files[2], ffplay: ffplay, display: display, pulse: pulse)
                 for (truth, file) in zip(cases, files) {
-                    let (picture, sound) = try Self.play(file, ffplay: ffplay, display: display, pulse: pulse)
+                    var (picture, sound) = try Self.play(file, ffplay: ffplay, display: display, pulse: pulse)
+                    // A capture that dropped sound (the machine too busy to read it in time) is named so and
+                    // gives no offset near the drop, as it must; it says nothing of accuracy, so such a play is
+                    // played again, twice at most.
+                    for _ in 0..<2 where sound.notes.contains(where: { $0.contains("dropped") }) {
+                        print("sound truth \(truth.name): played again, the capture dropped sound: \(sound.notes)")
+                        (picture, sound) = try Self.play(file, ffplay: ffplay, display: display, pulse: pulse)
+                    }
                     XCTAssertEqual(picture.result, .measured, "\(truth.name): \(picture.notes)")
                     XCTAssertEqual(sound.result, "measured", "\(truth.name): \(sound.notes)")
                     XCTAssertEqual(sound.transitions.count, 2, "\(truth.name): \(sound.transitions)")
