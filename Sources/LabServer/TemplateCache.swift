@@ -76,7 +76,13 @@ final class TemplateCache: @unchecked Sendable {
 final class LiveWindowBodies: @unchecked Sendable {
     let playlist: LiveWindowPlaylist
     private let lock = NSLock()
-    private var steps: [LiveWindowPlaylist.Step: ByteBuffer] = [:]
+    /// Two cases may link to one template with windows of their own: the window is part of the key.
+    private struct Key: Hashable {
+        var step: LiveWindowPlaylist.Step
+        var windowSegments: Int
+        var startOffset: Double
+    }
+    private var steps: [Key: ByteBuffer] = [:]
 
     init(_ playlist: LiveWindowPlaylist) {
         self.playlist = playlist
@@ -85,10 +91,11 @@ final class LiveWindowBodies: @unchecked Sendable {
     /// The playlist at `edge`.
     func body(edge: Double, live: LabLiveWindow) -> ByteBuffer {
         let step = playlist.step(edge: edge, size: live.windowSegments)
-        if let known = lock.withLock({ steps[step] }) { return known }
+        let key = Key(step: step, windowSegments: live.windowSegments, startOffset: live.startOffset)
+        if let known = lock.withLock({ steps[key] }) { return known }
         let body = ByteBuffer(string: playlist.text(step: step, live: live))
-        // Bounded by the template's segments (one step per segment, and the end).
-        lock.withLock { steps[step] = body }
+        // Bounded by the template's segments (one step per segment, and the end) per case.
+        lock.withLock { steps[key] = body }
         return body
     }
 
