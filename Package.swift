@@ -42,6 +42,13 @@ let package = Package(
             pkgConfig: "avahi-client",
             providers: [.apt(["libavahi-client-dev"])]
         ),
+        // OpenSSL's libcrypto (libssl-dev) for SRP's g^x mod N: constant-time, and thousands of times
+        // faster than a Swift big integer in a debug build (a HAP pair-setup took 15-30 s in the tests).
+        .systemLibrary(
+            name: "CLibCrypto",
+            pkgConfig: "libcrypto",
+            providers: [.apt(["libssl-dev"])]
+        ),
 
         // Modules: one job each; C types never leave MediaProbe and Discovery.
         // Child processes and the PATH lookup, for the product and its tests alike (Foundation only).
@@ -57,7 +64,7 @@ let package = Package(
                                                 .product(name: "Crypto", package: "swift-crypto"),
                                                 // AES-CTR for legacy pair-verify (UxPlay, Apple TV 3)
                                                 .product(name: "CryptoExtras", package: "swift-crypto"),
-                                                .product(name: "BigInt", package: "BigInt")]),
+                                                .product(name: "BigInt", package: "BigInt"), "CLibCrypto"]),
         .target(name: "Compatibility", dependencies: ["MediaProbe", "HLS", "Discovery", "Yams"]),
         // The results database, SQLite or PostgreSQL behind one executor and one versioned schema; knows no
         // matrix or lab types.

@@ -5,6 +5,8 @@
 #   scripts/fuzz.sh                       every target for 10 s each
 #   scripts/fuzz.sh --seconds 600 lint    one target for 10 minutes
 #   scripts/fuzz.sh --jobs 2 ...          targets side by side (one core each)
+#   scripts/fuzz.sh --build-only          build the fuzz binary and stop (scripts/test.sh builds
+#                                         it while the tests run)
 #
 # The fuzz package (Fuzz/) builds in .build-fuzz, apart from the main build. Each target starts
 # from the committed seeds (Fuzz/Corpus/TARGET) plus what earlier runs found
@@ -18,6 +20,7 @@ cd "$(dirname "${BASH_SOURCE[0]}")/.."
 
 seconds=10
 jobs=1
+build_only=0
 targets=()
 while [ "$#" -gt 0 ]; do
   case "$1" in
@@ -25,7 +28,8 @@ while [ "$#" -gt 0 ]; do
     --seconds=*) seconds="${1#*=}"; shift ;;
     --jobs) jobs="$2"; shift 2 ;;
     --jobs=*) jobs="${1#*=}"; shift ;;
-    -h|--help) sed -n '2,16p' "$0"; exit 0 ;;
+    --build-only) build_only=1; shift ;;
+    -h|--help) sed -n '2,18p' "$0"; exit 0 ;;
     parser|asset-list|uri|lint) targets+=("$1"); shift ;;
     *) echo "fuzz: unknown argument $1 (targets: parser, asset-list, uri, lint)" >&2; exit 2 ;;
   esac
@@ -37,6 +41,7 @@ echo "fuzz: building Fuzz/ with -sanitize=fuzzer ($scratch)" >&2
 (cd Fuzz && swift build --scratch-path "$scratch" -Xswiftc -sanitize=fuzzer 2>&1 | grep -v -- '-D_REENTRANT' >&2) \
   || { echo "fuzz: build failed" >&2; exit 1; }
 binary="$(cd Fuzz && swift build --scratch-path "$scratch" --show-bin-path)/seamcheck-fuzz"
+[ "$build_only" = 0 ] || exit 0
 
 run_target() { # target -> a summary line on stdout; status 1 when it found something
   local target="$1" corpus="$scratch/corpus/$1" artifacts="$scratch/artifacts/$1/" log="$scratch/logs/$1.log"

@@ -120,12 +120,19 @@ uxplay_make_netns() {
     || uxplay_fail "cannot set up network namespace $uxplay_netns"
 }
 
+# A display number of its own from 20 up (not -displayfd's first free from 0): an X server in a
+# network namespace has its abstract socket there but its /tmp/.X11-unix/XN path on the host's
+# /tmp, and Kodi's Xvfb (in its namespace, from :0) would lose its path to a second :0, through
+# which the host (lab run beside both, link-start) captures it.
 uxplay_start_xvfb() {
+  local number=20
   rm -f "$uxplay_display_file"
-  launch ip netns exec "$uxplay_netns" Xvfb -displayfd 3 -screen 0 1280x720x24 -nolisten tcp -noreset \
-    </dev/null >"$(uxplay_daemon_log xvfb)" 2>&1 3>"$uxplay_display_file" 9>&- &
+  while [ -e "/tmp/.X11-unix/X$number" ] || [ -e "/tmp/.X$number-lock" ]; do number=$((number + 1)); done
+  launch ip netns exec "$uxplay_netns" Xvfb ":$number" -screen 0 1280x720x24 -nolisten tcp -noreset \
+    </dev/null >"$(uxplay_daemon_log xvfb)" 2>&1 9>&- &
   echo $! >"$(uxplay_pid_file xvfb)"
-  uxplay_wait $! 10 "Xvfb" grep -q '[0-9]' "$uxplay_display_file"
+  uxplay_wait $! 10 "Xvfb" test -S "/tmp/.X11-unix/X$number"
+  echo "$number" >"$uxplay_display_file"
 }
 
 uxplay_start_pulse() {

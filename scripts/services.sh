@@ -25,6 +25,11 @@
 #                                    -pin CODE; writes .build/services/uxplay.env
 #   scripts/services.sh uxplay-kill | uxplay-stop | uxplay-status   as for Kodi
 #
+#   scripts/services.sh link-start   a sender's namespace with a veth pair into each running Kodi /
+#                                    UxPlay namespace (10.77.1.1, 10.78.1.1), so one lab run in it
+#                                    plays to both (scripts/services-link.sh); writes
+#                                    .build/services/link.env; link-stop | link-status
+#
 #   scripts/services.sh postgres-start | postgres-stop | postgres-status
 #                                    a private PostgreSQL on 127.0.0.1 and a Unix socket, for the
 #                                    shared results store's tests (scripts/services-postgres.sh);
@@ -334,6 +339,14 @@ case "${1:-}" in
       uxplay-kill) uxplay_lock; uxplay_kill ;;
       uxplay-status) uxplay_status ;;
     esac ;;
+  link-start|link-stop|link-status)
+    # shellcheck source=scripts/services-link.sh
+    . "$root_dir/scripts/services-link.sh"
+    case "$1" in
+      link-start) link_start ;;
+      link-stop) link_stop ;;
+      link-status) link_status ;;
+    esac ;;
   postgres-start|postgres-stop|postgres-status)
     # shellcheck source=scripts/services-postgres.sh
     . "$root_dir/scripts/services-postgres.sh"
@@ -342,5 +355,5 @@ case "${1:-}" in
       postgres-stop) pg_lock; pg_stop ;;
       postgres-status) pg_status ;;
     esac ;;
-  *) echo "usage: $0 start|stop|status|kodi-start|kodi-stop|kodi-kill|kodi-status|uxplay-build|uxplay-start|uxplay-stop|uxplay-kill|uxplay-status|postgres-start|postgres-stop|postgres-status" >&2; exit 2 ;;
+  *) echo "usage: $0 start|stop|status|kodi-start|kodi-stop|kodi-kill|kodi-status|uxplay-build|uxplay-start|uxplay-stop|uxplay-kill|uxplay-status|link-start|link-stop|link-status|postgres-start|postgres-stop|postgres-status" >&2; exit 2 ;;
 esac

@@ -9,6 +9,8 @@ packages=(
   # Capture analysis (lab measure): libswscale's header; libswscale6 and libavdevice59 come with ffmpeg.
   libswscale-dev
   dbus avahi-daemon avahi-utils libavahi-client-dev
+  # OpenSSL's libcrypto for SRP's modular exponentiation in pairing (and UxPlay's build).
+  libssl-dev
   python3 python3-venv iproute2 strace
   fonts-dejavu-core
   # Real AirPlay receivers for the discovery tests (Tests/EndToEndTests/DiscoverRealReceiverTests):
@@ -22,7 +24,7 @@ packages=(
   kodi xvfb libgl1-mesa-dri libegl-mesa0 libglx-mesa0 pulseaudio
   # UxPlay 1.74 built from ../shared/peers (scripts/services.sh uxplay-build; Debian's 1.62 has
   # no /play): its build packages, and ximagesink (gstreamer1.0-x) for a picture Xvfb can show.
-  cmake libplist-dev libssl-dev libgstreamer1.0-dev libgstreamer-plugins-base1.0-dev gstreamer1.0-x
+  cmake libplist-dev libgstreamer1.0-dev libgstreamer-plugins-base1.0-dev gstreamer1.0-x
   # The shared results store's server for its tests and benchmark (scripts/services.sh postgres-start).
   postgresql
   # The HTTP load of the lab server benchmarks (scripts/bench/lab-serve.sh, lab-serve-postgres.sh).

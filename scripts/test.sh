@@ -6,8 +6,16 @@ set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 
 scripts/setup-deps.sh
-# The Python packages the tests use (Selenium, the SARIF models, HAP-python), from PyPI into .build.
-for venv in lab sarif hap; do scripts/python-venv.sh "$venv" >/dev/null; done
+# What waits on the network or builds on its own goes beside the Swift build (measured from a fresh
+# clone: the three Python environments take about 95 s, mostly downloading): the Python packages the
+# tests use (Selenium, the SARIF models, HAP-python) from PyPI into .build, and UxPlay from
+# ../shared/peers. Their logs are printed only when they fail.
+side_log=$(mktemp)
+(
+  for venv in lab sarif hap; do scripts/python-venv.sh "$venv" >/dev/null || exit 1; done
+  if [ -d ../shared/peers ] || [ -n "${SEAMCHECK_PEERS_DIR:-}" ]; then scripts/services.sh uxplay-build >/dev/null || exit 1; fi
+) >"$side_log" 2>&1 &
+side_pid=$!
 
 started_services=0
 started_postgres=0
@@ -39,6 +47,19 @@ source .build/services/env
 export SEAMCHECK_REQUIRE_SERVICES=1
 
 swift build --build-tests 2>&1 | grep -v -- '-D_REENTRANT' || { echo "test: build failed" >&2; exit 1; }
+if ! wait "$side_pid"; then
+  cat "$side_log" >&2
+  echo "test: setting up the Python environments or building UxPlay failed (above)" >&2
+  exit 1
+fi
+rm -f "$side_log"
+# The fuzz binary builds while the tests run (they mostly wait on media playing in real time).
+fuzz_build_pid=
+if [ "${SEAMCHECK_SKIP_FUZZ:-0}" != 1 ]; then
+  fuzz_build_log=$(mktemp)
+  nice -n 10 scripts/fuzz.sh --build-only >"$fuzz_build_log" 2>&1 &
+  fuzz_build_pid=$!
+fi
 
 # The SARIF validator (pydantic-sarif, in .build/sarif-venv) the reporting tests use.
 SEAMCHECK_SARIF_PYTHON=$(scripts/python-venv.sh sarif)
@@ -55,8 +76,14 @@ scripts/install-check.sh .build/debug/seamcheck || status=1
 # A few seconds of fuzzing per target (scripts/fuzz.sh; longer runs are for people): a crash or a
 # hang fails the run.
 fuzz_status=0
-if [ "${SEAMCHECK_SKIP_FUZZ:-0}" != 1 ]; then
-  scripts/fuzz.sh --seconds "${SEAMCHECK_FUZZ_SECONDS:-5}" || fuzz_status=1
+if [ -n "$fuzz_build_pid" ]; then
+  if wait "$fuzz_build_pid"; then
+    scripts/fuzz.sh --jobs 2 --seconds "${SEAMCHECK_FUZZ_SECONDS:-5}" || fuzz_status=1
+  else
+    cat "$fuzz_build_log" >&2
+    fuzz_status=1
+  fi
+  rm -f "$fuzz_build_log"
 fi
 
 # Stop what this run started now, so that the summary below is the last line printed.

@@ -100,6 +100,16 @@ public enum AirPlaySender {
         }
     }
 
+    /// The legacy video session with pair-verify first on its RTSP connection, from stored legacy
+    /// credentials (`airplay pair` against UxPlay `-pin`); a verification that fails is
+    /// `.pairing` naming its step, which `lab run` reports as that receiver's refusal.
+    public static func openLegacy(_ endpoint: AirPlayEndpoint, credentials: LegacyCredentials,
+                                  configuration: AirPlayConfiguration = .init()) async throws(AirPlayError) -> any AirPlayPlayback {
+        let session = LegacyVideoSession(endpoint: endpoint, configuration: configuration, credentials: credentials)
+        try await session.connect()
+        return session
+    }
+
     /// Opens a session with `endpoint` (AirPlay 1 HTTP on its `_airplay._tcp` port): connects at
     /// once, so `.connect` comes from here and not from the first request.
     public static func open(_ endpoint: AirPlayEndpoint,

@@ -291,9 +291,7 @@ public struct LabRunner<C: Clock>: Sendable where C.Duration == Duration {
                 : CellMeasurer(thresholds: runner.options.thresholds).measure(series: recording.series, requests: requests, labCase: labCase, failure: recording.end.failure)
             measurement.picture = picture
             if let adEnd = labCase.interstitialStart.map({ $0 + (labCase.interstitialDuration ?? 0) }) {
-                // An ad without video (track-set-audio-only) shows no frame by design.
-                let adMet = TransitionPoint.interstitialFetched(labCase, requests: requests) != false
-                    && labCase.interstitial?.videoCodec != nil
+                let adMet = Self.adExpectedOnScreen(labCase, requests: requests)
                 measurement.picture?.noteAdNeverShown(playedThroughAd: adMet && (measurement.lastPosition ?? 0) > adEnd)
             }
             measurement.picture?.markSwitchFreezes(labCase: labCase, windowSeconds: runner.options.thresholds.transitionWindowSeconds,
@@ -312,7 +310,27 @@ public struct LabRunner<C: Clock>: Sendable where C.Duration == Duration {
                                   finishedAt: recording.finishedAt, url: caseURL.absoluteString, series: recording.series,
                                   requests: requests, measurement: measurement, behaviour: behaviour)
             cell.software = software
-            return (cell, recording.end)
+            return (cell, Self.retryable(recording.end, measurement: measurement))
+        }
+
+        /// The end the worker acts on. A receiver that came back without the item within the run's
+        /// failed polls (`goneAfter`: UxPlay restarts in about 1 s) ended the cell as `finished`,
+        /// and the measurer calls it "receiver went away ... came back without the item": that is
+        /// retried like a receiver that stayed away longer.
+        static func retryable(_ end: CellEnd, measurement: CellMeasurement) -> CellEnd {
+            guard measurement.failure == .receiverWentAway, end.kind != .receiverGone, end.kind != .refused else { return end }
+            return CellEnd(kind: .receiverGone, failure: measurement.reason)
+        }
+
+        /// Whether a frame of the ad was due on screen: a stitched ad always (it is in the primary's
+        /// stream); an interstitial only once the receiver fetched it; never an ad without video
+        /// (track-set-audio-only), nor one with no single asset to fetch (an empty or failing asset
+        /// list: behaviour-asset-list-empty, -failed; UxPlay, which fetched none of either, was
+        /// called "no frame of the ad was seen on screen" there).
+        static func adExpectedOnScreen(_ labCase: LabCase, requests: [LabRequestRecord]) -> Bool {
+            guard labCase.interstitial?.videoCodec != nil else { return false }
+            if labCase.delivery == .stitched { return true }
+            return TransitionPoint.interstitialFetched(labCase, requests: requests) == true
         }
 
         /// "2 scripted commands not sent (scrub to 2.0 s at 10.0 s, rate 2 at 12.0 s): the cell ended first".

@@ -211,6 +211,12 @@ public final class PostgresExecutor: SQLExecutor, @unchecked Sendable {
             if state == "57P03" { return .unreachable(location: url.redacted, reason: message) }
             return .rejected(location: url.redacted, reason: state.isEmpty ? message : "\(message) [\(state)]")
         }
+        if let error = error as? PSQLError, error.code == .sslUnsupported {
+            return .tlsRefused(location: url.redacted, reason: "it does not offer TLS, which sslmode=\(url.tls.rawValue) asks for")
+        }
+        if let error = error as? PSQLError, let underlying = error.underlying, underlying is NIOSSLError {
+            return .tlsRefused(location: url.redacted, reason: "the TLS handshake failed: \(underlying)")
+        }
         if let error = error as? PSQLError, [.authMechanismRequiresPassword, .unsupportedAuthMechanism, .saslError].contains(error.code) {
             return .rejected(location: url.redacted, reason: "\(error.code)")
         }

@@ -6,7 +6,9 @@ import GRDB
 public final class SQLiteExecutor: SQLExecutor {
     public let location: DatabaseLocation
     public var dialect: SQLDialect { .sqlite }
-    let pool: DatabasePool
+    let pool: any DatabaseWriter
+    /// Opened read-only: this user may read the file but not write it or its folder.
+    public let readOnly: Bool
 
     /// Opens `path`; with `create` false a missing file is `.missing`, with it true the file and its folder are made.
     public init(path: String, create: Bool) throws(StoreFailure) {
@@ -24,11 +26,19 @@ public final class SQLiteExecutor: SQLExecutor {
             try db.execute(sql: "PRAGMA synchronous = NORMAL")
         }
         do {
-            pool = try DatabasePool(path: path, configuration: configuration)
+            let pool = try DatabasePool(path: path, configuration: configuration)
             // A file that is not SQLite fails here, not at the first query.
             _ = try pool.read { try Int.fetchOne($0, sql: "SELECT count(*) FROM sqlite_master") }
+            self.pool = pool
+            readOnly = false
         } catch {
-            throw .cannotOpen(location: path, reason: Self.reason(error))
+            // A results file this user may read but not write (an archived run, another user's
+            // station) still serves the commands that only read: opened read-only instead.
+            guard !create, !Self.writable(path), let queue = try Self.openReadOnly(path) else {
+                throw .cannotOpen(location: path, reason: Self.reason(error))
+            }
+            pool = queue
+            readOnly = true
         }
         Self.openFiles.add(self)
     }
@@ -42,6 +52,10 @@ public final class SQLiteExecutor: SQLExecutor {
     }
 
     public func write<T>(_ body: (any SQLConnection) throws -> T) throws -> T {
+        if readOnly {
+            throw StoreFailure.failed(location: location.description, reason: "this command writes results, and this user "
+                + "may only read the file (or its folder); run it as the file's owner, or give --db a writable copy")
+        }
         do { return try pool.write { db in try body(GRDBConnection(db: db)) } } catch let error as DatabaseError {
             throw StoreFailure.failed(location: location.description, reason: Self.reason(error))
         }
@@ -77,8 +91,31 @@ public final class SQLiteExecutor: SQLExecutor {
     /// The executors open in this process.
     private static let openFiles = OpenExecutors()
 
-    /// GRDB's pool, for the SQLite-only checks of tests.
-    public var databasePool: DatabasePool { pool }
+    /// Whether this process may write the file and its folder (WAL needs `-wal` and `-shm` beside it).
+    static func writable(_ path: String) -> Bool {
+        access(path, W_OK) == 0 && access(URL(fileURLWithPath: path).deletingLastPathComponent().path, W_OK) == 0
+    }
+
+    /// The file opened read-only: through its `-shm` when SQLite can use it, else as immutable,
+    /// which is only right when no `-wal` holds results not yet in the file (then it refuses).
+    static func openReadOnly(_ path: String) throws(StoreFailure) -> DatabaseQueue? {
+        var configuration = Configuration()
+        configuration.readonly = true
+        configuration.busyMode = .timeout(10)
+        func opened(_ name: String) -> DatabaseQueue? {
+            guard let queue = try? DatabaseQueue(path: name, configuration: configuration),
+                  (try? queue.read({ try Int.fetchOne($0, sql: "SELECT count(*) FROM sqlite_master") })) != nil else { return nil }
+            return queue
+        }
+        if let queue = opened(path) { return queue }
+        let wal = (try? FileManager.default.attributesOfItem(atPath: path + "-wal")[.size] as? Int) ?? 0
+        if wal > 0 {
+            throw .cannotOpen(location: path, reason: "it is read-only for this user and its latest results are still in "
+                + "\(path)-wal; run any seamcheck command on it once as the file's owner (which folds them in), or copy both files")
+        }
+        let uri = "file:" + (path.addingPercentEncoding(withAllowedCharacters: .urlPathAllowed) ?? path) + "?immutable=1"
+        return opened(uri)
+    }
 
     /// SQLite's own words for a failure.
     public static func reason(_ error: any Error) -> String {

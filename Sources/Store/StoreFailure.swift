@@ -10,6 +10,9 @@ public enum StoreFailure: Error, Sendable, Equatable, CustomStringConvertible {
     case unreachable(location: String, reason: String)
     /// The server answered and said no: wrong password, no such user or database. Exit 2.
     case rejected(location: String, reason: String)
+    /// TLS was asked for (`sslmode=require`, `verify-*`) and the server does not offer it, or its
+    /// handshake failed: the server is there, the settings disagree. Exit 2.
+    case tlsRefused(location: String, reason: String)
     /// The database was migrated by a newer Seamcheck: it knows migrations this binary does not. Exit 2.
     case newerSchema(location: String, unknown: [String])
     case cannotOpen(location: String, reason: String)
@@ -29,7 +32,7 @@ public enum StoreFailure: Error, Sendable, Equatable, CustomStringConvertible {
 
     public var location: String {
         switch self {
-        case .badLocation(let l, _), .missing(let l), .unreachable(let l, _), .rejected(let l, _), .newerSchema(let l, _),
+        case .badLocation(let l, _), .missing(let l), .unreachable(let l, _), .rejected(let l, _), .tlsRefused(let l, _), .newerSchema(let l, _),
              .cannotOpen(let l, _), .failed(let l, _), .outcomeUnknown(let l, _):
             return l
         }
@@ -47,6 +50,10 @@ public enum StoreFailure: Error, Sendable, Equatable, CustomStringConvertible {
         case .rejected(let location, let reason):
             return "\(location): the PostgreSQL server refused the connection (\(reason)); check the user, password and "
                 + "database name in the URL (or the server's pg_hba.conf), then `seamcheck db check --db URL`"
+        case .tlsRefused(let location, let reason):
+            return "\(location): the PostgreSQL server answered but TLS could not be set up (\(reason)); turn on `ssl` in "
+                + "the server's postgresql.conf (with a certificate it is trusted for), or on a network you trust use "
+                + "`sslmode=prefer` or `sslmode=disable` in the URL"
         case .newerSchema(let location, let unknown):
             return "\(location): the database was migrated by a newer Seamcheck (unknown migrations: "
                 + "\(unknown.joined(separator: ", "))); use that version or a newer one, or another --db"

@@ -48,8 +48,18 @@ struct AirPlayCommand: AsyncParsableCommand {
         guard let target = targets.first else {
             throw CLIFailure.input("\(text): " + (skipped.first?.reason ?? "not a receiver with AirPlay video"))
         }
+        if let legacy = legacyCredentials(for: target, store: store) {
+            return (target, try await AirPlaySender.openLegacy(target.endpoint, credentials: legacy))
+        }
         let access = access(for: target, store: store)
         return (target, try await AirPlaySender.open(target.endpoint, access: access, flow: await flow(for: target, access: access)))
+    }
+
+    /// `target`'s stored legacy credentials (`airplay pair` against UxPlay or an Apple TV 3): its
+    /// sessions pair-verify with them on their RTSP connection. nil for none, or HAP ones.
+    static func legacyCredentials(for target: RunTarget, store: CredentialStore) -> LegacyCredentials? {
+        (try? store.pairing(name: target.name, deviceId: target.deviceId,
+                            address: "\(target.endpoint.host):\(target.endpoint.port)"))?.credentials.legacy
     }
 
     /// How to reach `target`: its stored pairing, else what its TXT record says. An unusable
@@ -67,6 +77,10 @@ struct AirPlayCommand: AsyncParsableCommand {
     /// One stderr line per receiver that pairs or is refused for pairing: how the run reaches it.
     static func reportAccess(_ targets: [RunTarget], store: CredentialStore) {
         for target in targets {
+            if legacyCredentials(for: target, store: store) != nil {
+                Terminal.writeStderr("seamcheck: lab run: \(VisibleText.escape(target.name)): paired (legacy pair-verify with stored credentials)\n")
+                continue
+            }
             let access = access(for: target, store: store)
             if case .plain = access { continue }
             Terminal.writeStderr("seamcheck: lab run: \(VisibleText.escape(target.name)): \(PairingAccess.describe(access))\n")
@@ -91,10 +105,17 @@ struct AirPlayCommand: AsyncParsableCommand {
     /// `flow(for:access:)` found once per receiver (at its first cell that opens).
     static func opener(for targets: [RunTarget], store: CredentialStore) -> AirPlayOpener {
         var accessByEndpoint: [AirPlayEndpoint: (RunTarget, AirPlayAccess)] = [:]
-        for target in targets { accessByEndpoint[target.endpoint] = (target, access(for: target, store: store)) }
-        let table = accessByEndpoint
+        var legacyByEndpoint: [AirPlayEndpoint: LegacyCredentials] = [:]
+        for target in targets {
+            accessByEndpoint[target.endpoint] = (target, access(for: target, store: store))
+            legacyByEndpoint[target.endpoint] = legacyCredentials(for: target, store: store)
+        }
+        let table = accessByEndpoint, legacy = legacyByEndpoint
         let flows = FlowCache()
         return { endpoint throws(AirPlayError) in
+            if let credentials = legacy[endpoint] {
+                return try await AirPlaySender.openLegacy(endpoint, credentials: credentials, configuration: AirPlayConfiguration())
+            }
             guard let (target, access) = table[endpoint] else {
                 return try await AirPlaySender.open(endpoint, access: .plain(pairingName: endpoint.name), configuration: AirPlayConfiguration())
             }

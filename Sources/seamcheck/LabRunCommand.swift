@@ -134,8 +134,8 @@ struct LabRunCommand: AsyncParsableCommand {
     @Option(name: .customLong("capture-option"), help: "An option of the capture devices, KEY=VALUE (framerate=30, video_size=1920x1080); repeatable.")
     var captureOptions: [String] = []
 
-    @Option(help: "How receivers get the case's playlists: plain (they fetch the URL) or pushed (they ask the sender over the reverse connection, FCUP, as the YouTube app does with Apple TVs; docs/lab-run.md).")
-    var delivery: LabDelivery = .plain
+    @Option(help: "How receivers get the case's playlists: [RECEIVER=]plain (they fetch the URL) or pushed (they ask the sender over the reverse connection, FCUP, as the YouTube app does with Apple TVs; docs/lab-run.md); repeatable, RECEIVER=... for one receiver.")
+    var delivery: [String] = []
 
     @OptionGroup var lookup: ReceiverLookupOptions
     @OptionGroup var credentials: CredentialsOption
@@ -153,6 +153,9 @@ struct LabRunCommand: AsyncParsableCommand {
         guard (0...65535).contains(port) else { throw ValidationError("--port must be 0 to 65535") }
         if let server, URL(string: server)?.scheme?.hasPrefix("http") != true { throw ValidationError("--server must be an http:// URL") }
         guard Logger.Level(rawValue: logLevel) != nil else { throw ValidationError("--log-level must be trace, debug, info, notice, warning, error or critical") }
+        for text in delivery where LabDelivery(rawValue: String(text.split(separator: "=", omittingEmptySubsequences: false).last ?? "")) == nil {
+            throw ValidationError("--delivery \(text): give plain or pushed, optionally for one receiver: --delivery RECEIVER=pushed")
+        }
         for option in captureOptions where !option.contains("=") {
             throw ValidationError("--capture-option \(option): give KEY=VALUE, e.g. framerate=30")
         }
@@ -210,10 +213,14 @@ struct LabRunCommand: AsyncParsableCommand {
         let origin: LabRunSession.Origin = if let server { .server(server) } else { .own(suite: suite!, bind: bind, port: port) }
         var plan = LabRunSession.Plan(targets: targets, cases: chosenCases, resuming: previous, origin: origin, options: options)
         var opener = AirPlayCommand.opener(for: targets, store: pairings)
-        if delivery == .pushed {
+        let pushed = try DeliveryAssignment.pushed(delivery, targets: targets)
+        if !pushed.isEmpty {
             let token = try server == nil ? LabAccess.newToken() : Self.serverToken(database: database, store: store)
             plan.labToken = token
-            opener = PushedPlayback.opener(wrapping: opener, token: token)
+            let plain = opener, pushing = PushedPlayback.opener(wrapping: opener, token: token)
+            opener = { endpoint throws(AirPlayError) in
+                try await (pushed.contains(endpoint) ? pushing : plain)(endpoint)
+            }
         }
         let session = try await LabRunSession.open(plan, store: store, logger: LabLogging.logger(level: logLevel),
                                                    opener: opener, probe: AirPlayCommand.answers)

@@ -85,6 +85,19 @@ final class HAPPrimitiveTests: XCTestCase {
     // MARK: SRP-6a
 
     /// RFC 5054 Appendix B: I = "alice", P = "password123", the 1024-bit group, SHA-1.
+    /// OpenSSL's constant-time exponentiation (what pairing uses) against BigInt's own `power`, an
+    /// independent implementation: edge cases and random 1024-bit values in the RFC 5054 group.
+    func testModularPowerAgreesWithBigIntsOwn() {
+        let prime = SRPParameters.rfc5054TestVectors.prime
+        let cases: [(BigUInt, BigUInt, BigUInt)] = [
+            (2, 0, prime), (0, 5, prime), (1, prime, prime), (prime + 7, 3, prime), (prime - 1, 2, prime), (5, 1, 9), (3, 200, 1_000_003),
+        ] + (0..<4).map { _ in (BigUInt.randomInteger(withMaximumWidth: 1100), BigUInt.randomInteger(withMaximumWidth: 256), prime) }
+        for (base, exponent, modulus) in cases {
+            XCTAssertEqual(base.modularPower(exponent, modulus: modulus), base.power(exponent, modulus: modulus),
+                           "\(base) ^ \(exponent) mod \(modulus)")
+        }
+    }
+
     func testSRPAgainstRFC5054AppendixBVectors() throws {
         let p = SRPParameters.rfc5054TestVectors
         let salt = hex("BEB25379D1A8581EB5A727673A2441EE")

@@ -60,6 +60,48 @@ final class DbCommandTests: XCTestCase {
         }
     }
 
+    /// Before: a results file this user may read but not write (an archived run, another user's
+    /// station) refused even `lab report`, with advice about permissions. Now the commands that
+    /// only read work, and a command that writes says it is read-only and what to do.
+    /// Before: a results file this user may read but not write (an archived run, another user's
+    /// station) refused even `matrix history`, as "cannot open". Now the commands that only read
+    /// work, and one that writes says the file is not writable for this user and what to do.
+    func testAResultsFileThisUserMayOnlyReadServesTheCommandsThatRead() throws {
+        guard getuid() == 0 else { throw XCTSkip("needs root, to run seamcheck as another user (nobody)") }
+        let folder = dir.appendingPathComponent("archive"), path = folder.appendingPathComponent("results.sqlite").path
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        let primary = try Fixtures.primary.path()
+        let matrix = dir.appendingPathComponent("m.yaml").path
+        try """
+            name: archived
+            defaults: {jobs: 1, timeout: 60}
+            deviceClasses: [apple-tv-4k]
+            cases:
+              - {id: a, primary: "\(primary)", interstitials: ["\(primary)"]}
+            """.write(toFile: matrix, atomically: true, encoding: .utf8)
+        let run = try SeamcheckBinary.run(["matrix", "run", matrix, "--db", path, "--output", dir.appendingPathComponent("r").path, "--format", "json"])
+        XCTAssertEqual(run.status, 0, run.stderr)
+        try FileManager.default.setAttributes([.posixPermissions: 0o444], ofItemAtPath: path)
+        for folder in [folder, dir!] { try FileManager.default.setAttributes([.posixPermissions: 0o555], ofItemAtPath: folder.path) }
+        defer { for folder in [folder, dir!] { try? FileManager.default.setAttributes([.posixPermissions: 0o755], ofItemAtPath: folder.path) } }
+        func asNobody(_ arguments: [String]) throws -> CommandResult {
+            try Command.run("/usr/bin/setpriv", ["--reuid=65534", "--regid=65534", "--clear-groups", SeamcheckBinary.path] + arguments,
+                            environment: ["NO_COLOR": "1", "HOME": "/tmp"], currentDirectory: URL(fileURLWithPath: "/"))
+        }
+        let history = try asNobody(["matrix", "history", "--db", path, "--format", "json"])
+        XCTAssertEqual(history.status, 0, history.stderr)
+        let runs = try XCTUnwrap(try json(history.stdout)["runs"] as? [[String: Any]])
+        XCTAssertEqual(runs.first?["finishedCases"] as? Int, 1, history.stdout)
+        let check = try asNobody(["db", "check", "--db", path])
+        XCTAssertEqual(check.status, 0, check.stderr)
+        let write = try asNobody(["lab", "runs", "--db", path, "--format", "json"])
+        XCTAssertEqual(write.status, 0, write.stderr)
+        let again = try asNobody(["matrix", "run", matrix, "--db", path, "--output", "/tmp/seamcheck-never-written", "--format", "json"])
+        XCTAssertEqual(again.status, 2, again.stderr)
+        XCTAssertTrue(again.stderr.contains(path) && again.stderr.contains("writable"), again.stderr)
+        XCTAssertFalse(again.stderr.contains("disk"), again.stderr)
+    }
+
     func testCopyBringsAStationsSQLiteHistoryInOnce() throws {
         let postgres = try TestPostgres.shared()
         let sqlite = dir.appendingPathComponent("station.sqlite").path

@@ -143,7 +143,7 @@ final class KodiReceiverTests: XCTestCase {
             if let code = server.exitCode { throw CommandError.notFound("lab serve exited \(code): \(server.output)") }
             Thread.sleep(forTimeInterval: 0.05)
         }
-        throw CommandError.notFound("lab serve did not start within 30 s: \(server.output)")
+        throw CommandError.didNotStart("lab serve did not start within 30 s: \(server.output)")
     }
 
     /// `seamcheck discover --format json` inside Kodi's namespace: its entry, by device id.

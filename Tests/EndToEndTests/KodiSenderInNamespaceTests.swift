@@ -51,7 +51,7 @@ final class KodiSenderInNamespaceTests: XCTestCase {
             if let code = server.exitCode { throw CommandError.notFound("the test HTTP server exited \(code): \(server.output)") }
             Thread.sleep(forTimeInterval: 0.05)
         }
-        throw CommandError.notFound("the test HTTP server did not start within 15 s: \(server.output)")
+        throw CommandError.didNotStart("the test HTTP server did not start within 15 s: \(server.output)")
     }
 
     /// The xctest bundle this test runs in (`swift test` starts it by its path).

@@ -28,7 +28,7 @@ final class LabDashboardBrowserTests: XCTestCase {
         while Date() < deadline, !process.stdout.contains("READY"), process.exitCode == nil { Thread.sleep(forTimeInterval: 0.1) }
         guard process.stdout.contains("READY") else {
             process.terminate()
-            throw CommandError.notFound("behaviour_receiver.py on \(host):\(port) did not start: \(process.output)")
+            throw CommandError.didNotStart("behaviour_receiver.py on \(host):\(port) did not start: \(process.output)")
         }
         return process
     }

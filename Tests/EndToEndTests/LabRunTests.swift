@@ -230,7 +230,7 @@ final class LoopbackReceiver {
         guard DiscoverEnvironment.wait(10, for: { [process] in process.output.contains("READY") || process.exitCode != nil }),
               let match = process.output.firstMatch(of: /PORT (\d+)/) else {
             process.terminate()
-            throw CommandError.notFound("lab_run_receiver.py on \(host) did not start: \(process.output)")
+            throw CommandError.didNotStart("lab_run_receiver.py on \(host) did not start: \(process.output)")
         }
         address = "\(host):\(match.1)"
     }

@@ -35,14 +35,17 @@ final class LabRunUxPlayTests: XCTestCase {
 
     func store() throws -> LabStore { try LabStore(path: database, create: false) }
 
-    /// The control case and a stitched one, the display captured: UxPlay plays both through the
-    /// legacy session (SETUP, NTP timing, RECORD, /feedback, /play on its own connection), the
-    /// protocol and the picture are both measured, and at the stitched ad GStreamer shows the ad's
-    /// first frame and goes on with the primary (docs/lab-run.md, "UxPlay").
-    func testUxPlayPlaysControlAndAStitchedCaseMeasuredByProtocolAndPicture() throws {
+    /// The control case and a stitched one, the display captured, the playlists pushed (FCUP, set
+    /// for this receiver by its address): UxPlay plays both through the legacy session (SETUP, NTP
+    /// timing, RECORD, /feedback, /play on its own connection) asking the sender for every
+    /// playlist over /reverse; the request log has every playlist (pushed) and segment as
+    /// UxPlay's; the protocol and the picture are both measured, and at the stitched ad GStreamer
+    /// shows the ad's first frame and goes on with the primary (docs/lab-run.md, "UxPlay").
+    func testUxPlayPlaysControlAndAStitchedCaseWithPushedPlaylistsMeasuredByProtocolAndPicture() throws {
         let uxplay = try UxPlayReceiver.suite()
         let cases = ["control", "control-stitched"]
-        let result = try uxplay.run(try labRun(uxplay, cases.flatMap { ["--case", $0] } + ["--capture", uxplay.display, "--capture-option", "framerate=30"]),
+        let result = try uxplay.run(try labRun(uxplay, cases.flatMap { ["--case", $0] } + ["--capture", uxplay.display, "--capture-option", "framerate=30",
+                                                                                          "--delivery", "\(uxplay.address)=pushed"]),
                                     timeout: 150)
         XCTAssertEqual(result.status, 0, result.stderr + "\n" + uxplay.logTail())
         let store = try store()
@@ -56,6 +59,12 @@ final class LabRunUxPlayTests: XCTestCase {
             XCTAssertFalse(cell.measurement.reason.contains("receiver went away"), cell.measurement.reason)
             XCTAssertNotNil(cell.measurement.playToFirstFrameMs, cell.caseId)
             XCTAssertFalse(cell.requests.isEmpty, "\(cell.caseId): UxPlay's requests are in its cell")
+            let playlists = cell.requests.filter { $0.path.hasSuffix(".m3u8") }
+            XCTAssertGreaterThanOrEqual(playlists.count, 2, "\(cell.caseId): the multivariant playlist and a media playlist")
+            XCTAssertTrue(playlists.allSatisfy { $0.userAgent?.contains("(pushed by the sender at ") == true && $0.client == uxplay.address },
+                          "\(cell.caseId): every playlist pushed, logged as UxPlay's: \(playlists.map { "\($0.path) \($0.userAgent ?? "-")" })")
+            XCTAssertTrue(cell.requests.filter { !$0.path.hasSuffix(".m3u8") }.allSatisfy { $0.clientPort != nil && $0.userAgent?.contains("pushed") != true },
+                          "\(cell.caseId): segments fetched by UxPlay itself")
             let picture = try XCTUnwrap(cell.measurement.picture, cell.caseId)
             XCTAssertEqual(picture.result, "measured", "\(cell.caseId): \(picture.notes)")
             XCTAssertEqual(picture.input, "x11grab:" + uxplay.display)
@@ -81,9 +90,9 @@ final class LabRunUxPlayTests: XCTestCase {
                       process.output)
         try await Task.sleep(for: .seconds(4))  // into the second case
         try uxplay.kill()
-        // Away longer than the run's 3 s of failed polls: UxPlay is back in about 1 s, and one that is
-        // back within them ends the cell "came back without the item", which is not retried.
-        try await Task.sleep(for: .seconds(6))
+        // Back within the run's 3 s of failed polls (UxPlay restarts in about 1 s): the cell ends
+        // "receiver went away ... came back without the item", and is retried all the same.
+        try await Task.sleep(for: .seconds(1))
         try uxplay.restart()
         XCTAssertEqual(process.wait(timeout: 120), 0, process.output)
 
@@ -95,6 +104,42 @@ final class LabRunUxPlayTests: XCTestCase {
         XCTAssertEqual(cells[1].measurement.outcome, .failed)
         XCTAssertTrue(cells[1].measurement.reason.contains("receiver went away"), cells[1].measurement.reason)
         XCTAssertNotEqual(cells[2].measurement.outcome, .failed, cells[2].measurement.reason)
+    }
+
+    /// UxPlay started `-pin 4321`: `airplay pair --pin` stores legacy keys, and `lab run` with them
+    /// pair-verifies on each session's RTSP connection and plays (cut at 5 s: playing is what is
+    /// checked). With another receiver's key in the stored entry (a different receiver now at that
+    /// address: UxPlay's own key comes from its device id, and without `-reg` it takes any
+    /// controller's), the run's one receiver is refused at pair-verify: its cell skipped naming
+    /// the step, exit 4.
+    func testUxPlayWithAPinPlaysWithStoredLegacyKeysAndAnotherReceiversKeyIsAClearRefusal() throws {
+        let uxplay = try UxPlayReceiver.suite()
+        defer { try? uxplay.kill(); try? uxplay.restart() }
+        try uxplay.kill()
+        try uxplay.restart(pin: "4321")
+        let credentials = folder + "/credentials.json"
+        let pair = try uxplay.run([SeamcheckBinary.path, "airplay", "pair", uxplay.airplayEndpoint, "--pin", "4321", "--credentials", credentials],
+                                  timeout: 60)
+        XCTAssertEqual(pair.status, 0, pair.stderr + "\n" + uxplay.logTail())
+        let arguments = try labRun(uxplay, ["--case", "control", "--case-timeout", "5", "--credentials", credentials])
+        let played = try uxplay.run(arguments, timeout: 60)
+        XCTAssertEqual(played.status, 0, played.stderr + "\n" + uxplay.logTail())
+        XCTAssertTrue(played.stderr.contains("paired (legacy pair-verify with stored credentials)"), played.stderr)
+        let cell = try XCTUnwrap(try store().latestCells().first)
+        XCTAssertGreaterThan(cell.series.samples.compactMap { $0.info?.position }.max() ?? 0, 1, cell.measurement.reason)
+
+        // RFC 8032's first test key: a valid Ed25519 public key that is not UxPlay's.
+        var text = try String(contentsOfFile: credentials, encoding: .utf8)
+        let stored = try XCTUnwrap(text.firstMatch(of: /"receiverPublicKey"\s*:\s*"([^"]+)"/)?.1)
+        text = text.replacingOccurrences(of: String(stored), with: "11qYAYKxCrfVS\\/7TyWQHOg7hcvPapiMlrwIaaPcHURo=")
+        try text.write(toFile: credentials, atomically: true, encoding: .utf8)
+        try FileManager.default.setAttributes([.posixPermissions: 0o600], ofItemAtPath: credentials)  // the store wants 0600
+        let refused = try uxplay.run(arguments, timeout: 60)
+        XCTAssertEqual(refused.status, 4, refused.stdout + refused.stderr)
+        let skipped = try XCTUnwrap(try store().latestCells().first)
+        XCTAssertEqual(skipped.measurement.outcome, .skipped, skipped.measurement.reason)
+        XCTAssertTrue(skipped.measurement.reason.contains("pair-verify"), skipped.measurement.reason)
+        print("uxplay -pin: refused with another receiver's key: \(skipped.measurement.reason)")
     }
 
     /// Another sender holds UxPlay (an RTSP connection it keeps open): UxPlay answers 409, which

@@ -38,7 +38,10 @@ final class LabStreamsCommandTests: XCTestCase {
         let implemented = try implementedRules()
         let cases = try cases
         XCTAssertEqual(cases.count, 58, "21 scheduled (19 transitions, the ladder, the localization case), 18 stitched: not the MPEG-TS ad nor the localization case, 19 behaviour")
-        for labCase in cases {
+        // The 58 audits are separate processes, three at a time (most of each is waiting on the server).
+        let urls = cases.map { server.url("/files/" + ($0["playlist"] as? String ?? "")) }
+        let raisedByCase = Self.concurrently(urls) { Self.findingsOrError($0, profile: "smart-tv-dolby-vision") }
+        for (labCase, raised) in zip(cases, raisedByCase) {
             let id = try XCTUnwrap(labCase["id"] as? String)
             let rules = Set(labCase["rules"] as? [String] ?? [])
             XCTAssertTrue(rules.isSubset(of: implemented), "\(id) names rules the catalog lacks: \(rules)")
@@ -47,11 +50,40 @@ final class LabStreamsCommandTests: XCTestCase {
             // A behaviour case raises what its deliberate feature does (an empty list, a failing URI).
             let behaviour = Set((LabBehaviourLintTests.expected[id] ?? []).map { String($0.split(separator: " ")[1]) })
             let expected = labCase["delivery"] as? String == "stitched" ? [] : labCase["kind"] as? String == "behaviour" ? behaviour : rules
-            let raised = try findings(server.url("/files/" + (labCase["playlist"] as? String ?? "")), profile: "smart-tv-dolby-vision")
+            guard case .success(let raised) = raised else { XCTFail("\(id): \(raised)"); continue }
             // Not only transition rules: no spec, declared or capability finding either.
             XCTAssertEqual(Set(raised.compactMap { $0["rule"] as? String }), expected,
                            "\(id): \(raised.map { $0["message"] as? String ?? "" })")
         }
+    }
+
+    /// `seamcheck audit` as a value (for running several at once): its findings, or why not.
+    static func findingsOrError(_ url: String, profile: String) -> Result<[[String: Any]], AuditFailure> {
+        guard let result = try? SeamcheckBinary.run(["audit", url, "--profile", profile, "--format", "json", "--fail-on", "never"]) else {
+            return .failure(AuditFailure(text: "could not run seamcheck audit \(url)"))
+        }
+        guard result.status == 0, let json = try? JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as? [String: Any] else {
+            return .failure(AuditFailure(text: "audit \(url) exited \(result.status): \(result.stderr)"))
+        }
+        return .success(json["findings"] as? [[String: Any]] ?? [])
+    }
+
+    struct AuditFailure: Error { let text: String }
+
+    /// `body` over `items`, `width` at a time, results in the items' order.
+    static func concurrently<R>(_ items: [String], width: Int = 3, _ body: @escaping @Sendable (String) -> R) -> [R] {
+        let lock = NSLock()
+        nonisolated(unsafe) var results = [R?](repeating: nil, count: items.count)
+        nonisolated(unsafe) var next = 0
+        DispatchQueue.concurrentPerform(iterations: min(width, items.count)) { _ in
+            while true {
+                let index: Int? = lock.withLock { defer { next += 1 }; return next < items.count ? next : nil }
+                guard let index else { return }
+                let value = body(items[index])
+                lock.withLock { results[index] = value }
+            }
+        }
+        return results.map { $0! }
     }
 
     func testOnTheLowEndTVCodecChangesLeaveNothingToPlayAndTheRestAreTransitions() throws {

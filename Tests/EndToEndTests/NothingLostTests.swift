@@ -35,10 +35,15 @@ final class NothingLostTests: XCTestCase {
         ["lab", "run", "--db", database, "--streams", try LabSuiteFixture.small(), "--bind", "127.0.0.1", "--poll-interval", "100"] + arguments
     }
 
-    /// `sqlite3 DB` holding `BEGIN EXCLUSIVE` for `seconds`, started once the lock is held.
+    /// A process holding `BEGIN EXCLUSIVE` on the database for `seconds`, returned once the lock is
+    /// held; one process (Python's sqlite3), so that `terminate()` ends it and frees the lock at once.
     func lock(_ path: String, seconds: Int) throws -> RunningProcess {
-        let sqlite = try TestEnvironment.require("sqlite3")
-        let locker = try RunningProcess("/bin/sh", ["-c", "(echo '.timeout 20000'; echo 'BEGIN EXCLUSIVE;'; echo \"SELECT 'LOCKED';\"; sleep \(seconds); echo 'COMMIT;') | \(sqlite) \(path)"])
+        let python = try TestEnvironment.require("python3")
+        let script = "import sqlite3, sys, time\n"
+            + "c = sqlite3.connect(sys.argv[1], timeout=20, isolation_level=None)\n"
+            + "c.execute('BEGIN EXCLUSIVE'); print('LOCKED', flush=True)\n"
+            + "time.sleep(float(sys.argv[2])); c.execute('COMMIT')\n"
+        let locker = try RunningProcess(python, ["-c", script, path, String(seconds)])
         lockers.append(locker)
         XCTAssertTrue(DiscoverEnvironment.wait(30, for: { locker.output.contains("LOCKED") || locker.exitCode != nil }), locker.output)
         return locker
@@ -77,7 +82,8 @@ final class NothingLostTests: XCTestCase {
         XCTAssertTrue(result.stderr.contains("was played but could not be stored") && result.stderr.contains("database is locked")
                       && result.stderr.contains("--resume \(id)"), result.stderr)
         XCTAssertFalse(result.stderr.contains("no receiver could be run") || result.stderr.contains("disk space"), result.stderr)
-        lockers.forEach { _ = $0.result(timeout: 60) }
+        // The run has ended: the lock's holder is stopped (its transaction rolls back) rather than waited out.
+        lockers.forEach { $0.terminate(); _ = $0.result(timeout: 60) }
         let runs = try SeamcheckBinary.run(["lab", "runs", "--db", database, "--format", "table"])
         XCTAssertTrue(runs.stdout.contains(id) && runs.stdout.contains("interrupted"), runs.stdout + runs.stderr)
 

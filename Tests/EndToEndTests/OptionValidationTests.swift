@@ -23,6 +23,15 @@ final class OptionValidationTests: XCTestCase {
         XCTAssertTrue(run.stderr.contains(words), "\(arguments): \(run.stderr)", file: file, line: line)
     }
 
+    /// `lab run --delivery [RECEIVER=]plain|pushed`: another value, or a receiver not in the run, is exit 2 before anything plays.
+    func testADeliveryThatIsNoneOrForNoReceiverOfTheRunIsRefused() throws {
+        let run = ["lab", "run", "--receiver", "127.0.0.1:9", "--case", "control", "--streams", try LabSuiteFixture.small(),
+                   "--db", dir.appendingPathComponent("run.sqlite").path]
+        try refused(run + ["--delivery", "fcup"], "--delivery fcup: give plain or pushed")
+        try refused(run + ["--delivery", "127.0.0.1=bogus"], "--delivery 127.0.0.1=bogus: give plain or pushed")
+        try refused(run + ["--delivery", "Den=pushed"], "--delivery Den=pushed: no receiver 'Den' in this run (127.0.0.1:9)")
+    }
+
     /// (A negative value is given as `--option=-1`: ArgumentParser reads `-1` after a space as an option.)
     func testNonFiniteAndNegativeNumbersAreRefusedWhereverTheyAreGiven() throws {
         let playlist = ["audit", "https://example.invalid/main.m3u8"]

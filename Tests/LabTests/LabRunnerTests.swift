@@ -67,6 +67,50 @@ final class LabRunnerTests: XCTestCase {
         XCTAssertNil(results[1].problem)
     }
 
+    func testAReceiverBackWithoutTheItemWithinTheFailedPollsHasThatCellRetriedToo() async throws {
+        let clock = JumpingClock()
+        let recorder = MemoryRecorder()
+        let opens = Counter()
+        // The second session: refused for 1 s from 2 s in (fewer than the 3 s that mean "gone"), then
+        // answering again with no item, as UxPlay does when it restarts within a second.
+        let opener: AirPlayOpener = { endpoint throws(AirPlayError) in
+            guard opens.next(endpoint.host) == 2 else { return ScriptedReceiver(clock: clock, script: ScriptedReceiver.playing(12)) }
+            return ScriptedReceiver(clock: clock) { t in
+                t < 2 ? .success(.at(max(0, t - 0.5), of: 12))
+                    : t < 3 ? .failure(.connect(endpoint: "den", reason: "Connection refused"))
+                    : .success(PlaybackInfo())
+            }
+        }
+        let runner = runner(clock: clock, recorder: recorder, opener: opener)
+        let results = await runner.run(runId: "r1", targets: [target("Den", "192.0.2.2")], cases: cases, url: Self.url)
+        let den = recorder.cells(of: "Den")
+        XCTAssertEqual(den.map { "\($0.cell.caseId)#\($0.cell.attempt)" },
+                       ["control#1", "frame-rate-25#1", "frame-rate-25#2", "video-codec-hevc#1"],
+                       den.map(\.cell.measurement.reason).joined(separator: "\n"))
+        guard den.count == 4 else { return }
+        XCTAssertTrue(den[1].cell.measurement.reason.contains("came back without the item"), den[1].cell.measurement.reason)
+        XCTAssertNotEqual(den[2].cell.measurement.outcome, .failed, den[2].cell.measurement.reason)
+        XCTAssertNil(results[0].problem)
+    }
+
+    func testAnAdIsDueOnScreenWhenStitchedOrFetchedAndNeverWithoutAnAssetToFetch() {
+        typealias Worker = LabRunner<JumpingClock>.Worker
+        var interstitial = LabTestData.transition("control", rules: [])
+        interstitial.delivery = .interstitial
+        let ad = LabRequestRecord(at: Date(), client: "192.0.2.2", method: "GET", path: "/cases/control/ad/ad.m3u8", status: 200, bytes: 10,
+                                   durationMs: 1)
+        XCTAssertFalse(Worker.adExpectedOnScreen(interstitial, requests: []), "not fetched")
+        XCTAssertTrue(Worker.adExpectedOnScreen(interstitial, requests: [ad]))
+        var emptyList = interstitial
+        emptyList.interstitialPrefix = nil  // behaviour-asset-list-empty, -failed: no asset to fetch
+        XCTAssertFalse(Worker.adExpectedOnScreen(emptyList, requests: [ad]))
+        var stitched = interstitial
+        stitched.delivery = .stitched
+        XCTAssertTrue(Worker.adExpectedOnScreen(stitched, requests: []))
+        stitched.interstitial?.videoCodec = nil
+        XCTAssertFalse(Worker.adExpectedOnScreen(stitched, requests: []), "an ad without video")
+    }
+
     func testAReceiverThatStaysAwayHasItsRemainingCellsRecordedAsNotRun() async throws {
         let clock = JumpingClock()
         let recorder = MemoryRecorder()

@@ -7,11 +7,14 @@ public typealias CommandResult = ProcessResult
 public enum CommandError: Error, CustomStringConvertible {
     case notFound(String)
     case failed(String, CommandResult)
+    /// A helper server the test starts did not say it was ready: what it printed is in the text.
+    case didNotStart(String)
 
     public var description: String {
         switch self {
         case .notFound(let name): return "\(name): not found on PATH"
         case .failed(let command, let result): return "\(command) exited \(result.status): \(result.stderr)"
+        case .didNotStart(let what): return what
         }
     }
 }

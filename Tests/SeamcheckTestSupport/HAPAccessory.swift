@@ -42,7 +42,7 @@ public final class HAPAccessory: @unchecked Sendable {
         try FileManager.default.createDirectory(atPath: state, withIntermediateDirectories: true)
         process = try RunningProcess(try HAPPython.python(), [MediaFixture.packageRoot + "/Tests/Server/hap_accessory.py",
                                                              "--pin", pin, "--state", state, "--lifetime", "300"])
-        let deadline = Date().addingTimeInterval(15)
+        let deadline = Date().addingTimeInterval(30)
         while !process.output.contains("READY"), process.exitCode == nil, Date() < deadline {
             Thread.sleep(forTimeInterval: 0.02)
         }
@@ -94,7 +94,7 @@ public final class LoopbackPeers: @unchecked Sendable {
     public init(script: String, modes: [String], lifetime: Int = 120) throws {
         process = try RunningProcess(try HAPPython.python(), [MediaFixture.packageRoot + "/Tests/Server/" + script,
                                                              "--lifetime", String(lifetime)] + modes.flatMap { ["--listen", $0] })
-        let deadline = Date().addingTimeInterval(15)
+        let deadline = Date().addingTimeInterval(30)
         while !process.output.contains("READY"), process.exitCode == nil, Date() < deadline { Thread.sleep(forTimeInterval: 0.02) }
         var ports: [String: Int] = [:]
         for line in process.output.split(separator: "\n") where line.hasPrefix("PORT ") {

@@ -28,7 +28,7 @@ public enum ModeServerScript {
         let process = try RunningProcess(try TestEnvironment.require("python3"),
                                          [MediaFixture.packageRoot + "/Tests/Server/" + script, "--lifetime", "600"]
                                             + modes.flatMap { ["--listen", $0] })
-        let deadline = Date().addingTimeInterval(10)
+        let deadline = Date().addingTimeInterval(30)
         while !process.output.contains("READY"), process.exitCode == nil, Date() < deadline {
             Thread.sleep(forTimeInterval: 0.02)
         }
@@ -39,7 +39,7 @@ public enum ModeServerScript {
         }
         guard ports.count == modes.count else {
             process.terminate()
-            throw CommandError.notFound("\(script) did not start: \(process.output)")
+            throw CommandError.didNotStart("\(script) did not start: \(process.output)")
         }
         return (process, ports)
     }

@@ -6,7 +6,7 @@ import XCTest
 /// network namespace of its own (its own D-Bus and avahi-daemon, a veth pair kept inside, no route
 /// out) and stopped by `kodi-stop` when this value started it.
 ///
-/// Use it scoped: `try await KodiReceiver.with { kodi in ... }`. Missing Kodi, Xvfb, PulseAudio,
+/// Use it scoped: `try await KodiReceiver.with { kodi in ... }` (one Kodi per test process). Missing Kodi, Xvfb, PulseAudio,
 /// avahi or root, `start` throws `XCTSkip`; with SEAMCHECK_REQUIRE_SERVICES=1 (scripts/test.sh) it
 /// fails (`TestEnvironment.missing`), so that a broken install step cannot pass as a skip.
 /// Everything that talks to Kodi must run inside the namespace: `run` and `spawn` do that.
@@ -54,17 +54,38 @@ public final class KodiReceiver: @unchecked Sendable {
     static var envFile: String { MediaFixture.packageRoot + "/.build/services/kodi.env" }
     static let ip = ToolPath.find("ip") ?? "/usr/sbin/ip"
 
-    /// Starts Kodi (or reuses a running one), runs `body`, and stops what it started, also when
-    /// `body` throws.
+    /// Runs `body` with the process's Kodi: started at the first call and kept for the tests after
+    /// (each call checks it answers and restarts it if a test killed it), stopped when the test
+    /// bundle finishes, when this process started it. Starting and stopping Kodi's namespace costs
+    /// about 11 s; the Kodi classes have nine tests that need a live Kodi, none a new one.
     public static func with<T>(timeout: TimeInterval = 120, _ body: (KodiReceiver) async throws -> T) async throws -> T {
-        let kodi = try start(timeout: timeout)
-        do {
-            let value = try await body(kodi)
-            try kodi.stop()
-            return value
-        } catch {
-            try? kodi.stop()
-            throw error
+        try await body(try shared(timeout: timeout))
+    }
+
+    nonisolated(unsafe) private static var sharedKodi: KodiReceiver?
+    private static let sharedLock = NSLock()
+
+    /// The process's Kodi (see `with`).
+    public static func shared(timeout: TimeInterval = 120) throws -> KodiReceiver {
+        try sharedLock.withLock {
+            if let kodi = sharedKodi {
+                try kodi.restart(timeout: timeout)  // kodi-start reuses a Kodi that answers
+                return kodi
+            }
+            let kodi = try start(timeout: timeout)
+            sharedKodi = kodi
+            XCTestObservationCenter.shared.addTestObserver(StopAtEnd())
+            return kodi
+        }
+    }
+
+    /// Stops the process's Kodi when the bundle's tests are done.
+    private final class StopAtEnd: NSObject, XCTestObservation {
+        func testBundleDidFinish(_ testBundle: Bundle) {
+            KodiReceiver.sharedLock.withLock {
+                try? KodiReceiver.sharedKodi?.stop()
+                KodiReceiver.sharedKodi = nil
+            }
         }
     }
 

@@ -18,15 +18,15 @@ public final class TestHTTPServer: @unchecked Sendable {
         let script = MediaFixture.packageRoot + "/Tests/Server/test_http_server.py"
         process = try RunningProcess(try TestEnvironment.require("python3"),
                                      [script, "--root", root, "--lifetime", String(lifetime)] + (substitute.map { ["--substitute", $0] } ?? []))
-        // The first line is "PORT n".
-        let deadline = Date().addingTimeInterval(10)
+        // The first line is "PORT n". 30 s: Python took over 10 s to start on a loaded 2-core machine.
+        let deadline = Date().addingTimeInterval(30)
         while !process.output.contains("\n"), process.exitCode == nil, Date() < deadline {
             Thread.sleep(forTimeInterval: 0.01)
         }
         let line = process.output.split(separator: "\n").first.map(String.init) ?? ""
         guard line.hasPrefix("PORT "), let port = Int(line.dropFirst(5)) else {
             process.terminate()
-            throw CommandError.notFound("test HTTP server did not start (got '\(process.output)')")
+            throw CommandError.didNotStart("test HTTP server did not start (got '\(process.output)')")
         }
         self.port = port
     }

@@ -24,6 +24,13 @@ Each --listen MODE opens one port that behaves as MODE:
   stale           on each connection answers the first request, then closes on the second unanswered
                   (a keep-alive connection the receiver dropped as the sender wrote)
   idle-close      closes the connection after each answer, without `Connection: close`
+  legacy-no-feedback  a legacy video receiver (UxPlay's RTSP side: SETUP, RECORD, TEARDOWN answered
+                  RTSP/1.0 200 with the CSeq) that never asks for timing and never answers
+                  POST /feedback; its HTTP side as receiver
+  reverse-garbage-plists  /reverse: 101, then well-framed POST /event requests whose bodies are
+                  garbage property lists (binary junk, a binary plist that holds itself, 15000
+                  nested arrays, an array, wrong types); each answer awaited
+  reverse-endless-event   /reverse: 101, then a POST /event that claims 200000 bytes and sends 100
 
 Prints "PORT <mode> <n>" per listener, then "READY"; then "CONNECT <mode> <k>" per accepted
 connection (k counts from 1 per mode), "REQUEST <json>" per request (mode, conn, method, path,
@@ -42,6 +49,7 @@ import time
 LOCK = threading.Lock()
 COUNTS = {}
 PLAY_COUNTS = {}
+CSEQ = {}
 
 
 def say(line):
@@ -149,6 +157,11 @@ def answer(conn, mode, player, method, path, number_on_conn):
         conn.sendall(response(401, "Unauthorized", [("WWW-Authenticate",
                                                      'Digest realm="AirPlay", nonce="0a1b2c3d4e5f"')]))
         return True
+    if mode.startswith("legacy") and (method in ("SETUP", "RECORD", "TEARDOWN") or route == "/feedback"):
+        if route == "/feedback":
+            return "silent"
+        conn.sendall(b"RTSP/1.0 200 OK\r\nCSeq: %s\r\nContent-Length: 0\r\n\r\n" % CSEQ.get(id(conn), "0").encode())
+        return True
     if route == "/reverse":
         return reverse(conn, mode)
     if route == "/action":
@@ -230,6 +243,23 @@ FCUP_EVENT = plistlib.dumps({"sessionID": 1, "type": "unhandledURLRequest", "req
     fmt=plistlib.FMT_XML)
 
 
+# A binary plist's trailer: offset and reference sizes 1, one object, top object 0, offset table at `table`.
+def bplist_one(obj, table):
+    return b"bplist00" + obj + bytes([8]) + bytes(6) + bytes([1, 1]) + (1).to_bytes(8, "big") + bytes(8) + table.to_bytes(8, "big")
+
+
+GARBAGE_PLISTS = [
+    b"bplist00" + b"\xff" * 64,                                   # a binary plist header over junk
+    bplist_one(b"\xa1\x00", 10),                                  # an array that holds itself
+    bplist_one(b"\xd1\x00\x00", 11),                               # a dict keyed and valued by itself
+    b"<plist>" + b"<array>" * 15000 + b"</array>" * 15000 + b"</plist>",  # nested past any parser's patience
+    plistlib.dumps(["unhandledURLRequest"], fmt=plistlib.FMT_XML),   # an array, not a dict
+    plistlib.dumps({"type": 5, "request": "x"}, fmt=plistlib.FMT_BINARY),
+    plistlib.dumps({"type": "unhandledURLRequest", "request": {"FCUP_Response_URL": 7, "FCUP_Response_RequestID": "x"}},
+                   fmt=plistlib.FMT_XML),
+]
+
+
 def event(body):
     return ("POST /event HTTP/1.1\r\nX-Apple-Session-ID: S\r\nContent-Type: text/x-apple-plist+xml\r\n"
             "Content-Length: %d\r\n\r\n" % len(body)).encode() + body
@@ -255,6 +285,12 @@ def reverse(conn, mode):
     conn.sendall(b"HTTP/1.1 101 Switching Protocols\r\nConnection: Upgrade\r\nUpgrade: PTTH/1.0\r\n\r\n")
     if mode == "reverse-garbage":
         conn.sendall(b"\x00\x01\xffgarbage that is no request\r\n\r\n")
+    elif mode == "reverse-garbage-plists":
+        for body in GARBAGE_PLISTS:
+            conn.sendall(event(body))
+            await_answer(conn)
+    elif mode == "reverse-endless-event":
+        conn.sendall(b"POST /event HTTP/1.1\r\nContent-Length: 200000\r\n\r\n" + b"<" * 100)
     elif mode == "reverse-huge":
         conn.sendall(b"POST /event HTTP/1.1\r\nContent-Length: 1000000000\r\n\r\n")
         try:
@@ -287,6 +323,7 @@ def serve(conn, mode, player):
                 break
             method, path, headers, body, pending = request
             on_conn += 1
+            CSEQ[id(conn)] = headers.get("CSeq", "0")
             say("REQUEST " + json.dumps({"mode": mode, "conn": number, "method": method, "path": path,
                                          "headers": headers, "body": base64.b64encode(body[:8192]).decode()}))
             result = answer(conn, mode, player, method, path, on_conn)

@@ -78,6 +78,24 @@ final class ExecutorTests: XCTestCase {
         XCTAssertEqual(Int(count), Schema.migrations.count)
     }
 
+    /// Before: `sslmode=require` against a server without TLS said "cannot reach the PostgreSQL
+    /// server (sslUnsupported)", exit 3, and sent people to check that it runs.
+    func testTLSAskedOfAServerWithoutItIsASettingsMismatchNotAnUnreachableServer() throws {
+        let postgres = try TestPostgres.shared()
+        let url = postgres.url(database: "seamcheck").replacingOccurrences(of: "sslmode=disable", with: "sslmode=require")
+        XCTAssertThrowsError(try ResultsDatabaseOpener.open(url, create: true)) { error in
+            guard case .tlsRefused(let location, let reason) = error as? StoreFailure else { return XCTFail("\(error)") }
+            XCTAssertEqual((error as? StoreFailure)?.serviceMissing, false, "exit 2, not 3: the server is there")
+            XCTAssertTrue(reason.contains("does not offer TLS") && reason.contains("sslmode=require"), reason)
+            XCTAssertTrue("\(error)".contains("sslmode=prefer"), "\(error)")
+            XCTAssertFalse("\(error)".contains("cannot reach"), "\(error)")
+            XCTAssertTrue(location.contains(":***@"), location)
+        }
+        let preferred = try ResultsDatabaseOpener.open(url.replacingOccurrences(of: "sslmode=require", with: "sslmode=prefer"), create: true)
+        XCTAssertEqual(try preferred.read { c in try c.scalar("SELECT 1") as Int? }, 1, "prefer falls back to plain TCP")
+        preferred.close()
+    }
+
     func testAnUnreachableServerAndWrongCredentialsAreToldApart() throws {
         let postgres = try TestPostgres.shared()
         let closed = try LoopbackPorts.closed()

@@ -32,9 +32,16 @@ public actor LegacyVideoSession: AirPlayPlayback {
     public private(set) var feedbackFailures = 0
     public private(set) var feedbackSent = 0
 
-    public init(endpoint: AirPlayEndpoint, configuration: AirPlayConfiguration = .init()) {
+    /// Stored legacy credentials (`airplay pair`): pair-verify on the RTSP connection before
+    /// anything else is sent on it (UxPlay `-pin`, an Apple TV 3 generation receiver).
+    private let credentials: LegacyCredentials?
+    /// How long that pair-verify took (nil without credentials).
+    public private(set) var verifyTime: Duration?
+
+    public init(endpoint: AirPlayEndpoint, configuration: AirPlayConfiguration = .init(), credentials: LegacyCredentials? = nil) {
         self.endpoint = endpoint
         self.configuration = configuration
+        self.credentials = credentials
         sessionId = UUID().uuidString
         rtspConnection = Connection(host: endpoint.host, port: endpoint.port, connectTimeout: configuration.connectTimeout,
                                     maxBodyBytes: configuration.maxBodyBytes, lengthlessIsEmpty: true)
@@ -42,11 +49,18 @@ public actor LegacyVideoSession: AirPlayPlayback {
                                     maxBodyBytes: configuration.maxBodyBytes, lengthlessIsEmpty: true)
     }
 
-    /// Opens the RTSP connection now, so an unreachable receiver is `.connect` before `/play`.
+    /// Opens the RTSP connection now, so an unreachable receiver is `.connect` before `/play`;
+    /// with credentials, pair-verifies on it (a failure is `.pairing` naming the step, and the
+    /// connection is closed).
     func connect() async throws(AirPlayError) {
         do { try await rtspConnection.connectIfNeeded() } catch {
             throw Self.map(error, endpoint: endpoint.description, path: "connect", timeout: configuration.requestTimeout)
         }
+        guard let credentials else { return }
+        let verification = try await LegacyPairing.verify(connection: rtspConnection, endpoint: endpoint, credentials: credentials,
+                                                          configuration: configuration, firstCSeq: cseq)
+        cseq = verification.nextCSeq
+        verifyTime = verification.setupTime
     }
 
     /// Whether the RTSP session is set up (SETUP and RECORD answered).

@@ -94,7 +94,7 @@ public struct SRPParameters: Sendable {
 
     /// v = g^x mod N (the accessory's verifier; the client never sends it).
     public func verifier(salt: [UInt8], username: [UInt8], password: [UInt8]) -> BigUInt {
-        generator.power(privateKey(salt: salt, username: username, password: password), modulus: prime)
+        generator.modularPower(privateKey(salt: salt, username: username, password: password), modulus: prime)
     }
 
     /// u = H(PAD(A) | PAD(B)).
@@ -133,7 +133,7 @@ public struct SRPClient: Sendable, CustomStringConvertible, CustomDebugStringCon
         self.parameters = parameters
         self.username = username
         secret = BigUInt(Data(privateKey))
-        publicValue = parameters.generator.power(secret, modulus: parameters.prime)
+        publicValue = parameters.generator.modularPower(secret, modulus: parameters.prime)
     }
 
     public var description: String { "SRPClient(user \(String(decoding: username, as: UTF8.self)), secret redacted)" }
@@ -152,10 +152,10 @@ public struct SRPClient: Sendable, CustomStringConvertible, CustomDebugStringCon
         let u = p.scrambler(clientPublic: publicValue, serverPublic: b)
         guard u != 0 else { throw .badScrambler }
         let x = p.privateKey(salt: p.hashedSalt(salt), username: username, password: password)
-        let gx = p.generator.power(x, modulus: p.prime)
+        let gx = p.generator.modularPower(x, modulus: p.prime)
         let kgx = (p.multiplier * gx) % p.prime
         let base = (b + p.prime - kgx) % p.prime
-        return base.power(secret + u * x, modulus: p.prime)
+        return base.modularPower(secret + u * x, modulus: p.prime)
     }
 
     /// The session after M2: the shared key K and both proofs.

@@ -65,8 +65,10 @@ struct StallWalk {
         let rate = b.info.rate ?? 0
         let previousLead = lead
         lead = nil
-        // A receiver that reports a duration while it has an item and none after (pyatv reads it so).
-        if reportedDuration != nil && (b.info.duration ?? 0) <= 0 {
+        // A receiver that reports a duration while it has an item and none after (pyatv reads it so);
+        // or an answer with no item at all, whatever the duration said before (UxPlay reports a live
+        // stream's duration as -0.0, then an empty 200 once it dropped the item): no rate is not rate 0.
+        if reportedDuration != nil && (b.info.duration ?? 0) <= 0 || b.info.position == nil && b.info.rate == nil && b.info.duration == nil {
             ended(at: t0, t1, afterGap: b.afterGap)
         } else if b.afterGap || paused.contains(t1) || paused.contains(t0) || paused.scrubbed(between: t0, and: t1) {
             // A fault or the sender's own pause or scrub: nothing open survives it.
