@@ -10,8 +10,9 @@ actor LoudnessSession {
     private let fetchTimeout: Double
     private let width: Int
     private let cancellation = ProbeCancellation()
-    /// Programme segments shared by the windows of breaks close together.
-    private let programmeSegments = SegmentCache()
+    /// The run's resources: what the probes read (init sections, first segments) is not fetched
+    /// again, and windows of breaks close together share their segments.
+    private let segments: SegmentCache
     private var playlists: [InputLocation: Task<Result<(MediaPlaylist, InputLocation), LoadError>, Never>] = [:]
     private var spans: [String: Task<SegmentsLoudness, Never>] = [:]
     private var running = 0
@@ -21,8 +22,9 @@ actor LoudnessSession {
     private var fixLevels: [String: Double] = [:]
 
     /// `seed`: media playlists loaded already (the primary's, the assets'), by the URL each is asked for: no second fetch.
-    init(loader: PresentationLoader, fetchTimeout: Double, width: Int, seed: [InputLocation: LoadedMediaPlaylist]) {
+    init(loader: PresentationLoader, fetchTimeout: Double, width: Int, seed: [InputLocation: LoadedMediaPlaylist], segments: SegmentCache) {
         self.loader = loader
+        self.segments = segments
         self.fetchTimeout = fetchTimeout
         self.width = max(1, width)
         for (asked, loaded) in seed {
@@ -34,7 +36,7 @@ actor LoudnessSession {
     func whole(_ location: InputLocation) async -> SegmentsLoudness {
         switch await playlist(location) {
         case .failure(let error): return .notMeasured("its media playlist cannot be loaded: \(error.description)")
-        case .success(let (playlist, final)): return await span(playlist, at: final, segments: 0..<playlist.segments.count, cache: nil)
+        case .success(let (playlist, final)): return await span(playlist, at: final, segments: 0..<playlist.segments.count)
         }
     }
 
@@ -45,7 +47,7 @@ actor LoudnessSession {
         case .failure(let error): return (nil, nil, "its media playlist cannot be loaded: \(error.description)")
         case .success(let (playlist, final)):
             let windows = brk.windows(in: playlist, seconds: seconds)
-            // Both sides at once (each fetches its segments one after another).
+            // Both sides at once.
             async let before = side(playlist, at: final, windows.before)
             async let after = side(playlist, at: final, windows.after)
             return (await before, await after, windows.problem)
@@ -54,7 +56,7 @@ actor LoudnessSession {
 
     private func side(_ playlist: MediaPlaylist, at location: InputLocation, _ range: Range<Int>?) async -> SegmentsLoudness? {
         guard let range else { return nil }
-        return await span(playlist, at: location, segments: range, cache: programmeSegments)
+        return await span(playlist, at: location, segments: range)
     }
 
     /// A media playlist read elsewhere in the audit.
@@ -81,10 +83,10 @@ actor LoudnessSession {
         return await task.value
     }
 
-    private func span(_ playlist: MediaPlaylist, at location: InputLocation, segments: Range<Int>, cache: SegmentCache?) async -> SegmentsLoudness {
+    private func span(_ playlist: MediaPlaylist, at location: InputLocation, segments: Range<Int>) async -> SegmentsLoudness {
         let key = "\(location)|\(segments.lowerBound)|\(segments.upperBound)"
         if let known = spans[key] { return await known.value }
-        let meter = self.meter, timeout = fetchTimeout, cancellation = self.cancellation
+        let meter = self.meter, timeout = fetchTimeout, cancellation = self.cancellation, cache = self.segments
         let task = Task<SegmentsLoudness, Never> {
             await self.acquire()
             let measured = await withCheckedContinuation { continuation in

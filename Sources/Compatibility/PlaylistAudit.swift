@@ -69,7 +69,8 @@ public struct PlaylistAuditor: Sendable {
         var assetPlaylists = AssetPlaylists(loader: loader, presentation: presentation)
         let probes = RenditionProbes(session: session, presentation: presentation)
         let loudnessStep = loudness.map { PlaylistLoudness(options: $0, plan: plan, schedule: schedule, presentation: presentation,
-                                                           loader: loader, width: loader.options.concurrency, loaded: probes.loaded) }
+                                                           loader: loader, width: loader.options.concurrency, loaded: probes.loaded,
+                                                           segments: session.segments) }
         await plan.prefetch(presentation: presentation, profiles: profiles, playlists: &assetPlaylists, probes: probes,
                             width: loader.options.concurrency, loudness: loudnessStep)
         if Task.isCancelled { throw .probe(.cancelled(input.description)) }

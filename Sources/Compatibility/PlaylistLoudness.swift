@@ -90,12 +90,13 @@ struct PlaylistLoudness: Sendable {
     let breaks: [String: LoudnessBreak]
     let base: InputLocation
 
-    /// `loaded`: the media playlists the audit has read already (`RenditionProbes.loaded`), not fetched again.
+    /// `loaded`: the media playlists the audit has read already (`RenditionProbes.loaded`), not fetched again;
+    /// `segments`: the resources its probes read (`ProbeSession.segments`), not fetched again either.
     init(options: LoudnessOptions, plan: AuditPlan, schedule: InterstitialSchedule, presentation: Presentation,
-         loader: PresentationLoader, width: Int, loaded: [InputLocation: LoadedMediaPlaylist]) {
+         loader: PresentationLoader, width: Int, loaded: [InputLocation: LoadedMediaPlaylist], segments: SegmentCache) {
         self.options = options
         base = presentation.location
-        session = LoudnessSession(loader: loader, fetchTimeout: options.fetchTimeout, width: width, seed: loaded)
+        session = LoudnessSession(loader: loader, fetchTimeout: options.fetchTimeout, width: width, seed: loaded, segments: segments)
         var breaks: [String: LoudnessBreak] = [:]
         for asset in plan.assets where schedule.entries.indices.contains(asset.entry) {
             let entry = schedule.entries[asset.entry]

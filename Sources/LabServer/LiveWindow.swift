@@ -37,7 +37,7 @@ final class LiveJoinBook: @unchecked Sendable {
 
 /// Makes the media playlist of a live behaviour case per client: the edge stood at the case's
 /// `joinEdge` at the client's join and moves with `clock` since (`LiveWindowPlaylist` cuts the
-/// window from the template on disk). Other requests pass on; a fetch of the case's `master.m3u8`
+/// window from the template on disk, once per window step: `TemplateCache`). Other requests pass on; a fetch of the case's `master.m3u8`
 /// records the join and passes on too. Clients are told apart by address, as sessions are.
 struct LiveWindowMiddleware<Context: RemoteAddressRequestContext & LocalAddressRequestContext>: RouterMiddleware {
     let root: String
@@ -70,14 +70,14 @@ struct LiveWindowMiddleware<Context: RemoteAddressRequestContext & LocalAddressR
             return try await next(request, context)
         }
         guard decoded == folder + "primary.m3u8", let file = SuiteFiles.confined(decoded, root: root),
-              let pieces = cache.pieces(of: file, placeholder: placeholder, limit: TemplateMiddleware<Context>.maxTemplateBytes),
-              let template = LiveWindowPlaylist(template: pieces.joined(separator: SuiteFiles.origin(host: request.head.authority,
-                                                                                                     fallback: SuiteFiles.authority(context.localAddress) ?? fallbackHost)))
+              let template = cache.liveWindow(of: file, placeholder: placeholder, limit: TemplateMiddleware<Context>.maxTemplateBytes,
+                                              origin: SuiteFiles.origin(host: request.head.authority,
+                                                                        fallback: SuiteFiles.authority(context.localAddress) ?? fallbackHost))
         else { return try await next(request, context) }
         let now = clock()
         let joined = book.joined(client, case: caseId, now: now)
         let edge = window.joinEdge + max(0, now.timeIntervalSince(joined))
-        let buffer = ByteBuffer(string: template.text(edge: edge, live: window))
+        let buffer = template.body(edge: edge, live: window)
         var headers = HTTPFields()
         headers[.contentType] = SuiteFiles.mediaType(of: decoded) ?? "application/vnd.apple.mpegurl"
         headers[.cacheControl] = "no-cache"

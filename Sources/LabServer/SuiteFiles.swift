@@ -154,7 +154,8 @@ enum SuiteFiles {
 }
 
 /// Playlists and asset lists of the suite, with the origin placeholder replaced by the origin the
-/// client used (interstitial asset URIs must be absolute). Served whole, never cached by clients.
+/// client used (interstitial asset URIs must be absolute). Served whole, never cached by clients;
+/// made once per file and origin (`TemplateCache`).
 struct TemplateMiddleware<Context: LocalAddressRequestContext>: RouterMiddleware {
     let root: String
     let placeholder: String
@@ -169,14 +170,13 @@ struct TemplateMiddleware<Context: LocalAddressRequestContext>: RouterMiddleware
               !decoded.contains(".."),
               decoded.hasSuffix(".m3u8") || decoded.hasSuffix(".json"),
               let file = SuiteFiles.confined(decoded, root: root),
-              let pieces = cache.pieces(of: file, placeholder: placeholder, limit: Self.maxTemplateBytes)
+              let buffer = cache.body(of: file, placeholder: placeholder, limit: Self.maxTemplateBytes,
+                                      origin: SuiteFiles.origin(host: request.head.authority,
+                                                                fallback: SuiteFiles.authority(context.localAddress) ?? fallbackHost))
         else { return try await next(request, context) }
-        let origin = SuiteFiles.origin(host: request.head.authority, fallback: SuiteFiles.authority(context.localAddress) ?? fallbackHost)
-        let text = pieces.joined(separator: origin)
         var headers = HTTPFields()
         headers[.contentType] = SuiteFiles.mediaType(of: decoded) ?? "application/octet-stream"
         headers[.cacheControl] = "no-cache"
-        let buffer = ByteBuffer(string: text)
         headers[.contentLength] = String(buffer.readableBytes)
         if request.method == .head { return Response(status: .ok, headers: headers) }
         return Response(status: .ok, headers: headers, body: .init(byteBuffer: buffer))
@@ -250,33 +250,5 @@ enum ByteRange: Equatable {
             last = min(requested, size - 1)
         }
         return first < size ? .range(first: first, last: last) : .unsatisfiable
-    }
-}
-
-/// Playlists split around the origin placeholder, kept while the file's size and modification
-/// time stay the same (a suite regenerated under a running server is read again).
-final class TemplateCache: @unchecked Sendable {
-    private struct Entry {
-        var size: Int
-        var modified: timespec
-        var pieces: [String]
-    }
-
-    private let lock = NSLock()
-    private var entries: [String: Entry] = [:]
-
-    /// The text of the regular file at `path` split at `placeholder`, or nil when it is not a
-    /// regular file or is larger than `limit` bytes.
-    func pieces(of path: String, placeholder: String, limit: Int) -> [String]? {
-        var info = stat()
-        guard stat(path, &info) == 0, (info.st_mode & S_IFMT) == S_IFREG, Int(info.st_size) <= limit else { return nil }
-        if let entry = lock.withLock({ entries[path] }), entry.size == Int(info.st_size),
-           entry.modified.tv_sec == info.st_mtim.tv_sec, entry.modified.tv_nsec == info.st_mtim.tv_nsec {
-            return entry.pieces
-        }
-        guard let data = FileManager.default.contents(atPath: path) else { return nil }
-        let pieces = String(decoding: data, as: UTF8.self).components(separatedBy: placeholder)
-        lock.withLock { entries[path] = Entry(size: Int(info.st_size), modified: info.st_mtim, pieces: pieces) }
-        return pieces
     }
 }

@@ -22,9 +22,14 @@ public actor ProbeSession {
     private var interested: [InputLocation: Int] = [:]
     public private(set) var probesPerformed = 0
     private var statistics: [InputLocation: ProbeStatistics] = [:]
+    /// The init sections and segments the run has read: rendition probes put them here, and the
+    /// loudness measurements of an audit read the same ones from here rather than fetching again.
+    public nonisolated let segments: SegmentCache
 
-    public init(options: ProbeOptions = ProbeOptions(), maxConcurrent: Int = ProcessInfo.processInfo.activeProcessorCount) {
+    public init(options: ProbeOptions = ProbeOptions(), maxConcurrent: Int = ProcessInfo.processInfo.activeProcessorCount,
+                segments: SegmentCache = SegmentCache()) {
         self.prober = MediaProber(options: options)
+        self.segments = segments
         var loaderOptions = PresentationLoader.Options()
         loaderOptions.playlistLimits.connectTimeout = options.timeout
         loaderOptions.playlistLimits.totalTimeout = options.timeout
@@ -90,12 +95,13 @@ public actor ProbeSession {
         probesPerformed += 1
         let prober = self.prober
         let cancellation = ProbeCancellation()
+        let cache = segments
         let work: @Sendable () throws -> (MediaDescription, ProbeStatistics)
         if let loaded {
-            work = { try prober.probeRenditionWithStatistics(loaded.playlist, at: loaded.location, cancellation: cancellation) }
+            work = { try prober.probeRenditionWithStatistics(loaded.playlist, at: loaded.location, cancellation: cancellation, cache: cache) }
         } else if asRendition {
             let playlist = try await loadMediaPlaylist(location)
-            work = { try prober.probeRenditionWithStatistics(playlist.media, at: playlist.location, cancellation: cancellation) }
+            work = { try prober.probeRenditionWithStatistics(playlist.media, at: playlist.location, cancellation: cancellation, cache: cache) }
         } else {
             work = { try prober.probeWithStatistics(location, cancellation: cancellation) }
         }

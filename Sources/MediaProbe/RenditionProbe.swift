@@ -14,8 +14,8 @@ extension MediaProber {
         try probeRenditionWithStatistics(playlist, at: location, cancellation: cancellation).media
     }
 
-    func probeRenditionWithStatistics(_ playlist: MediaPlaylist, at location: InputLocation,
-                                      cancellation: ProbeCancellation) throws(ProbeError) -> (media: MediaDescription, statistics: ProbeStatistics) {
+    func probeRenditionWithStatistics(_ playlist: MediaPlaylist, at location: InputLocation, cancellation: ProbeCancellation,
+                                      cache: SegmentCache? = nil) throws(ProbeError) -> (media: MediaDescription, statistics: ProbeStatistics) {
         let started = Date()
         let label = location.description
         guard let first = playlist.segments.first(where: { !$0.gap }) else { throw .emptyPlaylist(label) }
@@ -30,23 +30,41 @@ extension MediaProber {
             encryptedSamples = key.method
         }
         let interrupt = InterruptState(deadline: Date().addingTimeInterval(options.timeout), cancellation: cancellation)
-        var reader = SegmentReader(timeout: options.timeout, maxBytes: Self.maxSegmentBytes)
+        let reader = SegmentReader(timeout: options.timeout, maxBytes: Self.maxSegmentBytes)
         var bytes = Data()
         try withExtendedLifetime(interrupt) { () throws(ProbeError) in
             var keys = KeyFetches(reader: reader, playlist: location, interrupt: interrupt, label: label)
-            if let map = first.map {
-                let section = try read(map.uri, range: map.byteRange, from: location, reader, interrupt)
-                bytes.append(try SegmentDecryption.initSection(section, key: map.key, label: label) { key throws(ProbeError) in try keys.key(key) })
+            // The init section and the segment at once (one round trip, not two), each within the
+            // whole limit; the limit is for both together, checked below as the reader would.
+            let read = { @Sendable (reference: String, range: ByteRange?) -> Result<Data, ProbeError> in
+                Result { () throws(ProbeError) -> Data in try Self.read(reference, range: range, from: location, reader, interrupt, cache: cache) }
             }
-            // The limit is for both together: the segment gets what the init section left.
-            reader.maxBytes = Self.maxSegmentBytes - bytes.count
-            let segment = try read(first.uri, range: first.byteRange, from: location, reader, interrupt)
+            let fetchSegment = { @Sendable () -> Result<Data, ProbeError> in read(first.uri, first.byteRange) }
+            // A byte range over the whole limit is refused before it is asked for, as the reader does.
+            let oversized = (first.byteRange?.length ?? 0) > Self.maxSegmentBytes
+            var section: Result<Data, ProbeError>?, segment: Result<Data, ProbeError>?
+            switch (first.map, oversized) {
+            case (let map?, false): (section, segment) = BlockingWork.both({ read(map.uri, map.byteRange) }, fetchSegment)
+            case (let map?, true): section = read(map.uri, map.byteRange)
+            case (nil, false): segment = fetchSegment()
+            case (nil, true): break
+            }
+            if let map = first.map, let section {
+                bytes.append(try SegmentDecryption.initSection(try section.get(), key: map.key, label: label) { key throws(ProbeError) in
+                    try keys.key(key)
+                })
+            }
+            // The segment gets what the init section left.
+            let limit = Self.maxSegmentBytes - bytes.count
+            let segmentLabel = (try? location.resolving(first.uri))?.description ?? first.uri
+            _ = try Self.checked(Data(), length: first.byteRange?.length, limit: limit, input: segmentLabel)
+            let data = try Self.checked(try (segment ?? fetchSegment()).get(), length: nil, limit: limit, input: segmentLabel)
             if let aes = first.key, aes.method == "AES-128" {
                 let sequence = playlist.mediaSequence + (playlist.segments.firstIndex { !$0.gap } ?? 0)
                 let iv = try SegmentDecryption.iv(aes, mediaSequence: sequence, label: label)
-                bytes.append(try SegmentDecryption.decrypt(segment, key: try keys.key(aes), iv: iv, label: label))
+                bytes.append(try SegmentDecryption.decrypt(data, key: try keys.key(aes), iv: iv, label: label))
             } else {
-                bytes.append(segment)
+                bytes.append(data)
             }
         }
         var media = try probe(bytes: bytes, label: label, encryptedSamples: encryptedSamples, cancellation: cancellation)
@@ -58,11 +76,26 @@ extension MediaProber {
     }
 
     /// A byte range without an offset is the first sub-range of its resource here: it starts at 0.
-    private func read(_ reference: String, range: ByteRange?, from playlist: InputLocation,
-                      _ reader: SegmentReader, _ interrupt: InterruptState) throws(ProbeError) -> Data {
+    private static func read(_ reference: String, range: ByteRange?, from playlist: InputLocation, _ reader: SegmentReader,
+                             _ interrupt: InterruptState, cache: SegmentCache?) throws(ProbeError) -> Data {
         let target: InputLocation
         do { target = try playlist.resolving(reference) } catch { throw .playlist(error) }
+        if let cache {
+            return try cache.read(target, offset: range?.offset ?? 0, length: range?.length, limit: reader.maxBytes, reader: reader,
+                                  interrupt: interrupt).data
+        }
         return try reader.read(target, offset: range?.offset ?? 0, length: range?.length, interrupt: interrupt)
+    }
+
+    /// `data`, read within a larger limit, held to `limit` with the errors `SegmentReader` gives.
+    static func checked(_ data: Data, length: Int?, limit: Int, input: String) throws(ProbeError) -> Data {
+        if let length, length > limit {
+            throw .openFailed(input, reason: "byte range of \(length) bytes exceeds the \(limit)-byte limit")
+        }
+        if length == nil && data.count > limit {
+            throw .openFailed(input, reason: "segment is larger than the \(limit)-byte limit")
+        }
+        return data
     }
 }
 

@@ -85,19 +85,23 @@ extension LoudnessMeter {
         func read(_ reference: String, range: ByteRange?, maxBytes: Int) throws(ProbeError) -> Data {
             let target: InputLocation
             do { target = try location.resolving(reference) } catch { throw .playlist(error) }
-            reader.maxBytes = maxBytes
-            let fetch = { () throws(ProbeError) -> Data in
-                let interrupt = InterruptState(deadline: min(deadline, Date().addingTimeInterval(fetchTimeout)), cancellation: cancellation)
-                return try reader.read(target, offset: range?.offset ?? 0, length: range?.length, interrupt: interrupt)
-            }
+            let interrupt = InterruptState(deadline: min(deadline, Date().addingTimeInterval(fetchTimeout)), cancellation: cancellation)
             guard let cache else {
-                let data = try fetch()
+                reader.maxBytes = maxBytes
+                let data = try reader.read(target, offset: range?.offset ?? 0, length: range?.length, interrupt: interrupt)
                 result.bytesRead += Int64(data.count)
                 return data
             }
-            let (data, fetched) = try cache.data("\(target)|\(range?.offset ?? 0)|\(range?.length ?? -1)|\(maxBytes)", fetch: fetch)
+            let (data, fetched) = try cache.read(target, offset: range?.offset ?? 0, length: range?.length, limit: maxBytes,
+                                                 reader: reader, interrupt: interrupt)
             if fetched { result.bytesRead += Int64(data.count) }
             return data
+        }
+        // Every init section and segment of the window asked at once; the loop below then reads
+        // them from the cache in order, and decides (and words) what was left out as before.
+        if let cache {
+            result.bytesRead += Self.prefetch(wanted, of: playlist, at: location, into: cache, reader: reader, deadline: deadline,
+                                              fetchTimeout: fetchTimeout, cancellation: cancellation)
         }
         func keyBytes(_ key: EncryptionKey) throws(ProbeError) -> Data {
             guard let uri = key.uri else { throw .openFailed(label, reason: "EXT-X-KEY METHOD=AES-128 has no URI") }
@@ -169,6 +173,37 @@ extension LoudnessMeter {
         return result
     }
 
+    /// Resources of a window fetched at once, at most this many at a time.
+    static let prefetchWidth = 8
+
+    /// Fetches the init sections and segments of `wanted` into `cache`, `prefetchWidth` at a
+    /// time, until `maxWindowBytes` have come in; returns the bytes fetched. Failures are left in
+    /// the cache for the measurement to meet in order.
+    static func prefetch(_ wanted: Range<Int>, of playlist: MediaPlaylist, at location: InputLocation, into cache: SegmentCache,
+                         reader: SegmentReader, deadline: Date, fetchTimeout: Double, cancellation: ProbeCancellation) -> Int64 {
+        var reads: [(InputLocation, ByteRange?)] = []
+        var seen: Set<String> = []
+        for segment in playlist.segments[wanted] where !segment.gap {
+            for (uri, range) in [segment.map.map { ($0.uri, $0.byteRange) }, (segment.uri, segment.byteRange)].compactMap({ $0 }) {
+                guard let target = try? location.resolving(uri),
+                      seen.insert("\(target)|\(range?.offset ?? 0)|\(range?.length ?? -1)").inserted else { continue }
+                reads.append((target, range))
+            }
+        }
+        guard reads.count > 1 else { return 0 }
+        let fetched = ByteTally()
+        BlockingWork.run(reads.count, width: prefetchWidth) { [reads] index in
+            guard !cancellation.isCancelled, Date() < deadline, fetched.total < Int64(maxWindowBytes) else { return }
+            let (target, range) = reads[index]
+            let interrupt = InterruptState(deadline: min(deadline, Date().addingTimeInterval(fetchTimeout)), cancellation: cancellation)
+            guard let (data, wasFetched) = try? cache.read(target, offset: range?.offset ?? 0, length: range?.length,
+                                                          limit: MediaProber.maxSegmentBytes, reader: reader, interrupt: interrupt),
+                  wasFetched else { return }
+            fetched.add(data.count)
+        }
+        return fetched.total
+    }
+
     /// The part of a probe error worth repeating next to the segment it concerns.
     static func reason(_ error: ProbeError) -> String {
         switch error {
@@ -184,51 +219,4 @@ extension LoudnessMeter {
     }
 
     static func seconds(_ value: Double) -> String { String(format: "%g", (value * 10).rounded() / 10) }
-}
-
-/// Resources read by the loudness measurements of one audit, so that windows that overlap (breaks
-/// less than two windows apart) fetch each segment once: a reader that finds a resource being
-/// fetched by another measurement waits for it. Holds at most `maxBytes`; past that, resources
-/// are read but not kept. A failed read is remembered (a 404 or a timeout is not asked twice),
-/// unless it was cancelled.
-public final class SegmentCache: @unchecked Sendable {
-    public let maxBytes: Int
-    private let condition = NSCondition()
-    private var stored: [String: Data] = [:]
-    private var failed: [String: ProbeError] = [:]
-    private var loading: Set<String> = []
-    private var held = 0
-
-    public init(maxBytes: Int = 64 << 20) {
-        self.maxBytes = maxBytes
-    }
-
-    /// The bytes of `key`, from the cache or from `fetch` (then `fetched` is true: they were read now).
-    func data(_ key: String, fetch: () throws(ProbeError) -> Data) throws(ProbeError) -> (data: Data, fetched: Bool) {
-        condition.lock()
-        while true {
-            if let data = stored[key] { condition.unlock(); return (data, false) }
-            if let error = failed[key] { condition.unlock(); throw error }
-            if !loading.contains(key) { break }
-            condition.wait()
-        }
-        loading.insert(key)
-        condition.unlock()
-        let result = Result { () throws(ProbeError) -> Data in try fetch() }
-        condition.lock()
-        loading.remove(key)
-        switch result {
-        case .success(let data) where held + data.count <= maxBytes:
-            stored[key] = data
-            held += data.count
-        case .failure(let error):
-            if case .cancelled = error { break }
-            failed[key] = error
-        default:
-            break
-        }
-        condition.broadcast()
-        condition.unlock()
-        return (try result.get(), true)
-    }
 }

@@ -35,7 +35,7 @@ struct LintCommand: AsyncParsableCommand {
 
     func run() async throws {
         // Spec findings have no device class: only the project file's every-class rule settings apply.
-        let project = try ProjectFile.load(config, knownProfiles: try? ProfileLocator.load(explicitDirectory: nil, selecting: []).map(\.id))
+        let project = try ProjectFile.load(config, knownProfiles: { try? ProfileLocator.load(explicitDirectory: nil, selecting: []).map(\.id) })
         let presentation = try await PlaylistInput.load(playlist, timeout: timeout.resolved(project), fetchAssets: true, offline: offline)
         var findings = SpecLinter.lint(presentation) + BoundaryRule.findings(in: presentation)
             + LocalizationRules.findings(in: presentation)

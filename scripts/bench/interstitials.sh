@@ -5,6 +5,10 @@
 # for each count with every device profile; then ffprobe's per-file way (one process per
 # rendition, one after another) for the 32 ads gives the peer ratio.
 # Goal: 32 interstitials in at most 1.5 s; audit time nearly flat from 1 to 32 ads.
+# Issue 36: the 32-ad audit against the four-round-trip floor (master, media playlist, init
+# section, first segment, timed with curl on one connection) and the ffprobe loop, idle and with
+# both cores busy (`stress-ng --cpu 2`, installed when missing): goal at most 0.6 s idle, 1.2 s
+# busy. `uptime`'s load average is printed beside each figure (the machine is shared).
 # Runs alone (SEAMCHECK=path/to/seamcheck, else a release build) or from scripts/bench.sh.
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/../.."
@@ -98,6 +102,41 @@ sweep=""
 for jobs in 8 16 32 64 128; do
   sweep+="--jobs $jobs $(best "$SEAMCHECK_BIN" audit "$base/primary-32.m3u8" --format json --jobs "$jobs" | xargs printf '%.2f') s, "
 done
+
+# The four-round-trip floor: the requests a 32-ad audit cannot overlap (the primary's playlist,
+# an ad's playlist, its init section, its first segment), one after another on one connection.
+floor_requests() {
+  curl -s -o /dev/null -o /dev/null -o /dev/null -o /dev/null "$base/primary-32.m3u8" "$base/ad-1/index.m3u8" \
+    "$base/ad-1/init.mp4" "$base/ad-1/seg0.m4s"
+}
+load() { cut -d' ' -f1 /proc/loadavg; }
+floor=$(best floor_requests)
+idle_load=$(load)
+idle32=$(best "$SEAMCHECK_BIN" audit "$base/primary-32.m3u8" --format json)
+idle_ff=$(best ffprobe_loop)
+# Busy: both cores loaded by stress-ng for the length of the same measurements.
+if ! command -v stress-ng >/dev/null; then
+  echo "interstitials-bench: installing stress-ng" >&2
+  sudo_cmd=(); [ "$(id -u)" -eq 0 ] || sudo_cmd=(sudo)
+  DEBIAN_FRONTEND=noninteractive "${sudo_cmd[@]}" apt-get -o DPkg::Lock::Timeout=600 install -y -q --no-install-recommends stress-ng >&2
+fi
+stress-ng --cpu 2 --timeout 300 --quiet &
+stress_pid=$!
+trap 'kill "$server_pid" "$near_pid" "$stress_pid" 2>/dev/null || true; rm -f "$server_log" "$near_log"' EXIT
+sleep 2
+busy32=$(best "$SEAMCHECK_BIN" audit "$base/primary-32.m3u8" --format json)
+busy_ff=$(best ffprobe_loop)
+busy_load=$(load)
+kill "$stress_pid" 2>/dev/null || true; wait "$stress_pid" 2>/dev/null || true
+
+python3 - "$DELAY" "$floor" "$idle32" "$idle_ff" "$idle_load" "$busy32" "$busy_ff" "$busy_load" <<'PY'
+import sys
+delay, floor, idle, idle_ff, idle_load, busy, busy_ff, busy_load = map(float, sys.argv[1:])
+print(f"32 ads at {delay * 1000:.0f} ms a request, the four-round-trip floor {floor:.2f} s (curl, one connection):")
+for name, t, ff, load, goal in (("idle", idle, idle_ff, idle_load, 0.6), ("busy (stress-ng --cpu 2)", busy, busy_ff, busy_load, 1.2)):
+    print(f"  {name}: audit {t:.2f} s (goal <= {goal} s: {'met' if t <= goal else 'NOT met'}), {t / floor:.1f}x the floor; "
+          f"ffprobe loop {ff:.2f} s, {ff / t:.1f}x the audit; load average {load:.2f}")
+PY
 
 python3 - "$DELAY" "${audit_time[1]}" "${audit_time[8]}" "${audit_time[32]}" "${quiet_time[1]}" "${quiet_time[8]}" "${quiet_time[32]}" "$ff" \
   "$local_full" "$local_quiet" "${sweep%, }" <<'PY'

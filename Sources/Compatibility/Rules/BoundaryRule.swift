@@ -29,12 +29,33 @@ public enum BoundaryRule {
     ]
 
     /// nil when the break is on a boundary (within 1 ms), snaps out, or lies outside the segments.
+    /// `ascending`: whether `boundaries` never go down (nil: looked at here); then the boundaries
+    /// around the break are found by bisection, not by reading every segment (1,000 breaks on a
+    /// day of 2 s segments).
     public static func evaluate(offset: Double, boundaries: [Double], snap: [String], live: Bool = false,
-                                startDate: Date? = nil) -> Mismatch? {
+                                startDate: Date? = nil, ascending: Bool? = nil) -> Mismatch? {
         guard !snap.contains("OUT"), let first = boundaries.first, let last = boundaries.last,
-              offset > first + 0.001, offset < last - 0.001,
-              let nearest = boundaries.min(by: { abs($0 - offset) < abs($1 - offset) }), abs(nearest - offset) > 0.001 else { return nil }
-        let before = boundaries.last { $0 <= offset } ?? first, after = boundaries.first { $0 >= offset } ?? last
+              offset > first + 0.001, offset < last - 0.001 else { return nil }
+        let nearest: Double, before: Double, after: Double
+        if ascending ?? isAscending(boundaries) {
+            // The first boundary at or after the break; the one before it is the last before.
+            var low = 0, high = boundaries.count
+            while low < high {
+                let middle = (low + high) / 2
+                if boundaries[middle] < offset { low = middle + 1 } else { high = middle }
+            }
+            after = low < boundaries.count ? boundaries[low] : last
+            let previous = low > 0 ? boundaries[low - 1] : nil
+            before = after == offset ? after : (previous ?? first)
+            // The earlier one on a tie, as min(by:) keeps the first of equals.
+            nearest = previous.map { abs($0 - offset) <= abs(after - offset) ? $0 : after } ?? after
+        } else {
+            guard let closest = boundaries.min(by: { abs($0 - offset) < abs($1 - offset) }) else { return nil }
+            nearest = closest
+            before = boundaries.last { $0 <= offset } ?? first
+            after = boundaries.first { $0 >= offset } ?? last
+        }
+        guard abs(nearest - offset) > 0.001 else { return nil }
         let distance = HLSNumber.format(abs(nearest - offset))
         let date = startDate.map { " (START-DATE=\"\(HLSDate.format($0.addingTimeInterval(nearest)))\")" } ?? ""
         let fix = live ? "add X-SNAP=\"OUT,IN\" (live), or move START-DATE to the boundary at \(HLSNumber.format(nearest)) s\(date)"
@@ -46,14 +67,20 @@ public enum BoundaryRule {
             remediation: nil)
     }
 
+    /// Whether `values` never go down (NaN is neither).
+    static func isAscending(_ values: [Double]) -> Bool {
+        zip(values, values.dropFirst()).allSatisfy { $0 <= $1 }
+    }
+
     /// One finding per mid-roll of `schedule` off its primary's segment boundaries (no device class:
     /// the profiles grade it like the spec rules).
     public static func findings(_ schedule: InterstitialSchedule, primary: MediaPlaylist, uri: String) -> [Finding] {
         let boundaries = primary.segmentBoundaries
+        let ascending = isAscending(boundaries)
         return schedule.entries.compactMap { entry in
             guard entry.onSegmentBoundary == false, let offset = entry.offset,
                   let mismatch = evaluate(offset: offset, boundaries: boundaries, snap: entry.snap, live: !primary.isVOD,
-                                          startDate: schedule.primaryStartDate) else { return nil }
+                                          startDate: schedule.primaryStartDate, ascending: ascending) else { return nil }
             let subject = entry.id.map { "EXT-X-DATERANGE ID=\"\($0)\"" } ?? "EXT-X-DATERANGE (line \(entry.line))"
             return Finding(rule: description.id, severity: description.defaultSeverity, deviceClass: nil, subject: subject,
                            expected: mismatch.expected, actual: mismatch.actual, message: mismatch.message, remediation: nil,

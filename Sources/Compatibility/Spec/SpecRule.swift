@@ -48,16 +48,24 @@ public struct SpecExample: Sendable {
 
 /// The loaded presentation a spec rule looks at.
 public struct SpecContext: Sendable {
-    public var presentation: Presentation
+    public var presentation: Presentation {
+        didSet { interstitials = Self.interstitials(of: presentation) }
+    }
 
-    public init(_ presentation: Presentation) { self.presentation = presentation }
+    public init(_ presentation: Presentation) {
+        self.presentation = presentation
+        interstitials = Self.interstitials(of: presentation)
+    }
 
     public var mediaPlaylists: [LoadedMediaPlaylist] { presentation.mediaPlaylists }
 
     /// Every interstitial with the playlist it is in; tags sharing an ID are merged into one
-    /// (a later tag may add attributes), named by the first tag's line.
-    public var interstitials: [(Interstitial, DateRange, LoadedMediaPlaylist)] {
-        mediaPlaylists.flatMap { media in
+    /// (a later tag may add attributes), named by the first tag's line. Read once: every rule
+    /// walks them (1,000 date ranges, each read from its attributes, per rule, was most of lint).
+    public private(set) var interstitials: [(Interstitial, DateRange, LoadedMediaPlaylist)]
+
+    static func interstitials(of presentation: Presentation) -> [(Interstitial, DateRange, LoadedMediaPlaylist)] {
+        presentation.mediaPlaylists.flatMap { media in
             media.mergedDateRanges.compactMap { range in range.interstitial.map { ($0, range, media) } }
         }
     }

@@ -206,20 +206,37 @@ public struct PresentationLoader: Sendable {
                 var failures: [LoadError] = []
                 var loaded = 0
                 var mediaPlaylists: [LoadedMediaPlaylist] = []
-                // A variant that does not load is failed over by players: the asset fails only when none loads.
+                // Every variant at once (a few per asset), in the order written. A variant that does not
+                // load is failed over by players: the asset fails only when none loads.
+                var targets: [(uri: String, location: Result<InputLocation, LoadError>)] = []
                 for variant in multivariant.variants {
                     do throws(LoadError) {
                         let variantLocation = try resource.location.resolving(variant.uri)
                         guard seen.insert(variantLocation.description).inserted else { continue }
-                        let (child, childResource) = try await loadPlaylist(variantLocation, limits: assetPlaylistLimits, importing: parsed.variables)
+                        targets.append((variant.uri, .success(variantLocation)))
+                    } catch {
+                        targets.append((variant.uri, .failure(error)))
+                    }
+                }
+                let limits = assetPlaylistLimits, variables = parsed.variables
+                let results = await Self.map(targets, width: Self.variantsAtOnce) { target -> Result<(ParsedPlaylist, FetchedResource), LoadError> in
+                    do throws(LoadError) {
+                        return .success(try await loadPlaylist(try target.location.get(), limits: limits, importing: variables))
+                    } catch {
+                        return .failure(error)
+                    }
+                }
+                for (target, result) in zip(targets, results) {
+                    switch result {
+                    case .success(let (child, childResource)):
                         loaded += 1
                         guard let media = child.playlist.media else { continue }
-                        mediaPlaylists.append(LoadedMediaPlaylist(location: childResource.location, reference: variant.uri, playlist: media,
+                        mediaPlaylists.append(LoadedMediaPlaylist(location: childResource.location, reference: target.uri, playlist: media,
                                                                   diagnostics: child.diagnostics))
                         if !media.isVOD { live.append(childResource.location.description) }
                         if duration == nil { duration = media.totalDuration }
                         elapsed = max(elapsed, resource.elapsed + childResource.elapsed)
-                    } catch {
+                    case .failure(let error):
                         if case .cancelled = error { throw error }
                         failures.append(error)
                     }
@@ -233,6 +250,10 @@ public struct PresentationLoader: Sendable {
             return .failed(error)
         }
     }
+
+    /// Variant playlists of one multivariant asset fetched at once (the assets themselves are
+    /// fetched `concurrency` at a time).
+    static let variantsAtOnce = 8
 
     /// The limits of an interstitial's asset playlist: a playlist's size, the asset time limits.
     public var assetPlaylistLimits: FetchLimits {

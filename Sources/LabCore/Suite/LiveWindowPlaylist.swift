@@ -59,9 +59,26 @@ public struct LiveWindowPlaylist: Sendable, Equatable {
         return max(0, reached - max(1, size) + 1)..<(reached + 1)
     }
 
+    /// What the playlist at an edge depends on: the window's segments and whether the edge has
+    /// reached the primary's end. The text changes only when this does (`lab serve` keeps one per step).
+    public struct Step: Hashable, Sendable {
+        public var segments: Range<Int>
+        public var ended: Bool
+    }
+
+    /// The step at `edge` for a window of `size` segments.
+    public func step(edge: Double, size: Int) -> Step {
+        Step(segments: window(edge: edge, size: size), ended: edge + Self.slack >= end)
+    }
+
     /// The playlist text at `edge` (seconds of primary where the live edge stands).
     public func text(edge: Double, live: LabLiveWindow) -> String {
-        let range = window(edge: edge, size: live.windowSegments)
+        text(step: step(edge: edge, size: live.windowSegments), live: live)
+    }
+
+    /// The playlist text of one step.
+    public func text(step: Step, live: LabLiveWindow) -> String {
+        let range = step.segments
         var lines = ["#EXTM3U", "#EXT-X-VERSION:7", "#EXT-X-TARGETDURATION:\(targetDuration)", "#EXT-X-MEDIA-SEQUENCE:\(range.lowerBound)",
                      "#EXT-X-INDEPENDENT-SEGMENTS", "#EXT-X-START:TIME-OFFSET=\(LabPlaylists.decimal(live.startOffset)),PRECISE=YES"]
         if let map { lines.append(map) }
@@ -70,7 +87,7 @@ public struct LiveWindowPlaylist: Sendable, Equatable {
         for segment in segments[range] {
             lines += ["#EXTINF:\(String(format: "%.6f", segment.duration)),", segment.uri]
         }
-        if edge + Self.slack >= end { lines.append("#EXT-X-ENDLIST") }
+        if step.ended { lines.append("#EXT-X-ENDLIST") }
         return lines.joined(separator: "\n") + "\n"
     }
 }

@@ -14,8 +14,14 @@ struct ConfigOption: ParsableArguments {
 enum ProjectFile {
     /// nil when no project file is given and none is in the working folder.
     static func load(_ option: ConfigOption, knownProfiles: [String]?) throws(ProjectConfigError) -> ProjectConfig? {
+        try load(option, knownProfiles: { knownProfiles })
+    }
+
+    /// As above, `knownProfiles` asked for only when there is a project file (reading every device
+    /// profile is most of a small `lint`'s time).
+    static func load(_ option: ConfigOption, knownProfiles: () -> [String]?) throws(ProjectConfigError) -> ProjectConfig? {
         guard let path = ProjectConfigLoader.locate(explicit: option.path) else { return nil }
-        return try ProjectConfigLoader.load(path, knownProfiles: knownProfiles)
+        return try ProjectConfigLoader.load(path, knownProfiles: knownProfiles())
     }
 
     /// Accepted entries no finding matched: said on stderr (like a matrix's unused expected
