@@ -173,6 +173,11 @@ if [ "$kodi_ready" = yes ]; then
   if [ -s .build/services/kodi/display ]; then
     case_args+=(--capture ":$(tr -dc '0-9' < .build/services/kodi/display)" --capture-option framerate=30)
   fi
+  # And its sound: Kodi plays into a PulseAudio null sink whose monitor is read live, so each switch
+  # is also heard (the gap, the A/V offset; docs/lab-measure.md, "The sound").
+  if [ -S .build/services/kodi/pulse.sock ]; then
+    case_args+=(--capture-audio "pulse:seamcheck_null.monitor?server=unix:$PWD/.build/services/kodi/pulse.sock")
+  fi
   echo "demo: seamcheck lab run --receiver \"$SEAMCHECK_KODI_NAME\" ${case_args[*]}  (inside the namespace, about a minute and a half)" >&2
   # Inside the namespace, with its bus: the run finds Kodi through the namespace's avahi-daemon.
   status=0
