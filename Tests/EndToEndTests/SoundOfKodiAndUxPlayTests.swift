@@ -60,6 +60,7 @@ final class SoundOfKodiAndUxPlayTests: XCTestCase {
         // primary: its sound never has the ad's tone. HEVC it does not play at all: silent.
         let cells = try check("uxplay", pulse: uxplay.pulseServer)
         let control = try XCTUnwrap(cells.first?.measurement.sound)
+        XCTAssertEqual(control.result, "measured", "UxPlay plays the control's primary with its sound: \(control.notes)")
         XCTAssertEqual(control.transitions.map(\.to), [], "the ad's tone never heard")
     }
 
@@ -73,8 +74,11 @@ final class SoundOfKodiAndUxPlayTests: XCTestCase {
         for cell in cells {
             let sound = try XCTUnwrap(cell.measurement.sound, "\(cell.caseId): the sound is in the cell")
             XCTAssertEqual(sound.input, "pulse:seamcheck_null.monitor")
-            let played = cell.measurement.failure != .neverPlayed
-            XCTAssertEqual(sound.result, played ? "measured" : "silent", "\(cell.caseId): \(sound.notes)")
+            // Measured where it played through, silent where it never played; a cell that failed on the
+            // way (UxPlay stops at the HEVC ad after a moment, or at once) may be either.
+            let expected: Set<String> = cell.measurement.failure == nil ? ["measured"]
+                : cell.measurement.failure == .neverPlayed ? ["silent"] : ["measured", "silent"]
+            XCTAssertTrue(expected.contains(sound.result), "\(cell.caseId): \(sound.result), expected \(expected): \(sound.notes)")
             XCTAssertGreaterThan(sound.levels.count, 20, "\(cell.caseId): the level lane")
             XCTAssertNotNil(sound.zeroSincePlayMs, "\(cell.caseId): placed on the timeline")
             let picture = cell.measurement.picture
