@@ -71,6 +71,8 @@ public final class AudioCaptureReader {
     private var packet: UnsafeMutablePointer<AVPacket>?
     private var frame: UnsafeMutablePointer<AVFrame>?
     private let interrupt: RollingDeadline
+    /// A FIFO input's descriptor, kept open while FFmpeg reads it.
+    private let stream: StreamDescriptor?
     private let readTimeout: Double
     private var counted = 0.0
     private var clockStep = 0.1
@@ -80,44 +82,12 @@ public final class AudioCaptureReader {
     public init(input: CaptureInput, openTimeout: Double = 10, readTimeout: Double = 5) throws(CaptureError) {
         self.input = input
         self.readTimeout = readTimeout
-        guard sc_capture_load() == 0 else {
-            throw .ffmpegUnavailable(reason: sc_capture_load_error().map { String(cString: $0) } ?? "unknown reason")
-        }
-        _ = FFmpegRuntime.configured
+        // A FIFO is opened without blocking first, as the picture's reader does: one with no writer
+        // ends after `openTimeout` instead of hanging.
+        stream = try input.format == nil ? StreamDescriptor.openIfFIFO(input, waiting: openTimeout) : nil
         interrupt = RollingDeadline(seconds: openTimeout)
-        var device: UnsafePointer<AVInputFormat>?
-        if let name = input.format {
-            guard let found = sc_av_find_input_format(name) else { throw .unknownDevice(input) }
-            device = found
-        }
-        guard let context = sc_avformat_alloc_context() else { throw .cannotOpen(input, reason: "out of memory") }
-        context.pointee.interrupt_callback.callback = { opaque in
-            guard let opaque else { return 0 }
-            return Unmanaged<RollingDeadline>.fromOpaque(opaque).takeUnretainedValue().passed ? 1 : 0
-        }
-        context.pointee.interrupt_callback.opaque = Unmanaged.passUnretained(interrupt).toOpaque()
-        var dictionary: OpaquePointer?
-        defer { sc_av_dict_free(&dictionary) }
-        for (key, value) in input.options { sc_av_dict_set(&dictionary, key, value, 0) }
-        if input.format == nil { sc_av_dict_set(&dictionary, "protocol_whitelist", "file,pipe", 0) }
-        var opened: UnsafeMutablePointer<AVFormatContext>? = context
-        let capture = LogCapture()
-        let url = input.format == nil && !input.target.hasPrefix("file:") ? "file:" + input.target : input.target
-        let status = FFmpegRuntime.capturingLog(into: capture) { sc_avformat_open_input(&opened, url, device, &dictionary) }
-        guard status >= 0, let opened else {
-            let reason = ([FFmpegRuntime.errorText(status)] + capture.messages.prefix(2)).joined(separator: ": ")
-            throw .cannotOpen(input, reason: interrupt.passed ? "no answer in \(Int(openTimeout)) s" : reason)
-        }
+        let opened = try CaptureReader.openFormat(input, fifo: stream, interrupt: interrupt, openTimeout: openTimeout)
         format = opened
-        if let unused = sc_av_dict_get(dictionary, "", nil, AV_DICT_IGNORE_SUFFIX) {
-            let name = String(cString: unused.pointee.key)
-            sc_avformat_close_input(&format)
-            throw .cannotOpen(input, reason: "the input has no option '\(name)'")
-        }
-        guard sc_avformat_find_stream_info(opened, nil) >= 0 else {
-            sc_avformat_close_input(&format)
-            throw .cannotOpen(input, reason: "no stream information")
-        }
         for number in 0..<Int32(opened.pointee.nb_streams) {
             guard let stream = opened.pointee.streams[Int(number)],
                   stream.pointee.codecpar.pointee.codec_type == AVMEDIA_TYPE_AUDIO,

@@ -133,47 +133,9 @@ public final class CaptureReader {
         let isLive = input.isDevice || fifo != nil
         stream = fifo
         live = isLive
-        guard sc_capture_load() == 0 else {
-            throw .ffmpegUnavailable(reason: sc_capture_load_error().map { String(cString: $0) } ?? "unknown reason")
-        }
-        _ = FFmpegRuntime.configured
         interrupt = RollingDeadline(seconds: openTimeout)
-        var device: UnsafePointer<AVInputFormat>?
-        if let name = input.format {
-            guard let found = sc_av_find_input_format(name) else { throw .unknownDevice(input) }
-            device = found
-        }
-        guard let context = sc_avformat_alloc_context() else { throw .cannotOpen(input, reason: "out of memory") }
-        context.pointee.interrupt_callback.callback = { opaque in
-            guard let opaque else { return 0 }
-            return Unmanaged<RollingDeadline>.fromOpaque(opaque).takeUnretainedValue().passed ? 1 : 0
-        }
-        context.pointee.interrupt_callback.opaque = Unmanaged.passUnretained(interrupt).toOpaque()
-        var dictionary: OpaquePointer?
-        defer { sc_av_dict_free(&dictionary) }
-        for (key, value) in input.options { sc_av_dict_set(&dictionary, key, value, 0) }
-        if input.format == nil { sc_av_dict_set(&dictionary, "protocol_whitelist", "file,pipe", 0) }
-        var opened: UnsafeMutablePointer<AVFormatContext>? = context
-        let capture = LogCapture()
-        let url = fifo.map { "pipe:\($0.descriptor)" }
-            ?? (input.format == nil && !input.target.hasPrefix("file:") && input.target != "-" ? "file:" + input.target : input.target)
-        let status = FFmpegRuntime.capturingLog(into: capture) {
-            sc_avformat_open_input(&opened, url, device, &dictionary)
-        }
-        guard status >= 0, let opened else {
-            let reason = ([FFmpegRuntime.errorText(status)] + capture.messages.prefix(2)).joined(separator: ": ")
-            throw .cannotOpen(input, reason: interrupt.passed ? "no answer in \(Int(openTimeout)) s" : reason)
-        }
+        let opened = try Self.openFormat(input, fifo: fifo, interrupt: interrupt, openTimeout: openTimeout)
         format = opened
-        if let unused = sc_av_dict_get(dictionary, "", nil, AV_DICT_IGNORE_SUFFIX) {
-            let name = String(cString: unused.pointee.key)
-            sc_avformat_close_input(&format)
-            throw .cannotOpen(input, reason: "the input has no option '\(name)'")
-        }
-        guard sc_avformat_find_stream_info(opened, nil) >= 0 else {
-            sc_avformat_close_input(&format)
-            throw .cannotOpen(input, reason: "no stream information")
-        }
         var videoDecoder: Decoder?
         for index in 0..<Int32(opened.pointee.nb_streams) {
             guard let stream = opened.pointee.streams[Int(index)] else { continue }
@@ -340,6 +302,56 @@ public final class CaptureReader {
         default:
             return nil
         }
+    }
+}
+
+extension CaptureReader {
+    /// Opens `input` with FFmpeg (a device by its format, a file, or a FIFO already opened without
+    /// blocking) under `interrupt`, so that an input that never answers ends after `openTimeout`;
+    /// reads its stream information. The picture's and the sound's readers both open through it.
+    static func openFormat(_ input: CaptureInput, fifo: StreamDescriptor?, interrupt: RollingDeadline,
+                       openTimeout: Double) throws(CaptureError) -> UnsafeMutablePointer<AVFormatContext> {
+        guard sc_capture_load() == 0 else {
+            throw .ffmpegUnavailable(reason: sc_capture_load_error().map { String(cString: $0) } ?? "unknown reason")
+        }
+        _ = FFmpegRuntime.configured
+        var device: UnsafePointer<AVInputFormat>?
+        if let name = input.format {
+            guard let found = sc_av_find_input_format(name) else { throw .unknownDevice(input) }
+            device = found
+        }
+        guard let context = sc_avformat_alloc_context() else { throw .cannotOpen(input, reason: "out of memory") }
+        context.pointee.interrupt_callback.callback = { opaque in
+            guard let opaque else { return 0 }
+            return Unmanaged<RollingDeadline>.fromOpaque(opaque).takeUnretainedValue().passed ? 1 : 0
+        }
+        context.pointee.interrupt_callback.opaque = Unmanaged.passUnretained(interrupt).toOpaque()
+        var dictionary: OpaquePointer?
+        defer { sc_av_dict_free(&dictionary) }
+        for (key, value) in input.options { sc_av_dict_set(&dictionary, key, value, 0) }
+        if input.format == nil { sc_av_dict_set(&dictionary, "protocol_whitelist", "file,pipe", 0) }
+        var opened: UnsafeMutablePointer<AVFormatContext>? = context
+        let capture = LogCapture()
+        let url = fifo.map { "pipe:\($0.descriptor)" }
+            ?? (input.format == nil && !input.target.hasPrefix("file:") && input.target != "-" ? "file:" + input.target : input.target)
+        let status = FFmpegRuntime.capturingLog(into: capture) {
+            sc_avformat_open_input(&opened, url, device, &dictionary)
+        }
+        guard status >= 0, let opened else {
+            let reason = ([FFmpegRuntime.errorText(status)] + capture.messages.prefix(2)).joined(separator: ": ")
+            throw .cannotOpen(input, reason: interrupt.passed ? "no answer in \(Int(openTimeout)) s" : reason)
+        }
+        var format: UnsafeMutablePointer<AVFormatContext>? = opened
+        if let unused = sc_av_dict_get(dictionary, "", nil, AV_DICT_IGNORE_SUFFIX) {
+            let name = String(cString: unused.pointee.key)
+            sc_avformat_close_input(&format)
+            throw .cannotOpen(input, reason: "the input has no option '\(name)'")
+        }
+        guard sc_avformat_find_stream_info(opened, nil) >= 0 else {
+            sc_avformat_close_input(&format)
+            throw .cannotOpen(input, reason: "no stream information")
+        }
+        return opened
     }
 }
 

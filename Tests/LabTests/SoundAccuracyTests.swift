@@ -99,6 +99,19 @@ final class SoundAccuracyTests: XCTestCase {
         XCTAssertEqual(clock.stamp(1.5), 1.5 + 0.156, accuracy: 0.001, "the median, not the first packet")
     }
 
+    /// A FIFO with no writer (a capture pipe whose producer never started): the open ends at its
+    /// deadline, naming the input, instead of hanging (the picture's reader does the same).
+    func testAFIFOWithoutAWriterEndsAtTheOpenDeadline() throws {
+        let fifo = NSTemporaryDirectory() + "sound-fifo-\(UUID().uuidString)"
+        XCTAssertEqual(mkfifo(fifo, 0o600), 0)
+        defer { unlink(fifo) }
+        let started = Date()
+        XCTAssertThrowsError(try AudioCaptureReader(input: CaptureInput(target: fifo, format: nil, options: [:]), openTimeout: 1)) { error in
+            XCTAssertTrue(String(describing: error).contains(fifo), "\(error)")
+        }
+        XCTAssertLessThan(Date().timeIntervalSince(started), 30, "bounded, not a hang")
+    }
+
     /// A PulseAudio server that is not there: the open fails at once, naming the input and what to check.
     func testAnAbsentPulseServerIsNamedWithWhatToCheck() {
         XCTAssertThrowsError(try AudioCaptureReader(input: CaptureInput(target: "nothing.monitor", format: "pulse",
