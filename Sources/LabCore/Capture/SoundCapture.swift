@@ -20,6 +20,8 @@ public final class SoundCapture: @unchecked Sendable {
         /// When the first block came (less its own length): time 0 of a sound heard alone.
         var started: Date?
         var firstReadWall: Double?
+        /// Seconds from the reading's start (the input opened) to its first block.
+        var firstBlockAfter: Double?
     }
 
     /// Starts reading `input` at once; a file is read to its end, a device until `finish` (or `duration` seconds).
@@ -31,6 +33,7 @@ public final class SoundCapture: @unchecked Sendable {
     init(input: CaptureInput, streams: CaptureStreams, duration: Double?, beforeEachBlock: (@Sendable (Double) -> Void)?) {
         self.input = input
         self.streams = streams
+        let opened = Date()
         Thread { [self] in
             let result = Result { () throws(CaptureError) -> Heard in
                 let reader = try AudioCaptureReader(input: input)
@@ -48,7 +51,8 @@ public final class SoundCapture: @unchecked Sendable {
                               activeChannels: block.activeChannels)
                 }
                 return Heard(track: track, origin: reader.originTimestamp, clock: reader.clock, unreadable: reader.unreadableFrames,
-                             started: started, firstReadWall: reader.firstReadWall)
+                             started: started, firstReadWall: reader.firstReadWall,
+                             firstBlockAfter: started.map { $0.timeIntervalSince(opened) })
             }
             lock.withLock { outcome = result }
             done.signal()
@@ -82,6 +86,11 @@ public final class SoundCapture: @unchecked Sendable {
             var notes: [String] = []
             let placed = Self.shift(sound: heard.origin, picture: pictureOrigin)
             if let note = placed.note, pictureOrigin != nil { notes.append(note) }
+            if let after = heard.firstBlockAfter, after > 1, input.isDevice {
+                notes.append(String(format: "the sound input gave its first sound %.1f s after it was opened (a PulseAudio null sink "
+                                    + "nothing plays into renders in 2 s blocks): a player that started then may have played its "
+                                    + "sound behind its picture until it caught up", after))
+            }
             if heard.unreadable > 0 { notes.append("\(heard.unreadable) blocks of sound came in a sample format not read") }
             guard input.isDevice else {
                 return heard.track.finish(input: input.description, streams: streams, picture: picture, notes: notes)
