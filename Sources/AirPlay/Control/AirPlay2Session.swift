@@ -217,35 +217,15 @@ public actor AirPlay2Session: AirPlayPlayback {
         do {
             return try await connection.send(request, timeout: configuration.requestTimeout)
         } catch {
-            let name = endpoint.description
-            switch error {
-            case .connect(let reason): throw .connect(endpoint: name, reason: reason)
-            case .timeout: throw .timeout(endpoint: name, path: step, seconds: configuration.requestTimeout)
-            case .closed, .io: throw .connectionClosed(endpoint: name, path: step)
-            case .malformed(let parse): throw .badResponse(endpoint: name, path: step, reason: parse.description)
-            case .encryption(let reason): throw .pairing(endpoint: name, step: "encrypted channel (\(step))", reason: reason)
-            }
+            throw SessionAnswers.error(error, endpoint: endpoint.description, path: step, timeout: configuration.requestTimeout)
         }
     }
 
-    /// 2xx passes; pairing and password answers get their own errors, 404 on `/play` is no URL
-    /// playback; anything else is `http` naming the step.
     private func check(_ response: HTTPResponse, step: String) throws(AirPlayError) {
-        let name = endpoint.description
-        switch response.status {
-        case 200..<300: return
-        case 401 where response.header("www-authenticate")?.lowercased().hasPrefix("digest") == true:
-            throw .passwordRequired(endpoint: name)
-        case 401, 403, 453, 470: throw .pairingRequired(endpoint: name, status: response.status)
-        case 404 where step == "/play": throw .noURLPlayback(endpoint: name)
-        default: throw .http(endpoint: name, path: step, status: response.status, reason: response.statusText)
-        }
+        try SessionAnswers.check(response, endpoint: endpoint.description, path: step)
     }
 
     private func plist(_ response: HTTPResponse, step: String) throws(AirPlayError) -> [String: Any] {
-        switch PropertyList.dictionary(from: response.body) {
-        case .success(let dictionary): return dictionary
-        case .failure(let error): throw .badResponse(endpoint: endpoint.description, path: step, reason: error.reason)
-        }
+        try SessionAnswers.plist(response, endpoint: endpoint.description, path: step)
     }
 }

@@ -54,7 +54,7 @@ public actor LegacyVideoSession: AirPlayPlayback {
     /// connection is closed).
     func connect() async throws(AirPlayError) {
         do { try await rtspConnection.connectIfNeeded() } catch {
-            throw Self.map(error, endpoint: endpoint.description, path: "connect", timeout: configuration.requestTimeout)
+            throw SessionAnswers.error(error, endpoint: endpoint.description, path: "connect", timeout: configuration.requestTimeout)
         }
         guard let credentials else { return }
         let verification = try await LegacyPairing.verify(connection: rtspConnection, endpoint: endpoint, credentials: credentials,
@@ -239,38 +239,16 @@ public actor LegacyVideoSession: AirPlayPlayback {
         do {
             return try await connection.send(request, timeout: configuration.requestTimeout)
         } catch {
-            throw Self.map(error, endpoint: endpoint.description, path: step, timeout: configuration.requestTimeout)
-        }
-    }
-
-    static func map(_ failure: ConnectionFailure, endpoint: String, path: String, timeout: Double) -> AirPlayError {
-        switch failure {
-        case .connect(let reason): return .connect(endpoint: endpoint, reason: reason)
-        case .timeout: return .timeout(endpoint: endpoint, path: path, seconds: timeout)
-        case .closed, .io: return .connectionClosed(endpoint: endpoint, path: path)
-        case .malformed(let parse): return .badResponse(endpoint: endpoint, path: path, reason: parse.description)
-        case .encryption(let reason): return .pairing(endpoint: endpoint, step: "encrypted channel (\(path))", reason: reason)
+            throw SessionAnswers.error(error, endpoint: endpoint.description, path: step, timeout: configuration.requestTimeout)
         }
     }
 
     private func check(_ response: HTTPResponse, step: String) throws(AirPlayError) {
-        let name = endpoint.description
-        switch response.status {
-        case 200..<300: return
-        case 401 where response.header("www-authenticate")?.lowercased().hasPrefix("digest") == true:
-            throw .passwordRequired(endpoint: name)
-        case 401, 403, 453, 470: throw .pairingRequired(endpoint: name, status: response.status)
-        case 404 where step == "/play": throw .noURLPlayback(endpoint: name)
-        case 409: throw .busy(endpoint: name)
-        default: throw .http(endpoint: name, path: step, status: response.status, reason: response.reason)
-        }
+        try SessionAnswers.check(response, endpoint: endpoint.description, path: step)
     }
 
     private func plist(_ response: HTTPResponse, step: String) throws(AirPlayError) -> [String: Any] {
-        switch PropertyList.dictionary(from: response.body) {
-        case .success(let dictionary): return dictionary
-        case .failure(let error): throw .badResponse(endpoint: endpoint.description, path: step, reason: error.reason)
-        }
+        try SessionAnswers.plist(response, endpoint: endpoint.description, path: step)
     }
 
     /// Which session `endpoint` wants, asked once with an RTSP `GET /info` on a connection of its

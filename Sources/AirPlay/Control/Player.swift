@@ -147,39 +147,14 @@ public actor AirPlaySession: AirPlayPlayback {
     }
 
     private func map(_ failure: ConnectionFailure, path: String) -> AirPlayError {
-        let name = endpoint.description
-        switch failure {
-        case .connect(let reason): return .connect(endpoint: name, reason: reason)
-        case .timeout: return .timeout(endpoint: name, path: path, seconds: configuration.requestTimeout)
-        case .closed: return .connectionClosed(endpoint: name, path: path)
-        case .malformed(let error): return .badResponse(endpoint: name, path: path, reason: error.description)
-        case .io: return .connectionClosed(endpoint: name, path: path)  // reset or broken pipe: it went away
-        case .encryption(let reason): return .pairing(endpoint: name, step: "encrypted channel (\(path))", reason: reason)
-        }
+        SessionAnswers.error(failure, endpoint: endpoint.description, path: path, timeout: configuration.requestTimeout)
     }
 
-    /// 2xx passes; pairing, password and no-URL-playback answers get their own errors.
     private func check(_ response: HTTPResponse, path: String) throws(AirPlayError) {
-        let name = endpoint.description
-        switch response.status {
-        case 200..<300:
-            return
-        case 401 where response.header("www-authenticate")?.lowercased().hasPrefix("digest") == true:
-            throw .passwordRequired(endpoint: name)
-        case 401, 403, 453, 470:
-            if let pairingName { throw .needsPairing(endpoint: name, receiver: pairingName) }
-            throw .pairingRequired(endpoint: name, status: response.status)
-        case 404 where path == "/play":
-            throw .noURLPlayback(endpoint: name)
-        default:
-            throw .http(endpoint: name, path: path, status: response.status, reason: response.statusText)
-        }
+        try SessionAnswers.check(response, endpoint: endpoint.description, path: path, pairingName: pairingName)
     }
 
     private func plist(_ response: HTTPResponse, path: String) throws(AirPlayError) -> [String: Any] {
-        switch PropertyList.dictionary(from: response.body) {
-        case .success(let dictionary): return dictionary
-        case .failure(let error): throw .badResponse(endpoint: endpoint.description, path: path, reason: error.reason)
-        }
+        try SessionAnswers.plist(response, endpoint: endpoint.description, path: path)
     }
 }
