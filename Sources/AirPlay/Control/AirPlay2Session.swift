@@ -13,12 +13,8 @@ public actor AirPlay2Session: AirPlayPlayback {
     public nonisolated let configuration: AirPlayConfiguration
     private let connection: Connection
     private let keys: HAPChannelKeys
-    /// The RTSP session number in the request URI `rtsp://LOCAL-IP/N`.
-    private let rtspSession = UInt32.random(in: 0...UInt32.max)
-    private let dacpId = String(format: "%016llX", UInt64.random(in: 0...UInt64.max))
-    private let activeRemote = UInt32.random(in: 0...UInt32.max)
+    private var ids = RTSPSessionIdentity()
     private let deviceId = AirPlay2Messages.randomDeviceId()
-    private var cseq = 0
     private var events: EventChannel?
     private var timing: TimingServer?
     private var feedback: Task<Void, Never>?
@@ -93,7 +89,7 @@ public actor AirPlay2Session: AirPlayPlayback {
     /// `play` sets up a new RTSP session on the same encrypted connection.
     public func stop() async throws(AirPlayError) {
         guard events != nil else { return }
-        let response = try await rtsp("TEARDOWN", uri: nil, extra: [("Session", String(rtspSession))])
+        let response = try await rtsp("TEARDOWN", uri: nil, extra: [("Session", String(ids.session))])
         await endSession()
         try check(response, step: "RTSP TEARDOWN")
     }
@@ -152,14 +148,10 @@ public actor AirPlay2Session: AirPlayPlayback {
     }
 
     private func startFeedback() {
-        guard configuration.feedbackInterval > 0 else { return }
-        let nanoseconds = UInt64(configuration.feedbackInterval * 1_000_000_000)
-        feedback = Task { [weak self] in
-            while !Task.isCancelled {
-                try? await Task.sleep(nanoseconds: nanoseconds)
-                guard !Task.isCancelled, let self else { return }
-                await self.sendFeedback()
-            }
+        feedback = RTSPSessionIdentity.every(configuration.feedbackInterval) { [weak self] in
+            guard let self else { return false }
+            await self.sendFeedback()
+            return true
         }
     }
 
@@ -188,19 +180,11 @@ public actor AirPlay2Session: AirPlayPlayback {
     /// session URI `rtsp://LOCAL-IP/N` when `uri` is nil. An answer with another `CSeq` is refused.
     private func rtsp(_ method: String, uri: String?, body: Data = Data(),
                       extra: [(String, String)] = []) async throws(AirPlayError) -> HTTPResponse {
-        let sequence = cseq
-        cseq += 1
         let local = await connection.localHost ?? "127.0.0.1"
-        let target = uri ?? "rtsp://\(local.contains(":") ? "[\(local)]" : local)/\(rtspSession)"
-        var headers = [("CSeq", String(sequence)), ("DACP-ID", dacpId), ("Active-Remote", String(activeRemote)),
-                       ("Client-Instance", dacpId), ("User-Agent", AirPlay2Messages.userAgent)]
-        if !body.isEmpty { headers.append(("Content-Type", PropertyList.binaryContentType)) }
-        headers += extra
-        let step = "RTSP \(method)\(uri.map { " \($0)" } ?? "")"
-        let response = try await send(HTTPRequest(method: method, path: target, headers: headers, body: body, version: "RTSP/1.0"), step: step)
-        if let answered = response.header("cseq"), Int(answered.trimmingCharacters(in: .whitespaces)) != sequence {
-            throw .badResponse(endpoint: endpoint.description, path: step, reason: "answered CSeq \(answered.prefix(20)) to CSeq \(sequence)")
-        }
+        let made = ids.request(method, uri: uri, localHost: local, userAgent: AirPlay2Messages.userAgent, body: body,
+                               extra: [("Client-Instance", ids.dacpId)] + extra)
+        let response = try await send(made.request, step: made.step)
+        try RTSPSessionIdentity.checkSequence(response, sequence: made.sequence, endpoint: endpoint.description, step: made.step)
         return response
     }
 

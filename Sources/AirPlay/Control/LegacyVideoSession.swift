@@ -19,11 +19,8 @@ public actor LegacyVideoSession: AirPlayPlayback {
     public nonisolated let configuration: AirPlayConfiguration
     private let rtspConnection: Connection
     private let httpConnection: Connection
-    private let rtspSession = UInt32.random(in: 1...UInt32.max)
-    private let dacpId = String(format: "%016llX", UInt64.random(in: 0...UInt64.max))
-    private let activeRemote = UInt32.random(in: 0...UInt32.max)
+    private var ids = RTSPSessionIdentity()
     private let deviceId = LegacyMessages.randomDeviceId()
-    private var cseq = 0
     private var timing: TimingServer?
     private var feedback: Task<Void, Never>?
     private var setUp = false
@@ -58,8 +55,8 @@ public actor LegacyVideoSession: AirPlayPlayback {
         }
         guard let credentials else { return }
         let verification = try await LegacyPairing.verify(connection: rtspConnection, endpoint: endpoint, credentials: credentials,
-                                                          configuration: configuration, firstCSeq: cseq)
-        cseq = verification.nextCSeq
+                                                          configuration: configuration, firstCSeq: ids.cseq)
+        ids.cseq = verification.nextCSeq
         verifyTime = verification.setupTime
     }
 
@@ -169,14 +166,10 @@ public actor LegacyVideoSession: AirPlayPlayback {
     }
 
     private func startFeedback() {
-        guard configuration.feedbackInterval > 0 else { return }
-        let nanoseconds = UInt64(configuration.feedbackInterval * 1_000_000_000)
-        feedback = Task { [weak self] in
-            while !Task.isCancelled {
-                try? await Task.sleep(nanoseconds: nanoseconds)
-                guard !Task.isCancelled, let self else { return }
-                await self.sendFeedback()
-            }
+        feedback = RTSPSessionIdentity.every(configuration.feedbackInterval) { [weak self] in
+            guard let self else { return false }
+            await self.sendFeedback()
+            return true
         }
     }
 
@@ -211,17 +204,11 @@ public actor LegacyVideoSession: AirPlayPlayback {
     /// One RTSP/1.0 request on the RTSP connection: `CSeq` counted from 0, the DACP and remote ids,
     /// the session URI `rtsp://LOCAL-IP/N` when `uri` is nil; never `X-Apple-Session-ID`.
     private func rtsp(_ method: String, uri: String?, body: Data = Data()) async throws(AirPlayError) -> HTTPResponse {
-        let sequence = cseq
-        cseq += 1
         let local = await rtspConnection.localHost ?? "127.0.0.1"
-        let target = uri ?? "rtsp://\(local.contains(":") ? "[\(local)]" : local)/\(rtspSession)"
-        var headers = [("CSeq", String(sequence)), ("DACP-ID", dacpId), ("Active-Remote", String(activeRemote)),
-                       ("User-Agent", LegacyMessages.userAgent)]
-        if !body.isEmpty { headers.append(("Content-Type", PropertyList.binaryContentType)) }
-        let step = "RTSP \(method)\(uri.map { " \($0)" } ?? "")"
-        precondition(LegacyMessages.allowed(headers, rtsp: true), "a header UxPlay dies on, on RTSP")
-        let response = try await send(HTTPRequest(method: method, path: target, headers: headers, body: body, version: "RTSP/1.0"),
-                                      on: rtspConnection, step: step)
+        let made = ids.request(method, uri: uri, localHost: local, userAgent: LegacyMessages.userAgent, body: body)
+        precondition(LegacyMessages.allowed(made.request.headers, rtsp: true), "a header UxPlay dies on, on RTSP")
+        let response = try await send(made.request, on: rtspConnection, step: made.step)
+        try RTSPSessionIdentity.checkSequence(response, sequence: made.sequence, endpoint: endpoint.description, step: made.step)
         if response.status == 409 { throw .busy(endpoint: endpoint.description) }
         return response
     }
