@@ -66,22 +66,19 @@ public actor AirPlay2Session: AirPlayPlayback {
     }
 
     public func playbackInfo() async throws(AirPlayError) -> PlaybackInfo {
-        let response = try await http("GET", "/playback-info")
-        try check(response, step: "/playback-info")
-        if response.body.isEmpty { return PlaybackInfo() }
-        return PlaybackInfo(plist: try plist(response, step: "/playback-info"))
+        try SessionAnswers.playbackInfo(try await http("GET", "/playback-info"), endpoint: endpoint.description)
     }
 
     /// RTSP `POST /rate?value=`: 0 pauses, 1 plays.
     public func setRate(_ rate: Double) async throws(AirPlayError) {
-        let path = "/rate?value=\(String(format: "%.6f", rate.isFinite ? rate : 0))"
+        let path = SessionPaths.rate(rate)
         try check(try await rtsp("POST", uri: path), step: "RTSP POST \(path)")
     }
 
     /// HTTP `POST /scrub?position=` as AirPlay 1 sends it; whether AirPlay 2 receivers take it
     /// on this channel is not known here.
     public func scrub(to seconds: Double) async throws(AirPlayError) {
-        let path = "/scrub?position=\(String(format: "%.6f", seconds.isFinite ? max(seconds, 0) : 0))"
+        let path = SessionPaths.scrub(seconds)
         try check(try await http("POST", path), step: path)
     }
 
@@ -95,9 +92,7 @@ public actor AirPlay2Session: AirPlayPlayback {
     }
 
     public func serverInfo() async throws(AirPlayError) -> ServerInfo {
-        let response = try await http("GET", "/server-info")
-        try check(response, step: "/server-info")
-        return ServerInfo(plist: try plist(response, step: "/server-info"))
+        try SessionAnswers.serverInfo(try await http("GET", "/server-info"), endpoint: endpoint.description)
     }
 
     public func close() async {

@@ -95,19 +95,16 @@ public actor LegacyVideoSession: AirPlayPlayback {
     /// UxPlay answers 200 with no body while its player has no position yet and once the item
     /// ended (it then resets its HLS state and closes the connection): both read as no playback.
     public func playbackInfo() async throws(AirPlayError) -> PlaybackInfo {
-        let response = try await http("GET", "/playback-info")
-        try check(response, step: "/playback-info")
-        if response.body.isEmpty { return PlaybackInfo() }
-        return PlaybackInfo(plist: try plist(response, step: "/playback-info"))
+        try SessionAnswers.playbackInfo(try await http("GET", "/playback-info"), endpoint: endpoint.description)
     }
 
     public func setRate(_ rate: Double) async throws(AirPlayError) {
-        let path = "/rate?value=\(String(format: "%.6f", rate.isFinite ? rate : 0))"
+        let path = SessionPaths.rate(rate)
         try check(try await http("POST", path), step: path)
     }
 
     public func scrub(to seconds: Double) async throws(AirPlayError) {
-        let path = "/scrub?position=\(String(format: "%.6f", seconds.isFinite ? max(seconds, 0) : 0))"
+        let path = SessionPaths.scrub(seconds)
         try check(try await http("POST", path), step: path)
     }
 
@@ -120,9 +117,7 @@ public actor LegacyVideoSession: AirPlayPlayback {
 
     /// `GET /server-info` on the HTTP connection (UxPlay answers an XML plist).
     public func serverInfo() async throws(AirPlayError) -> ServerInfo {
-        let response = try await http("GET", "/server-info")
-        try check(response, step: "/server-info")
-        return ServerInfo(plist: try plist(response, step: "/server-info"))
+        try SessionAnswers.serverInfo(try await http("GET", "/server-info"), endpoint: endpoint.description)
     }
 
     /// The HTTP connection's session id: the reverse connection of pushed playlists names it.
@@ -232,10 +227,6 @@ public actor LegacyVideoSession: AirPlayPlayback {
 
     private func check(_ response: HTTPResponse, step: String) throws(AirPlayError) {
         try SessionAnswers.check(response, endpoint: endpoint.description, path: step)
-    }
-
-    private func plist(_ response: HTTPResponse, step: String) throws(AirPlayError) -> [String: Any] {
-        try SessionAnswers.plist(response, endpoint: endpoint.description, path: step)
     }
 
     /// Which session `endpoint` wants, asked once with an RTSP `GET /info` on a connection of its

@@ -91,21 +91,18 @@ public actor AirPlaySession: AirPlayPlayback {
     }
 
     public func playbackInfo() async throws(AirPlayError) -> PlaybackInfo {
-        let response = try await send("GET", "/playback-info")
-        try check(response, path: "/playback-info")
-        if response.body.isEmpty { return PlaybackInfo() }
-        return PlaybackInfo(plist: try plist(response, path: "/playback-info"))
+        try SessionAnswers.playbackInfo(try await send("GET", "/playback-info"), endpoint: endpoint.description)
     }
 
     /// `POST /rate?value=`: 0 pauses, 1 plays.
     public func setRate(_ rate: Double) async throws(AirPlayError) {
-        let path = "/rate?value=\(String(format: "%.6f", rate.isFinite ? rate : 0))"
+        let path = SessionPaths.rate(rate)
         try check(try await send("POST", path), path: path)
     }
 
     /// `POST /scrub?position=` in seconds (Kodi ends fMP4 HLS playback on a scrub: FFmpeg's seek fails).
     public func scrub(to seconds: Double) async throws(AirPlayError) {
-        let path = "/scrub?position=\(String(format: "%.6f", seconds.isFinite ? max(seconds, 0) : 0))"
+        let path = SessionPaths.scrub(seconds)
         try check(try await send("POST", path), path: path)
     }
 
@@ -114,9 +111,7 @@ public actor AirPlaySession: AirPlayPlayback {
     }
 
     public func serverInfo() async throws(AirPlayError) -> ServerInfo {
-        let response = try await send("GET", "/server-info")
-        try check(response, path: "/server-info")
-        return ServerInfo(plist: try plist(response, path: "/server-info"))
+        try SessionAnswers.serverInfo(try await send("GET", "/server-info"), endpoint: endpoint.description)
     }
 
     public nonisolated var playbackSessionId: String? { sessionId }
@@ -152,9 +147,5 @@ public actor AirPlaySession: AirPlayPlayback {
 
     private func check(_ response: HTTPResponse, path: String) throws(AirPlayError) {
         try SessionAnswers.check(response, endpoint: endpoint.description, path: path, pairingName: pairingName)
-    }
-
-    private func plist(_ response: HTTPResponse, path: String) throws(AirPlayError) -> [String: Any] {
-        try SessionAnswers.plist(response, endpoint: endpoint.description, path: path)
     }
 }

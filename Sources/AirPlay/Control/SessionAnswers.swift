@@ -41,4 +41,27 @@ enum SessionAnswers {
         case .failure(let error): throw .badResponse(endpoint: endpoint, path: path, reason: error.reason)
         }
     }
+
+    /// `/playback-info`'s answer checked and read; an empty 200 is no playback (UxPlay answers
+    /// one while its player has no position yet and once the item ended).
+    static func playbackInfo(_ response: HTTPResponse, endpoint: String) throws(AirPlayError) -> PlaybackInfo {
+        try check(response, endpoint: endpoint, path: "/playback-info")
+        if response.body.isEmpty { return PlaybackInfo() }
+        return PlaybackInfo(plist: try plist(response, endpoint: endpoint, path: "/playback-info"))
+    }
+
+    /// `/server-info`'s answer checked and read.
+    static func serverInfo(_ response: HTTPResponse, endpoint: String) throws(AirPlayError) -> ServerInfo {
+        try check(response, endpoint: endpoint, path: "/server-info")
+        return ServerInfo(plist: try plist(response, endpoint: endpoint, path: "/server-info"))
+    }
+}
+
+/// The control paths every session sends, formatted once: a rate that is not finite is 0, a
+/// position that is not finite or negative is 0.
+enum SessionPaths {
+    static func rate(_ rate: Double) -> String { "/rate?value=\(String(format: "%.6f", rate.isFinite ? rate : 0))" }
+    static func scrub(_ seconds: Double) -> String {
+        "/scrub?position=\(String(format: "%.6f", seconds.isFinite ? max(seconds, 0) : 0))"
+    }
 }
