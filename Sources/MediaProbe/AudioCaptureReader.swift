@@ -86,6 +86,10 @@ public final class AudioCaptureReader {
     public private(set) var firstReadWall: Double?
     /// The latest a block came since the last clock point, against its samples: what `read` holds.
     private var latest = -Double.infinity
+    /// Reads that waited 50 ms or more for the input (`read`: when the wait ended, as in `clock`;
+    /// at most 10,000): a reader that is late while it waits is behind because the source sent
+    /// nothing, not because it was not scheduled.
+    public private(set) var waits: [(read: Double, seconds: Double)] = []
 
     public init(input: CaptureInput, openTimeout: Double = 10, readTimeout: Double = 5) throws(CaptureError) {
         self.input = input
@@ -140,10 +144,13 @@ public final class AudioCaptureReader {
     private func pump() throws(CaptureError) {
         guard let format, let packet else { drained = true; return }
         interrupt.restart(seconds: readTimeout)
+        let asked = DispatchTime.now().uptimeNanoseconds
         let status = sc_av_read_frame(format, packet)
         let now = DispatchTime.now().uptimeNanoseconds
         if firstRead == nil { firstRead = now; firstReadWall = Date().timeIntervalSince1970 }
         readAt = Double(now - firstRead!) / 1e9
+        let waited = Double(now - asked) / 1e9
+        if waited >= 0.05, waits.count < 10_000 { waits.append((readAt, waited)) }
         if status < 0 {
             if interrupt.passed && input.isDevice { throw .readFailed(input, reason: "no sound in \(Int(readTimeout)) s") }
             if status != sc_averror_eof() && status != sc_averror_exit() && !interrupt.passed {

@@ -25,6 +25,10 @@ final class SoundStarvedTests: XCTestCase {
         XCTAssertNotNil(lag.episode(from: 3.1, to: 3.2), "a switch inside it")
         XCTAssertNil(lag.episode(from: 5, to: 5.2), "a switch well after it")
         XCTAssertTrue(SoundLag(points.filter { $0.sample < 2.9 }).episodes.isEmpty, "jitter alone")
+        XCTAssertEqual(episode?.words, "the sound capture fell 300 ms behind")
+        // The same lateness while the reader sat waiting in its read: the source sent nothing.
+        let stalled = SoundLag(points, waits: [(read: 3.32, seconds: 0.29)])
+        XCTAssertEqual(stalled.episodes.first?.words, "the sound source sent nothing for 300 ms")
     }
 
     /// A device whose clock drifts 1000 ppm from the monotonic clock is not a reader falling behind.
@@ -82,7 +86,7 @@ final class SoundStarvedTests: XCTestCase {
         XCTAssertNil(refused.avOffsetMs)
         XCTAssertEqual(refused.notMeasured, "not measured: the sound capture fell 300 ms behind at 1.60 s")
         XCTAssertEqual(measured.fellBehindMs, 300)
-        XCTAssertTrue(measured.notes.contains { $0.contains("fell behind its input 1 times, at most 300 ms") }, "\(measured.notes)")
+        XCTAssertTrue(measured.notes.contains { $0.contains("came late 1 times, at most 300 ms (the capture fell behind") }, "\(measured.notes)")
     }
 }
 

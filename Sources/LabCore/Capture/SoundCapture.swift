@@ -22,6 +22,7 @@ public final class SoundCapture: @unchecked Sendable {
         var firstReadWall: Double?
         /// Seconds from the reading's start (the input opened) to its first block.
         var firstBlockAfter: Double?
+        var waits: [(read: Double, seconds: Double)] = []
     }
 
     /// Starts reading `input` at once; a file is read to its end, a device until `finish` (or `duration` seconds).
@@ -52,14 +53,16 @@ public final class SoundCapture: @unchecked Sendable {
                 }
                 return Heard(track: track, origin: reader.originTimestamp, clock: reader.clock, unreadable: reader.unreadableFrames,
                              started: started, firstReadWall: reader.firstReadWall,
-                             firstBlockAfter: started.map { $0.timeIntervalSince(opened) })
+                             firstBlockAfter: started.map { $0.timeIntervalSince(opened) }, waits: reader.waits)
             }
             lock.withLock { outcome = result }
             done.signal()
+            firstBlock.signal()  // nothing more will come: no one waits for it
         }.start()
     }
 
-    /// Waits at most `timeout` seconds for the input's first block of sound; false if none came. A
+    /// Waits at most `timeout` seconds for the input's first block of sound (or the reading's end);
+    /// false if neither came. A
     /// PulseAudio null sink that nothing plays into renders in blocks of 2 s: a stream that connects
     /// then (this reader, and a player) gets its first sound up to 2 s late, and a player's sound
     /// may start behind its picture. Once this reader has heard a block, the sink runs at its 50 ms.
@@ -88,8 +91,8 @@ public final class SoundCapture: @unchecked Sendable {
             if let note = placed.note, pictureOrigin != nil { notes.append(note) }
             if let after = heard.firstBlockAfter, after > 1, input.isDevice {
                 notes.append(String(format: "the sound input gave its first sound %.1f s after it was opened (a PulseAudio null sink "
-                                    + "nothing plays into renders in 2 s blocks): a player that started then may have played its "
-                                    + "sound behind its picture until it caught up", after))
+                                    + "nothing plays into renders in 2 s blocks): nothing before it was heard, and a player that "
+                                    + "started before it may have played its sound behind its picture until it caught up", after))
             }
             if heard.unreadable > 0 { notes.append("\(heard.unreadable) blocks of sound came in a sample format not read") }
             guard input.isDevice else {
@@ -101,7 +104,7 @@ public final class SoundCapture: @unchecked Sendable {
             return heard.track.finish(input: input.description, streams: streams, picture: picture,
                                       place: { clock.stamp($0) + shift }, drift: clock.drift,
                                       drops: clock.drops.map { .init(at: $0.at, seconds: $0.seconds) },
-                                      lag: SoundLag(reads), notes: notes)
+                                      lag: SoundLag(reads, waits: heard.waits), notes: notes)
         }
     }
 

@@ -22,13 +22,23 @@ public struct SoundLag: Sendable, Equatable {
         public var from: Double
         public var to: Double
         public var seconds: Double
+        /// The reader was waiting for the input for most of it: the source (a sound server) sent
+        /// nothing, rather than the reader not being scheduled.
+        public var sourceStalled = false
+
+        /// "the sound capture fell 386 ms behind" or "the sound source sent nothing for 386 ms".
+        public var words: String {
+            String(format: sourceStalled ? "the sound source sent nothing for %.0f ms" : "the sound capture fell %.0f ms behind", seconds * 1000)
+        }
     }
 
     public let episodes: [Episode]
     /// The most the reader fell behind, seconds (0 when it kept up).
     public let worst: Double
 
-    public init(_ points: [(sample: Double, read: Double)], bound: Double = Self.bound, window: Double = Self.window) {
+    /// `waits`: reads that waited for the input (`AudioCaptureReader.waits`), on the points' read clock.
+    public init(_ points: [(sample: Double, read: Double)], waits: [(read: Double, seconds: Double)] = [], bound: Double = Self.bound,
+                window: Double = Self.window) {
         var episodes: [Episode] = []
         var worst = 0.0
         var earliest: [(sample: Double, raw: Double)] = []  // a monotonic deque: the window's minimum first
@@ -40,13 +50,16 @@ public struct SoundLag: Sendable, Equatable {
             let late = raw - earliest[0].raw
             worst = max(worst, late)
             guard late > bound else { continue }
+            // The read that came this late waited for most of it: the source was late, not the reader.
+            let stalled = waits.contains { abs($0.read - point.read) < 0.2 && $0.seconds >= 0.6 * late }
             // The late block's samples were made up to `late` before they were read.
             if var open = episodes.last, open.to >= point.sample - late - 0.2 {
                 open.to = point.sample
+                if late > open.seconds { open.sourceStalled = stalled }
                 open.seconds = max(open.seconds, late)
                 episodes[episodes.count - 1] = open
             } else {
-                episodes.append(Episode(from: max(0, point.sample - late), to: point.sample, seconds: late))
+                episodes.append(Episode(from: max(0, point.sample - late), to: point.sample, seconds: late, sourceStalled: stalled))
             }
         }
         self.episodes = episodes

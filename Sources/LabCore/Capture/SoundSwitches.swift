@@ -46,8 +46,7 @@ struct SoundSwitches {
                 avOffsetMs: unsure ? nil : seen.map { ((incoming - $0.to.at) * 1000).rounded() + 0 },  // + 0: no "-0"
                 expectedAvOffsetMs: seen == nil || unsure ? nil : expectedOffset(to: to), notes: notes)
             if let behind = lag?.episode(from: a.end, to: b.start) {
-                heard.refuse(String(format: "not measured: the sound capture fell %.0f ms behind at %.2f s", behind.seconds * 1000,
-                                    onPicture(behind.from)))
+                heard.refuse(String(format: "not measured: %@ at %.2f s", behind.words, onPicture(behind.from)))
             } else if let seen, let missed = seen.captureGapMs, missed > Self.pictureBound * 1000 {
                 heard.avOffsetMs = nil
                 heard.expectedAvOffsetMs = nil

@@ -198,8 +198,12 @@ public struct SoundTrack: Sendable {
                                 drops.map(\.seconds).reduce(0, +) * 1000, drops.count))
         }
         if let lag, !lag.episodes.isEmpty {
-            notes.append(String(format: "the sound capture fell behind its input %d times, at most %.0f ms (the machine too busy to read "
-                                + "it in time?): switches there are not measured", lag.episodes.count, lag.worst * 1000))
+            let stalled = lag.episodes.filter(\.sourceStalled).count
+            notes.append(String(format: "the sound came late %d times, at most %.0f ms (%@): switches there are not measured",
+                                lag.episodes.count, lag.worst * 1000,
+                                stalled == 0 ? "the capture fell behind: the machine too busy to read it in time?"
+                                    : stalled == lag.episodes.count ? "the sound source sent nothing meanwhile: its server starved?"
+                                    : "\(stalled) of them the source sending nothing, the others the capture falling behind"))
         }
         if let drift, seconds > 10, abs(drift) * 1000 > 5 {
             notes.append(String(format: "the sound device's clock parted %.0f ms from the wall clock over %.0f s (%.0f ppm): "
