@@ -4,7 +4,11 @@
 # fetching the suite's media segments through the cases' paths, as receivers do, for 10 s each,
 # in one run. Reports requests/s and MB/s for each and their ratio (goal: >= 0.5 of nginx), then
 # the same for every playlist of the suite (issue 36, goal >= 0.5 of nginx), and checks that
-# every request wrk completed is in seamcheck's results database.
+# every request wrk completed is in seamcheck's results database. The ceiling of the stack comes
+# first, under the playlists' load: a Hummingbird route and a bare SwiftNIO server answering a
+# constant body of the playlists' mean size (`lab serve --bench-ceiling`, hidden). With
+# SEAMCHECK_BEFORE set to another seamcheck binary (an older build), it is loaded the same way
+# in the same run, for a before-and-after from one run.
 # Runs alone (builds a release binary) or from scripts/bench.sh, which sets SEAMCHECK.
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/../.."
@@ -95,6 +99,20 @@ wait_for "$nginx_port" || { echo "lab-serve-bench: nginx did not start" >&2; cat
 run_wrk "$nginx_port" nginx
 kill "$nginx_pid"; wait "$nginx_pid" 2>/dev/null || true
 
+# The ceiling: the same release binary, the same event loops, nothing but a constant body.
+playlist_bytes=$(python3 -c "
+import os
+paths=[l.strip() for l in open('$work/playlists.txt')]
+print(round(sum(os.path.getsize('$work/suite'+p) for p in paths)/len(paths)))")
+for kind in hummingbird nio; do
+  port=$(free_port)
+  "$SEAMCHECK" lab serve --bench-ceiling "$kind:$playlist_bytes" --bind 127.0.0.1 --port "$port" 2> "$work/ceiling-$kind.log" &
+  ceiling_pid=$!
+  wait_for "$port" || { echo "lab-serve-bench: the $kind ceiling did not start" >&2; cat "$work/ceiling-$kind.log" >&2; exit 1; }
+  WRK_PATHS="$work/playlists.txt" wrk -t2 -c"$connections" -d"${seconds}s" -s "$work/rotate.lua" "http://127.0.0.1:$port" > "$work/wrk-ceiling-$kind.txt"
+  kill "$ceiling_pid"; wait "$ceiling_pid" 2>/dev/null || true
+done
+
 # seamcheck lab serve: a fresh database, no browsing (nothing to map on loopback).
 rm -f "$work/lab.sqlite" "$work/lab.sqlite-wal" "$work/lab.sqlite-shm"
 lab_port=$(free_port)
@@ -106,9 +124,21 @@ wait_for "$lab_port" || { echo "lab-serve-bench: seamcheck lab serve did not sta
 run_wrk "$lab_port" seamcheck
 kill -TERM "$lab_pid"; wait "$lab_pid" || true
 
-python3 - "$work" "$connections" "$seconds" "$(cut -d' ' -f1 /proc/loadavg)" <<'PY'
+if [ -n "${SEAMCHECK_BEFORE:-}" ]; then
+  rm -f "$work/before.sqlite" "$work/before.sqlite-wal" "$work/before.sqlite-shm"
+  before_port=$(free_port)
+  "$SEAMCHECK_BEFORE" lab serve --streams "$work/suite" --bind 127.0.0.1 --port "$before_port" --db "$work/before.sqlite" \
+    --no-browse --log-level warning 2> "$work/lab-serve-before.log" &
+  before_pid=$!
+  trap 'kill $before_pid 2>/dev/null || true' EXIT
+  wait_for "$before_port" || { echo "lab-serve-bench: $SEAMCHECK_BEFORE lab serve did not start" >&2; exit 1; }
+  run_wrk "$before_port" before
+  kill -TERM "$before_pid"; wait "$before_pid" || true
+fi
+
+python3 - "$work" "$connections" "$seconds" "$(cut -d' ' -f1 /proc/loadavg)" "$playlist_bytes" <<'PY'
 import re, sqlite3, sys
-work, connections, seconds, load = sys.argv[1], sys.argv[2], sys.argv[3], float(sys.argv[4])
+work, connections, seconds, load, playlist_bytes = sys.argv[1], sys.argv[2], sys.argv[3], float(sys.argv[4]), sys.argv[5]
 def figures(name):
     text = open(f"{work}/wrk-{name}.txt").read()
     requests = int(re.search(r"(\d+) requests in", text).group(1))
@@ -131,6 +161,16 @@ print(f"  ratio seamcheck/nginx: {s_rps / n_rps:.2f} req/s, {s_mbps / n_mbps:.2f
 print(f"playlists (small bodies; seamcheck fills in the origin and cuts live windows, kept per origin and window step; nginx sends the file):")
 print(f"  nginx {np_rps:,.0f} req/s; seamcheck {sp_rps:,.0f} req/s; ratio {sp_rps / np_rps:.2f} (goal >= 0.5: "
       f"{'met' if sp_rps / np_rps >= 0.5 else 'NOT met'}; {np_err}/{sp_err} errors; load average {load:.2f})")
+import os
+if os.path.exists(f"{work}/wrk-before.txt") and os.path.getmtime(f"{work}/wrk-before.txt") >= os.path.getmtime(f"{work}/wrk-seamcheck.txt"):
+    _, b_rps, _, b_err = figures("before")
+    _, bp_rps, _, bp_err = figures("before-playlists")
+    print(f"  before (SEAMCHECK_BEFORE): playlists {bp_rps:,.0f} req/s ({bp_rps / np_rps:.2f}x nginx), "
+          f"segments {b_rps:,.0f} req/s ({b_rps / n_rps:.2f}x nginx); {bp_err}/{b_err} errors")
+for kind, name in (("hummingbird", "Hummingbird, one route"), ("nio", "SwiftNIO HTTP/1, one handler")):
+    _, c_rps, _, c_err = figures(f"ceiling-{kind}")
+    print(f"  ceiling: {name}, a constant {playlist_bytes}-byte body, no log: {c_rps:,.0f} req/s, "
+          f"{c_rps / np_rps:.2f}x nginx ({c_err} errors); seamcheck is {sp_rps / c_rps:.2f} of it")
 total = s_req + sp_req
 print(f"  logged: {logged} requests in the database ({served} complete 200s) for {total} that wrk completed"
       + (" -- MISSING REQUESTS" if logged < total else ": every request logged"))
