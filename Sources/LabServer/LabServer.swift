@@ -49,6 +49,9 @@ public struct LabServerOptions: Sendable {
     public var dashboardCellRenderer: DashboardCellRenderer?
     /// How often the dashboard's live feed looks for new cells in the store.
     public var dashboardPollInterval: Duration = .milliseconds(500)
+    /// Answer playlists on the connection's event loop (PlaylistFastPath); false sends every request
+    /// through Hummingbird's router (the benchmark compares the two).
+    public var playlistFastPath: Bool = true
 
     public init(bind: String, port: Int, suite: LabSuite, profiles: [DeviceProfile], inventory: LabInventory? = nil,
                 browse: Bool = true, interface: String? = nil, idleTimeout: Duration = .seconds(60)) {
@@ -122,8 +125,9 @@ public enum LabServer {
         let app = Application(
             router: router,
             server: .http1(configuration: .init(
-                additionalChannelHandlers: [LabConnectionHandler.Installer(log: log), PlaylistFastPath.Installer(responder: fastPath),
-                                            IdleStateHandler(writeTimeout: idle), StalledWriteCloser()],
+                additionalChannelHandlers: [LabConnectionHandler.Installer(log: log)]
+                    + (options.playlistFastPath ? [PlaylistFastPath.Installer(responder: fastPath)] : [])
+                    + [IdleStateHandler(writeTimeout: idle), StalledWriteCloser()],
                 idleTimeout: idle)),
             configuration: .init(address: .hostname(options.bind, port: options.port), serverName: serverName),
             onServerRunning: { channel in

@@ -118,6 +118,10 @@ struct LabServeCommand: AsyncParsableCommand {
     @Option(name: .customLong("bench-ceiling"), help: .hidden)
     var benchCeiling: String?
 
+    /// Bench only: every request through Hummingbird's router (no PlaylistFastPath).
+    @Flag(name: .customLong("bench-no-fast-path"), help: .hidden)
+    var benchNoFastPath = false
+
     func validate() throws {
         if let benchCeiling {
             let parts = benchCeiling.split(separator: ":")
@@ -155,6 +159,7 @@ struct LabServeCommand: AsyncParsableCommand {
             throw CLIFailure.input("\(LabAccess.tokenVariable) must be 16 to 256 hexadecimal digits (such as `openssl rand -hex 32`)")
         }
         options.token = token ?? environmentToken ?? LabAccess.newToken()
+        options.playlistFastPath = !benchNoFastPath
         let (tokenPath, tokenFolder) = LabTokenPath.resolve(given: tokenFile, databasePath: database.path,
                                                             isPostgres: store.executor.location.isPostgres)
         try LabTokenPath.prepare(tokenFolder)

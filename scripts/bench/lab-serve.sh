@@ -8,7 +8,8 @@
 # first, under the playlists' load: a Hummingbird route and a bare SwiftNIO server answering a
 # constant body of the playlists' mean size (`lab serve --bench-ceiling`, hidden). With
 # SEAMCHECK_BEFORE set to another seamcheck binary (an older build), it is loaded the same way
-# in the same run, for a before-and-after from one run.
+# in the same run, for a before-and-after from one run; with LAB_BENCH_NO_FAST_PATH=1, the same
+# binary with every request through Hummingbird's router (`--bench-no-fast-path`, hidden) too.
 # Runs alone (builds a release binary) or from scripts/bench.sh, which sets SEAMCHECK.
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/../.."
@@ -124,17 +125,22 @@ wait_for "$lab_port" || { echo "lab-serve-bench: seamcheck lab serve did not sta
 run_wrk "$lab_port" seamcheck
 kill -TERM "$lab_pid"; wait "$lab_pid" || true
 
-if [ -n "${SEAMCHECK_BEFORE:-}" ]; then
-  rm -f "$work/before.sqlite" "$work/before.sqlite-wal" "$work/before.sqlite-shm"
-  before_port=$(free_port)
-  "$SEAMCHECK_BEFORE" lab serve --streams "$work/suite" --bind 127.0.0.1 --port "$before_port" --db "$work/before.sqlite" \
-    --no-browse --log-level warning 2> "$work/lab-serve-before.log" &
-  before_pid=$!
-  trap 'kill $before_pid 2>/dev/null || true' EXIT
-  wait_for "$before_port" || { echo "lab-serve-bench: $SEAMCHECK_BEFORE lab serve did not start" >&2; exit 1; }
-  run_wrk "$before_port" before
-  kill -TERM "$before_pid"; wait "$before_pid" || true
-fi
+# Other servers loaded the same way: an older build, this one without the playlist fast path.
+run_other() {  # NAME BINARY [ARGUMENTS...]
+  local name=$1 binary=$2; shift 2
+  rm -f "$work/$name.sqlite" "$work/$name.sqlite-wal" "$work/$name.sqlite-shm" "$work/wrk-$name.txt"
+  local port; port=$(free_port)
+  "$binary" lab serve --streams "$work/suite" --bind 127.0.0.1 --port "$port" --db "$work/$name.sqlite" \
+    --no-browse --log-level warning "$@" 2> "$work/lab-serve-$name.log" &
+  other_pid=$!
+  trap 'kill $other_pid 2>/dev/null || true' EXIT
+  wait_for "$port" || { echo "lab-serve-bench: $binary lab serve ($name) did not start" >&2; exit 1; }
+  run_wrk "$port" "$name"
+  kill -TERM "$other_pid"; wait "$other_pid" || true
+}
+rm -f "$work/wrk-before.txt" "$work/wrk-no-fast-path.txt"
+[ -z "${SEAMCHECK_BEFORE:-}" ] || run_other before "$SEAMCHECK_BEFORE"
+[ "${LAB_BENCH_NO_FAST_PATH:-0}" != 1 ] || run_other no-fast-path "$SEAMCHECK" --bench-no-fast-path
 
 python3 - "$work" "$connections" "$seconds" "$(cut -d' ' -f1 /proc/loadavg)" "$playlist_bytes" <<'PY'
 import re, sqlite3, sys
@@ -162,10 +168,12 @@ print(f"playlists (small bodies; seamcheck fills in the origin and cuts live win
 print(f"  nginx {np_rps:,.0f} req/s; seamcheck {sp_rps:,.0f} req/s; ratio {sp_rps / np_rps:.2f} (goal >= 0.5: "
       f"{'met' if sp_rps / np_rps >= 0.5 else 'NOT met'}; {np_err}/{sp_err} errors; load average {load:.2f})")
 import os
-if os.path.exists(f"{work}/wrk-before.txt") and os.path.getmtime(f"{work}/wrk-before.txt") >= os.path.getmtime(f"{work}/wrk-seamcheck.txt"):
-    _, b_rps, _, b_err = figures("before")
-    _, bp_rps, _, bp_err = figures("before-playlists")
-    print(f"  before (SEAMCHECK_BEFORE): playlists {bp_rps:,.0f} req/s ({bp_rps / np_rps:.2f}x nginx), "
+for other, label in (("no-fast-path", "without the playlist fast path (--bench-no-fast-path)"), ("before", "before (SEAMCHECK_BEFORE)")):
+    if not os.path.exists(f"{work}/wrk-{other}.txt"):
+        continue
+    _, b_rps, _, b_err = figures(other)
+    _, bp_rps, _, bp_err = figures(f"{other}-playlists")
+    print(f"  {label}: playlists {bp_rps:,.0f} req/s ({bp_rps / np_rps:.2f}x nginx), "
           f"segments {b_rps:,.0f} req/s ({b_rps / n_rps:.2f}x nginx); {bp_err}/{b_err} errors")
 for kind, name in (("hummingbird", "Hummingbird, one route"), ("nio", "SwiftNIO HTTP/1, one handler")):
     _, c_rps, _, c_err = figures(f"ceiling-{kind}")
