@@ -121,9 +121,15 @@ enum SuiteFiles {
     ]
 
     static func mediaType(of path: String) -> String? {
-        guard let dot = path.lastIndex(of: "."), !path[dot...].contains("/") else { return nil }
-        return mediaTypes[path[path.index(after: dot)...].lowercased()]
+        let bytes = path.utf8
+        guard let dot = bytes.lastIndex(of: UInt8(ascii: ".")) else { return nil }
+        let suffix = bytes[bytes.index(after: dot)...]
+        guard !suffix.contains(UInt8(ascii: "/")) else { return nil }
+        if suffix.elementsEqual("m3u8".utf8) { return playlistType }
+        return mediaTypes[String(decoding: suffix, as: UTF8.self).lowercased()]
     }
+
+    static let playlistType = "application/vnd.apple.mpegurl"
 
     /// The real path of `urlPath` (already percent-decoded) under `root`, or nil when it does not
     /// exist or is not inside `root` once every link is followed.
@@ -152,9 +158,27 @@ enum SuiteFiles {
 
     /// The lab case a request path belongs to (`/cases/<id>/...`).
     static func caseId(of path: String) -> String? {
-        let parts = path.split(separator: "/", omittingEmptySubsequences: true)
-        guard parts.count >= 2, parts[0] == "cases" else { return nil }
-        return String(parts[1])
+        // The first two non-empty components, read in place (a request's path, on the hot path).
+        let bytes = path.utf8
+        var start: String.Index?
+        var first = true
+        var index = bytes.startIndex
+        while true {
+            let atEnd = index == bytes.endIndex
+            if atEnd || bytes[index] == UInt8(ascii: "/") {
+                if let begun = start {
+                    let component = path[begun..<index]
+                    if !first { return String(component) }
+                    guard component == "cases" else { return nil }
+                    first = false
+                    start = nil
+                }
+                if atEnd { return nil }
+            } else if start == nil {
+                start = index
+            }
+            index = bytes.index(after: index)
+        }
     }
 
     /// The origin a client used to reach us (`http://` + Host), for the suite's placeholders.

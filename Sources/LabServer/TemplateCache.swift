@@ -58,11 +58,11 @@ final class TemplateCache: @unchecked Sendable {
         guard (info.st_mode & S_IFMT) == S_IFREG, Int(info.st_size) <= limit else { return nil }
         let size = Int(info.st_size), modified = info.st_mtim
         let current = lock.withLock { () -> T?? in
-            guard var entry = entries[path], entry.size == size,
-                  entry.modified.tv_sec == modified.tv_sec, entry.modified.tv_nsec == modified.tv_nsec else { return .none }
-            let made = make(&entry)
-            entries[path] = entry
-            return .some(made)
+            // In place: no copy of the entry's dictionaries, no second hash of the path.
+            guard let index = entries.index(forKey: path) else { return .none }
+            let known = entries.values[index]
+            guard known.size == size, known.modified.tv_sec == modified.tv_sec, known.modified.tv_nsec == modified.tv_nsec else { return .none }
+            return .some(make(&entries.values[index]))
         }
         if let current { return current }
         guard let data = FileManager.default.contents(atPath: path) else { return nil }

@@ -117,5 +117,17 @@ final class ServingRulesTests: XCTestCase {
         XCTAssertEqual(SuiteFiles.mediaType(of: "/cases/a/primary/seg_001.m4s"), "video/iso.segment")
         XCTAssertEqual(SuiteFiles.mediaType(of: "/cases/a/ad/seg.ts"), "video/mp2t")
         XCTAssertNil(SuiteFiles.mediaType(of: "/cases/a.b/noextension"))
+        XCTAssertEqual(SuiteFiles.mediaType(of: "/cases/a/MASTER.M3U8"), "application/vnd.apple.mpegurl", "any case")
+        XCTAssertNil(SuiteFiles.mediaType(of: "/cases/a/noextension"))
+    }
+
+    func testARequestBelongsToTheCaseNamedAfterCases() {
+        XCTAssertEqual(SuiteFiles.caseId(of: "/cases/mid/master.m3u8"), "mid")
+        XCTAssertEqual(SuiteFiles.caseId(of: "/cases/mid"), "mid")
+        XCTAssertEqual(SuiteFiles.caseId(of: "//cases//mid//primary/seg.m4s"), "mid", "empty components skipped")
+        XCTAssertNil(SuiteFiles.caseId(of: "/cases/"))
+        XCTAssertNil(SuiteFiles.caseId(of: "/casesx/mid/master.m3u8"))
+        XCTAssertNil(SuiteFiles.caseId(of: "/lab.json"))
+        XCTAssertNil(SuiteFiles.caseId(of: ""))
     }
 }
