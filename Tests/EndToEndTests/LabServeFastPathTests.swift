@@ -89,6 +89,29 @@ final class LabServeFastPathTests: HandMadeSuiteTestCase {
         XCTAssertTrue(logged.allSatisfy { $0.client == "127.0.0.1" && $0.clientPort != nil })
     }
 
+    /// A playlist the sender fetches on a receiver's behalf (lab run) is logged as that receiver's,
+    /// with the lab token only: those requests pass on to Hummingbird, which reads the headers.
+    func testAPlaylistPushedForAReceiverIsLoggedAsItsWithTheTokenOnly() throws {
+        let token = String(repeating: "ab", count: 16)
+        let text = try LabServerProcess.with(streams: folder, database: database, arguments: ["--no-browse", "--token", token]) { server in
+            let pushed = "GET /cases/mid/master.m3u8 HTTP/1.1\r\nHost: lab\r\nUser-Agent: sender/1\r\n"
+                + "\(LabAccess.pushedForHeader): 192.0.2.7\r\n\(LabAccess.tokenHeader): \(token)\r\n\r\n"
+            let forged = "GET /cases/mid/master.m3u8 HTTP/1.1\r\nHost: lab\r\nUser-Agent: sender/1\r\n"
+                + "\(LabAccess.pushedForHeader): 192.0.2.8\r\n\(LabAccess.tokenHeader): \(String(repeating: "cd", count: 16))\r\nConnection: close\r\n\r\n"
+            let text = try RawClient.exchange(port: server.port, Array((pushed + forged).utf8))
+            XCTAssertEqual(server.stop(), 0)
+            return text
+        }
+        XCTAssertEqual(Self.answers(text, methods: ["GET", "GET"]).map(\.status), [200, 200], text)
+        let logged = try LabStore(path: database, create: false).requests().filter { $0.path == "/cases/mid/master.m3u8" }
+        XCTAssertEqual(logged.map(\.client).sorted(), ["127.0.0.1", "192.0.2.7"], "the receiver's with the token; the sender's without it")
+        let pushed = logged.first { $0.client == "192.0.2.7" }
+        XCTAssertEqual(pushed?.userAgent, "sender/1 (pushed by the sender at 127.0.0.1)")
+        XCTAssertNotNil(pushed)
+        XCTAssertNil(pushed?.clientPort)
+        XCTAssertEqual(logged.first { $0.client == "127.0.0.1" }?.userAgent, "sender/1")
+    }
+
     func testAnHTTP10PlaylistRequestEndsItsConnection() throws {
         let text = try LabServerProcess.with(streams: folder, database: database, arguments: ["--no-browse"]) { server in
             let text = try RawClient.exchange(port: server.port, Array(("GET /cases/mid/master.m3u8 HTTP/1.0\r\n\r\n"
