@@ -210,7 +210,7 @@ struct TemplateMiddleware<Context: LocalAddressRequestContext>: RouterMiddleware
     let root: String
     let placeholder: String
     let fallbackHost: String
-    var paths: ConfinedPaths
+    let paths: ConfinedPaths
     let cache = TemplateCache()
 
     init(root: String, placeholder: String, fallbackHost: String, paths: ConfinedPaths? = nil) {
@@ -266,7 +266,7 @@ struct PlaylistReply {
 /// Also gives every suite file its HLS MIME type.
 struct MediaFilesMiddleware<Context: RequestContext>: RouterMiddleware {
     let root: String
-    var paths: ConfinedPaths
+    let paths: ConfinedPaths
 
     init(root: String, paths: ConfinedPaths? = nil) {
         self.root = root
