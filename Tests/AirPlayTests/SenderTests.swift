@@ -126,7 +126,9 @@ final class SenderTests: XCTestCase {
 
         let twice = try await AirPlaySender.open(server.endpoint("play-500-twice"), configuration: configuration)
         try await twice.play(url: Self.media, startPosition: 0)
-        XCTAssertEqual(server.requests("play-500-twice").count, 3)
+        // play() has returned, so every try was sent; the server logs its lines asynchronously.
+        XCTAssertTrue(server.wait { server.requests("play-500-twice").count >= 3 })
+        XCTAssertEqual(server.requests("play-500-twice").count, 3, "two 500s, then the third try played")
         await always.close()
         await twice.close()
     }
