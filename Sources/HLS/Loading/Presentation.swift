@@ -148,6 +148,31 @@ public struct Presentation: Sendable {
         }
     }
 
+    /// Resolves every asset URI the interstitials name (X-ASSET-URI, ASSETS[].URI of loaded asset
+    /// lists) once, so that rules asking for them find them resolved (lint --offline too, where
+    /// nothing is fetched); returns the distinct absolute ones, in the order written.
+    @discardableResult
+    public mutating func rememberAssetReferences() -> [InputLocation] {
+        var targets: [InputLocation] = []
+        var seen: Set<String> = []
+        func add(_ uri: String, _ base: InputLocation) {
+            let resolved = resolutions.remember(uri, from: base)
+            guard InputLocation.isAbsoluteURI(uri), case .success(let location) = resolved,
+                  seen.insert(location.description).inserted else { return }
+            targets.append(location)
+        }
+        for media in mediaPlaylists {
+            for range in media.playlist.dateRanges where range.isInterstitial {
+                guard let interstitial = range.interstitial else { continue }
+                if let uri = interstitial.assetURI { add(uri, media.location) }
+                if case .loaded(let list, let location, _)? = assetList(for: interstitial, in: media) {
+                    for asset in list.assets { add(asset.uri, location) }
+                }
+            }
+        }
+        return targets
+    }
+
     /// The outcome of loading an asset URI (absolute, as X-ASSET-URI and ASSETS[].URI must be).
     public func asset(_ uri: String, from base: InputLocation) -> AssetPlaylistOutcome? {
         switch resolutions.resolve(uri, from: base) {
