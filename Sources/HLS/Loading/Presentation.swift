@@ -142,6 +142,10 @@ public struct Presentation: Sendable {
     /// The asset list an interstitial of `media` names, or nil when it names none or it was not fetched.
     public func assetList(for interstitial: Interstitial, in media: LoadedMediaPlaylist) -> AssetListOutcome? {
         guard let reference = interstitial.assetList else { return nil }
+        return assetList(reference, in: media)
+    }
+
+    private func assetList(_ reference: String, in media: LoadedMediaPlaylist) -> AssetListOutcome? {
         switch resolutions.resolve(reference, from: media.location) {
         case .success(let location): return assetLists[location.description]
         case .failure(let error): return .failed(error)
@@ -163,9 +167,11 @@ public struct Presentation: Sendable {
         }
         for media in mediaPlaylists {
             for range in media.playlist.dateRanges where range.isInterstitial {
-                guard let interstitial = range.interstitial else { continue }
-                if let uri = interstitial.assetURI { add(uri, media.location) }
-                if case .loaded(let list, let location, _)? = assetList(for: interstitial, in: media) {
+                // The two references only, as `Interstitial` reads them (quoted strings): reading
+                // every attribute of 1,000 ads here cost more than the resolving.
+                if let uri = range.clientAttributes["X-ASSET-URI"]?.quotedString { add(uri, media.location) }
+                if let reference = range.clientAttributes["X-ASSET-LIST"]?.quotedString,
+                   case .loaded(let list, let location, _)? = assetList(reference, in: media) {
                     for asset in list.assets { add(asset.uri, location) }
                 }
             }
