@@ -68,38 +68,11 @@ kodi_fail() {
   exit 1
 }
 
-# Waits up to $2 seconds for the command "${@:3}" to succeed while process $1 lives.
-# Wall-clock bounded: one try may itself take seconds.
-kodi_wait() {
-  local pid="$1" seconds="$2" what="$3" deadline
-  shift 3
-  deadline=$(($(date +%s) + seconds))
-  until "$@" >/dev/null 2>&1; do
-    exists "$pid" || kodi_fail "$what: the process (pid $pid) exited during start-up"
-    [ "$(date +%s)" -lt "$deadline" ] || kodi_fail "$what: not ready within ${seconds}s"
-    sleep 0.1
-  done
-}
+kodi_wait() { wait_while_alive kodi_fail "$@"; }
 
 kodi_make_netns() {
-  if kodi_netns_exists; then
-    [ -f "$kodi_netns_marker" ] || die "network namespace $kodi_netns exists but was not created by this
-  script (no $kodi_netns_marker); delete it (\`ip netns del $kodi_netns\`) or set SEAMCHECK_KODI_NETNS."
-    return 0
-  fi
-  ip netns add "$kodi_netns" || die "cannot create network namespace $kodi_netns (needs root and iproute2)"
-  echo "$kodi_netns" >"$kodi_netns_marker"
-  # Created inside the namespace (ip -n): neither end ever exists on the host. The peer named
-  # last is created first, so $kodi_if has the lower index: Kodi takes the MAC of the first
-  # interface with an address for its device id.
-  ip -n "$kodi_netns" link add "$kodi_peer_if" address "$kodi_peer_mac" type veth \
-    peer name "$kodi_if" address "$kodi_mac" \
-    && ip -n "$kodi_netns" addr add "$kodi_address/30" dev "$kodi_if" \
-    && ip -n "$kodi_netns" addr add "$kodi_peer_address/30" dev "$kodi_peer_if" \
-    && ip -n "$kodi_netns" link set lo up \
-    && ip -n "$kodi_netns" link set "$kodi_if" up \
-    && ip -n "$kodi_netns" link set "$kodi_peer_if" up \
-    || kodi_fail "cannot set up the veth pair in network namespace $kodi_netns"
+  make_receiver_netns kodi_fail SEAMCHECK_KODI_NETNS "$kodi_netns" "$kodi_netns_marker" \
+    "$kodi_if" "$kodi_mac" "$kodi_address" "$kodi_peer_if" "$kodi_peer_mac" "$kodi_peer_address"
 }
 
 kodi_write_configs() {

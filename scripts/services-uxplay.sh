@@ -87,37 +87,15 @@ uxplay_fail() {
   exit 1
 }
 
-# Waits up to $2 seconds for "${@:4}" to succeed while process $1 lives ($3 names what).
-uxplay_wait() {
-  local pid="$1" seconds="$2" what="$3" deadline
-  shift 3
-  deadline=$(($(date +%s) + seconds))
-  until "$@" >/dev/null 2>&1; do
-    exists "$pid" || uxplay_fail "$what: the process (pid $pid) exited during start-up"
-    [ "$(date +%s)" -lt "$deadline" ] || uxplay_fail "$what: not ready within ${seconds}s"
-    sleep 0.1
-  done
-}
+uxplay_wait() { wait_while_alive uxplay_fail "$@"; }
 
 uxplay_make_netns() {
-  if uxplay_netns_exists; then
-    [ -f "$uxplay_netns_marker" ] || die "network namespace $uxplay_netns exists but was not created by this
-  script (no $uxplay_netns_marker); delete it (\`ip netns del $uxplay_netns\`) or set SEAMCHECK_UXPLAY_NETNS."
-    return 0
-  fi
-  ip netns add "$uxplay_netns" || die "cannot create network namespace $uxplay_netns (needs root and iproute2)"
-  echo "$uxplay_netns" >"$uxplay_netns_marker"
+  make_receiver_netns uxplay_fail SEAMCHECK_UXPLAY_NETNS "$uxplay_netns" "$uxplay_netns_marker" \
+    "$uxplay_if" "$uxplay_mac" "$uxplay_address" "$uxplay_peer_if" "$uxplay_peer_mac" "$uxplay_peer_address"
   # UxPlay's own mDNS responder (lib/mdnsd) sends to 224.0.0.251: multicast on `lo` and a route there.
-  ip -n "$uxplay_netns" link add "$uxplay_peer_if" address "$uxplay_peer_mac" type veth \
-    peer name "$uxplay_if" address "$uxplay_mac" \
-    && ip -n "$uxplay_netns" addr add "$uxplay_address/30" dev "$uxplay_if" \
-    && ip -n "$uxplay_netns" addr add "$uxplay_peer_address/30" dev "$uxplay_peer_if" \
-    && ip -n "$uxplay_netns" link set lo up \
-    && ip -n "$uxplay_netns" link set lo multicast on \
-    && ip -n "$uxplay_netns" link set "$uxplay_if" up \
-    && ip -n "$uxplay_netns" link set "$uxplay_peer_if" up \
-    && ip -n "$uxplay_netns" route add 224.0.0.0/4 dev lo \
-    || uxplay_fail "cannot set up network namespace $uxplay_netns"
+  ip -n "$uxplay_netns" link set lo multicast on \
+    && { ip -n "$uxplay_netns" route show 224.0.0.0/4 | grep -q . || ip -n "$uxplay_netns" route add 224.0.0.0/4 dev lo; } \
+    || uxplay_fail "cannot set up multicast on lo in network namespace $uxplay_netns"
 }
 
 # A display number of its own from 20 up (not -displayfd's first free from 0): an X server in a

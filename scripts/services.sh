@@ -90,6 +90,45 @@ exists() {
   [ "$state" != "Z" ] && [ "$state" != "X" ]
 }
 
+# wait_while_alive FAIL PID SECONDS WHAT CMD...: waits up to SECONDS for CMD to succeed while
+# process PID lives; otherwise calls FAIL (which stops what its start began and exits) naming WHAT.
+# Wall-clock bounded: one try may itself take seconds.
+wait_while_alive() {
+  local fail="$1" pid="$2" seconds="$3" what="$4" deadline
+  shift 4
+  deadline=$(($(date +%s) + seconds))
+  until "$@" >/dev/null 2>&1; do
+    exists "$pid" || "$fail" "$what: the process (pid $pid) exited during start-up"
+    [ "$(date +%s)" -lt "$deadline" ] || "$fail" "$what: not ready within ${seconds}s"
+    sleep 0.1
+  done
+}
+
+# make_receiver_netns FAIL ENVVAR NETNS MARKER IF MAC ADDRESS PEER_IF PEER_MAC PEER_ADDRESS:
+# a receiver's network namespace with a veth pair made inside it (ip -n: neither end ever exists
+# on the host), both ends addressed in one /30 and up, and lo up; MARKER records that this script
+# made it, so a namespace of the same name made by someone else is refused (ENVVAR names the
+# setting that picks another name). The peer named last is created first, so IF has the lower
+# index (Kodi takes the MAC of the first interface with an address for its device id).
+make_receiver_netns() {
+  local fail="$1" envvar="$2" netns="$3" marker="$4" ifname="$5" mac="$6" address="$7"
+  local peer_if="$8" peer_mac="$9" peer_address="${10}"
+  if [ -e "/run/netns/$netns" ]; then
+    [ -f "$marker" ] || die "network namespace $netns exists but was not created by this
+  script (no $marker); delete it (\`ip netns del $netns\`) or set $envvar."
+    return 0
+  fi
+  ip netns add "$netns" || die "cannot create network namespace $netns (needs root and iproute2)"
+  echo "$netns" >"$marker"
+  ip -n "$netns" link add "$peer_if" address "$peer_mac" type veth peer name "$ifname" address "$mac" \
+    && ip -n "$netns" addr add "$address/30" dev "$ifname" \
+    && ip -n "$netns" addr add "$peer_address/30" dev "$peer_if" \
+    && ip -n "$netns" link set lo up \
+    && ip -n "$netns" link set "$ifname" up \
+    && ip -n "$netns" link set "$peer_if" up \
+    || "$fail" "cannot set up the veth pair in network namespace $netns"
+}
+
 # Prints avahi's state number over the private bus (2 = running), or nothing.
 avahi_state() {
   dbus-send --bus="$bus_address" --print-reply=literal --reply-timeout=2000 \

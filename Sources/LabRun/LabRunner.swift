@@ -277,6 +277,8 @@ public struct LabRunner<C: Clock>: Sendable where C.Duration == Duration {
             }
             report(.playing(caseId: labCase.id, position: nil, duration: nil))
             let capture = runner.options.capture?(target)
+            // The sound heard before /play, 3 s at most: an idle null sink's first sound comes up to 2 s late.
+            for _ in 0..<60 where capture?.soundHeard == false { try? await Task.sleep(for: .milliseconds(50)) }
             let recording: CellRecording
             do { recording = try await driver.run(target.endpoint, url: caseURL, script: labCase.behaviour?.commands ?? []) } catch {
                 _ = capture?.finishBoth(playSentAt: Date())

@@ -49,6 +49,9 @@ public struct LabServerOptions: Sendable {
     public var dashboardCellRenderer: DashboardCellRenderer?
     /// How often the dashboard's live feed looks for new cells in the store.
     public var dashboardPollInterval: Duration = .milliseconds(500)
+    /// Answer playlists on the connection's event loop (PlaylistFastPath); false sends every request
+    /// through Hummingbird's router (the benchmark compares the two).
+    public var playlistFastPath: Bool = true
 
     public init(bind: String, port: Int, suite: LabSuite, profiles: [DeviceProfile], inventory: LabInventory? = nil,
                 browse: Bool = true, interface: String? = nil, idleTimeout: Duration = .seconds(60)) {
@@ -96,16 +99,23 @@ public enum LabServer {
             do { try store.endServe(serveId) } catch { logger.error("\(error.description)") }
         }
 
+        let paths = ConfinedPaths(root: options.suite.root)
+        let knownCases = Set(manifest.cases.map(\.id))
+        let fallbackHost = "\(options.bind):\(options.port)"
+        let live = LiveWindowMiddleware<LabRequestContext>(manifest: manifest, root: options.suite.root, fallbackHost: fallbackHost,
+                                                           clock: options.clock, paths: paths)
+        let templates = TemplateMiddleware<LabRequestContext>(root: options.suite.root, placeholder: manifest.originPlaceholder,
+                                                              fallbackHost: fallbackHost, paths: paths)
+        let serverName = "seamcheck-lab"
+        let fastPath = PlaylistFastPath.Responder(live: live, templates: templates, log: log, knownCases: knownCases, serverName: serverName)
         let router = Router(context: LabRequestContext.self)
-        router.add(middleware: RequestLogMiddleware(log: log, knownCases: Set(manifest.cases.map(\.id)), token: options.token))
-        router.add(middleware: LiveWindowMiddleware(manifest: manifest, root: options.suite.root,
-                                                    fallbackHost: "\(options.bind):\(options.port)", clock: options.clock))
-        router.add(middleware: TemplateMiddleware(root: options.suite.root, placeholder: manifest.originPlaceholder,
-                                                  fallbackHost: "\(options.bind):\(options.port)"))
+        router.add(middleware: RequestLogMiddleware(log: log, knownCases: knownCases, token: options.token))
+        router.add(middleware: live)
+        router.add(middleware: templates)
         let files = FileMiddleware<LabRequestContext, SuiteFileProvider>(
-            fileProvider: SuiteFileProvider(root: options.suite.root, logger: logger), cacheControl: .init([]))
+            fileProvider: SuiteFileProvider(root: options.suite.root, paths: paths, logger: logger), cacheControl: .init([]))
             .withAdditionalMediaTypes(forFileExtensions: SuiteFiles.mediaTypes.compactMapValues { MediaType(from: $0) })
-        router.add(middleware: MediaFilesMiddleware(root: options.suite.root))
+        router.add(middleware: MediaFilesMiddleware(root: options.suite.root, paths: paths))
         router.add(middleware: files)
         LabAPI(store: store, manifest: manifest, profiles: options.profiles,
                access: LabAccess(token: options.token, bind: options.bind)).register(on: router)
@@ -115,10 +125,11 @@ public enum LabServer {
         let app = Application(
             router: router,
             server: .http1(configuration: .init(
-                additionalChannelHandlers: [HTTP10Closer.Installer(), SocketMeterHandler(), RejectedRequestLogger(log: log),
-                                            IdleStateHandler(writeTimeout: idle), StalledWriteCloser()],
+                additionalChannelHandlers: [LabConnectionHandler.Installer(log: log)]
+                    + (options.playlistFastPath ? [PlaylistFastPath.Installer(responder: fastPath)] : [])
+                    + [IdleStateHandler(writeTimeout: idle), StalledWriteCloser()],
                 idleTimeout: idle)),
-            configuration: .init(address: .hostname(options.bind, port: options.port), serverName: "seamcheck-lab"),
+            configuration: .init(address: .hostname(options.bind, port: options.port), serverName: serverName),
             onServerRunning: { channel in
                 let port = channel.localAddress?.port ?? options.port
                 logger.notice("serving \(options.suite.root) on http://\(options.bind):\(port)/ (lab page at /, dashboard at /dashboard)")

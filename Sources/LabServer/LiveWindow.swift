@@ -47,10 +47,13 @@ struct LiveWindowMiddleware<Context: RemoteAddressRequestContext & LocalAddressR
     let live: [String: LabLiveWindow]
     let clock: @Sendable () -> Date
     let book: LiveJoinBook
+    let paths: ConfinedPaths
     let cache = TemplateCache()
 
-    init(manifest: LabManifest, root: String, fallbackHost: String, clock: @escaping @Sendable () -> Date, book: LiveJoinBook = LiveJoinBook()) {
+    init(manifest: LabManifest, root: String, fallbackHost: String, clock: @escaping @Sendable () -> Date, book: LiveJoinBook = LiveJoinBook(),
+         paths: ConfinedPaths? = nil) {
         self.root = root
+        self.paths = paths ?? ConfinedPaths(root: root)
         self.placeholder = manifest.originPlaceholder
         self.fallbackHost = fallbackHost
         self.live = Dictionary(manifest.cases.compactMap { c in c.behaviour?.live.map { (c.id, $0) } }, uniquingKeysWith: { first, _ in first })
@@ -60,29 +63,32 @@ struct LiveWindowMiddleware<Context: RemoteAddressRequestContext & LocalAddressR
 
     func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
         guard !live.isEmpty, request.method == .get || request.method == .head,
-              let decoded = request.uri.path.removingPercentEncoding, !decoded.contains(".."),
-              let caseId = SuiteFiles.caseId(of: decoded), let window = live[caseId]
+              let decoded = SuiteFiles.requestPath(request.uri.path),
+              let reply = reply(decoded, client: context.remoteAddress?.ipAddress ?? "unknown",
+                                authority: request.head.authority, local: context.localAddress)
         else { return try await next(request, context) }
-        let client = context.remoteAddress?.ipAddress ?? "unknown"
+        return reply.response(head: request.method == .head)
+    }
+
+    /// The live window of `decoded` (a percent-decoded request path) for `client`; nil when it is
+    /// not a live case's media playlist (the request passes on). A fetch of a live case's
+    /// `master.m3u8` records the client's join and passes on too.
+    func reply(_ decoded: String, client: String, authority: String?, local: SocketAddress?) -> PlaylistReply? {
+        guard !live.isEmpty, let caseId = SuiteFiles.caseId(of: decoded), let window = live[caseId] else { return nil }
         let folder = "/cases/\(caseId)/"
         if decoded == folder + "master.m3u8" {
             book.join(client, case: caseId, at: clock())
-            return try await next(request, context)
+            return nil
         }
-        guard decoded == folder + "primary.m3u8", let file = SuiteFiles.confined(decoded, root: root),
-              let template = cache.liveWindow(of: file, placeholder: placeholder, limit: TemplateMiddleware<Context>.maxTemplateBytes,
-                                              origin: SuiteFiles.origin(host: request.head.authority,
-                                                                        fallback: SuiteFiles.authority(context.localAddress) ?? fallbackHost))
-        else { return try await next(request, context) }
+        guard decoded == folder + "primary.m3u8", let file = paths.resolve(decoded),
+              let template = cache.liveWindow(of: file.path, info: file.info, placeholder: placeholder,
+                                              limit: TemplateMiddleware<Context>.maxTemplateBytes,
+                                              origin: SuiteFiles.origin(host: authority, fallback: SuiteFiles.authority(local) ?? fallbackHost))
+        else { return nil }
         let now = clock()
         let joined = book.joined(client, case: caseId, now: now)
         let edge = window.joinEdge + max(0, now.timeIntervalSince(joined))
-        let buffer = template.body(edge: edge, live: window)
-        var headers = HTTPFields()
-        headers[.contentType] = SuiteFiles.mediaType(of: decoded) ?? "application/vnd.apple.mpegurl"
-        headers[.cacheControl] = "no-cache"
-        headers[.contentLength] = String(buffer.readableBytes)
-        if request.method == .head { return Response(status: .ok, headers: headers) }
-        return Response(status: .ok, headers: headers, body: .init(byteBuffer: buffer))
+        return PlaylistReply(contentType: SuiteFiles.mediaType(of: decoded) ?? "application/vnd.apple.mpegurl",
+                             body: template.body(edge: edge, live: window))
     }
 }

@@ -74,7 +74,7 @@ struct RequestLogMiddleware: RouterMiddleware {
         let status = response.status.code
         let channel = context.channel
         counted.body = ResponseBody(contentLength: body.contentLength) { writer in
-            guard let meter = await SocketMeterHandler.meter(of: channel) else {
+            guard let meter = SocketMeter.meter(of: channel) else {
                 // No meter: the connection closed already (its handlers are gone). Nothing is claimed
                 // as sent unless the write goes through.
                 do { try await body.write(writer) } catch {

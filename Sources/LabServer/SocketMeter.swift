@@ -1,7 +1,6 @@
 import Foundation
 import LabCore
 import NIOCore
-import NIOHTTPTypes
 
 /// What one connection's socket really took: body bytes are "handed" by the response writer and
 /// "settled" when NIO's write promise completes (taken: written into the kernel's send buffer;
@@ -23,6 +22,25 @@ final class SocketMeter: @unchecked Sendable {
     }
 
     var reading: Reading { lock.withLock { Reading(taken: taken, failed: failed) } }
+
+    /// Meters by connection (`LabConnectionHandler` registers its own while on the pipeline): found
+    /// from a request's task with a lock, not a hop onto the connection's event loop.
+    private static let registryLock = NSLock()
+    nonisolated(unsafe) private static var registry: [ObjectIdentifier: SocketMeter] = [:]
+
+    static func register(_ meter: SocketMeter, for channel: ObjectIdentifier) {
+        registryLock.withLock { registry[channel] = meter }
+    }
+
+    static func unregister(_ channel: ObjectIdentifier) {
+        registryLock.withLock { registry[channel] = nil }
+    }
+
+    /// The meter of `channel`; nil when its connection is gone (or has none).
+    static func meter(of channel: any Channel) -> SocketMeter? {
+        let id = ObjectIdentifier(channel)
+        return registryLock.withLock { registry[id] }
+    }
 
     /// The writer hands `count` body bytes to the channel (call before writing them).
     func hand(_ count: Int) {
@@ -69,45 +87,5 @@ final class SocketMeter: @unchecked Sendable {
             return true
         }
         return ready
-    }
-}
-
-/// Settles the meter of its connection: sits after the HTTP codec and watches every response body
-/// part go to the socket. One per connection (LabServer's `additionalChannelHandlers`).
-final class SocketMeterHandler: ChannelDuplexHandler, RemovableChannelHandler {
-    typealias InboundIn = NIOAny
-    typealias OutboundIn = HTTPResponsePart
-    typealias OutboundOut = HTTPResponsePart
-
-    let meter = SocketMeter()
-
-    func write(context: ChannelHandlerContext, data: NIOAny, promise: EventLoopPromise<Void>?) {
-        guard case .body(let buffer) = unwrapOutboundIn(data) else {
-            context.write(data, promise: promise)
-            return
-        }
-        let count = buffer.readableBytes
-        let settled = promise ?? context.eventLoop.makePromise()
-        let meter = self.meter
-        settled.futureResult.whenComplete { result in
-            if case .success = result { meter.settle(count, taken: true) } else { meter.settle(count, taken: false) }
-        }
-        context.write(data, promise: settled)
-    }
-
-    func channelInactive(context: ChannelHandlerContext) {
-        meter.close()
-        context.fireChannelInactive()
-    }
-
-    func handlerRemoved(context: ChannelHandlerContext) {
-        meter.close()
-    }
-
-    /// The meter of `channel`, fetched on its event loop; nil when the pipeline has none.
-    static func meter(of channel: any Channel) async -> SocketMeter? {
-        try? await channel.eventLoop.submit {
-            try channel.pipeline.syncOperations.handler(type: SocketMeterHandler.self).meter
-        }.get()
     }
 }

@@ -13,19 +13,21 @@ struct SuiteFileProvider: FileProvider {
     typealias FileIdentifier = String
 
     let root: String
+    let paths: ConfinedPaths
     private let files: LocalFileSystem
     /// Reads of 256 KiB, one at a time and only when the socket has taken the one before
     /// (RequestLogMiddleware waits on the connection's SocketMeter): no read-ahead, so a client that
     /// stops reading holds a few chunks, not the file. (Hummingbird's FileIO reads up to 8 chunks ahead.)
     static let chunkLength = 256 << 10
 
-    init(root: String, logger: Logger) {
+    init(root: String, paths: ConfinedPaths? = nil, logger: Logger) {
         self.root = root
+        self.paths = paths ?? ConfinedPaths(root: root)
         self.files = LocalFileSystem(rootFolder: root, threadPool: .singleton, logger: logger)
     }
 
     func getFileIdentifier(_ path: String) -> String? {
-        SuiteFiles.confined(path, root: root)
+        paths.resolve(path)?.path
     }
 
     func getAttributes(id: String) async throws -> FileAttributes? {
@@ -119,9 +121,15 @@ enum SuiteFiles {
     ]
 
     static func mediaType(of path: String) -> String? {
-        guard let dot = path.lastIndex(of: "."), !path[dot...].contains("/") else { return nil }
-        return mediaTypes[path[path.index(after: dot)...].lowercased()]
+        let bytes = path.utf8
+        guard let dot = bytes.lastIndex(of: UInt8(ascii: ".")) else { return nil }
+        let suffix = bytes[bytes.index(after: dot)...]
+        guard !suffix.contains(UInt8(ascii: "/")) else { return nil }
+        if suffix.elementsEqual("m3u8".utf8) { return playlistType }
+        return mediaTypes[String(decoding: suffix, as: UTF8.self).lowercased()]
     }
+
+    static let playlistType = "application/vnd.apple.mpegurl"
 
     /// The real path of `urlPath` (already percent-decoded) under `root`, or nil when it does not
     /// exist or is not inside `root` once every link is followed.
@@ -134,22 +142,64 @@ enum SuiteFiles {
         return resolved.hasPrefix(root + "/") ? resolved : nil
     }
 
+    /// A request's path percent-decoded (Foundation only when it has a `%`), or nil when it does not
+    /// decode or holds `..` (never served, whatever it resolves to).
+    static func requestPath(_ path: String) -> String? {
+        let decoded = path.utf8.contains(UInt8(ascii: "%")) ? path.removingPercentEncoding : path
+        guard let decoded else { return nil }
+        var previousDot = false
+        for byte in decoded.utf8 {
+            let dot = byte == UInt8(ascii: ".")
+            if dot && previousDot { return nil }
+            previousDot = dot
+        }
+        return decoded
+    }
+
     /// The lab case a request path belongs to (`/cases/<id>/...`).
     static func caseId(of path: String) -> String? {
-        let parts = path.split(separator: "/", omittingEmptySubsequences: true)
-        guard parts.count >= 2, parts[0] == "cases" else { return nil }
-        return String(parts[1])
+        // The first two non-empty components, read in place (a request's path, on the hot path).
+        let bytes = path.utf8
+        var start: String.Index?
+        var first = true
+        var index = bytes.startIndex
+        while true {
+            let atEnd = index == bytes.endIndex
+            if atEnd || bytes[index] == UInt8(ascii: "/") {
+                if let begun = start {
+                    let component = path[begun..<index]
+                    if !first { return String(component) }
+                    guard component == "cases" else { return nil }
+                    first = false
+                    start = nil
+                }
+                if atEnd { return nil }
+            } else if start == nil {
+                start = index
+            }
+            index = bytes.index(after: index)
+        }
     }
 
     /// The origin a client used to reach us (`http://` + Host), for the suite's placeholders.
     /// A Host with anything but host and port characters, or none (HTTP/1.0), falls back to
     /// `fallback`: the address and port the connection arrived at.
     static func origin(host: String?, fallback: String) -> String {
-        let allowed = Set("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789.-:[]")
-        if let host, !host.isEmpty, host.count <= 255, host.allSatisfy({ allowed.contains($0) }) {
-            return "http://" + host
-        }
+        if let host, isHost(host) { return "http://" + host }
         return "http://" + fallback
+    }
+
+    /// 1 to 255 of `a-z A-Z 0-9 . - : [ ]` (a name or address and a port), checked byte by byte.
+    static func isHost(_ host: String) -> Bool {
+        let bytes = host.utf8
+        guard !bytes.isEmpty, bytes.count <= 255 else { return false }
+        return bytes.allSatisfy { byte in
+            switch byte {
+            case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "0")...UInt8(ascii: "9"),
+                 UInt8(ascii: "."), UInt8(ascii: "-"), UInt8(ascii: ":"), UInt8(ascii: "["), UInt8(ascii: "]"): return true
+            default: return false
+            }
+        }
     }
 }
 
@@ -160,26 +210,52 @@ struct TemplateMiddleware<Context: LocalAddressRequestContext>: RouterMiddleware
     let root: String
     let placeholder: String
     let fallbackHost: String
+    let paths: ConfinedPaths
     let cache = TemplateCache()
+
+    init(root: String, placeholder: String, fallbackHost: String, paths: ConfinedPaths? = nil) {
+        self.root = root
+        self.placeholder = placeholder
+        self.fallbackHost = fallbackHost
+        self.paths = paths ?? ConfinedPaths(root: root)
+    }
     /// Larger files are not templates: FileMiddleware serves them as they are.
     static var maxTemplateBytes: Int { 16 << 20 }
 
     func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
-        guard request.method == .get || request.method == .head,
-              let decoded = request.uri.path.removingPercentEncoding,
-              !decoded.contains(".."),
-              decoded.hasSuffix(".m3u8") || decoded.hasSuffix(".json"),
-              let file = SuiteFiles.confined(decoded, root: root),
-              let buffer = cache.body(of: file, placeholder: placeholder, limit: Self.maxTemplateBytes,
-                                      origin: SuiteFiles.origin(host: request.head.authority,
-                                                                fallback: SuiteFiles.authority(context.localAddress) ?? fallbackHost))
+        guard request.method == .get || request.method == .head, let decoded = SuiteFiles.requestPath(request.uri.path),
+              let reply = reply(decoded, authority: request.head.authority, local: context.localAddress)
         else { return try await next(request, context) }
+        return reply.response(head: request.method == .head)
+    }
+
+    /// The template at `decoded` (a percent-decoded request path) with the origin the client used
+    /// filled in; nil when it is not a template of the suite (the request passes on).
+    func reply(_ decoded: String, authority: String?, local: SocketAddress?) -> PlaylistReply? {
+        guard decoded.hasSuffix(".m3u8") || decoded.hasSuffix(".json"),
+              let file = paths.resolve(decoded),
+              let buffer = cache.body(of: file.path, info: file.info, placeholder: placeholder, limit: Self.maxTemplateBytes,
+                                      origin: SuiteFiles.origin(host: authority, fallback: SuiteFiles.authority(local) ?? fallbackHost))
+        else { return nil }
+        return PlaylistReply(contentType: SuiteFiles.mediaType(of: decoded) ?? "application/octet-stream", body: buffer)
+    }
+}
+
+/// A playlist or asset list made by the lab server, served whole and never cached by clients.
+struct PlaylistReply {
+    var contentType: String
+    var body: ByteBuffer
+
+    var headers: HTTPFields {
         var headers = HTTPFields()
-        headers[.contentType] = SuiteFiles.mediaType(of: decoded) ?? "application/octet-stream"
+        headers[.contentType] = contentType
         headers[.cacheControl] = "no-cache"
-        headers[.contentLength] = String(buffer.readableBytes)
-        if request.method == .head { return Response(status: .ok, headers: headers) }
-        return Response(status: .ok, headers: headers, body: .init(byteBuffer: buffer))
+        headers[.contentLength] = String(body.readableBytes)
+        return headers
+    }
+
+    func response(head: Bool) -> Response {
+        head ? Response(status: .ok, headers: headers) : Response(status: .ok, headers: headers, body: .init(byteBuffer: body))
     }
 }
 
@@ -190,15 +266,20 @@ struct TemplateMiddleware<Context: LocalAddressRequestContext>: RouterMiddleware
 /// Also gives every suite file its HLS MIME type.
 struct MediaFilesMiddleware<Context: RequestContext>: RouterMiddleware {
     let root: String
+    let paths: ConfinedPaths
+
+    init(root: String, paths: ConfinedPaths? = nil) {
+        self.root = root
+        self.paths = paths ?? ConfinedPaths(root: root)
+    }
 
     func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
         var request = request
         if let header = request.headers[.range] {
             var head = request.head
             head.headerFields[.range] = nil
-            if let decoded = request.uri.path.removingPercentEncoding, !decoded.contains(".."),
-               let file = SuiteFiles.confined(decoded, root: root),
-               let size = (try? FileManager.default.attributesOfItem(atPath: file))?[.size] as? Int {
+            if let decoded = SuiteFiles.requestPath(request.uri.path), let file = paths.resolve(decoded) {
+                let size = Int(file.info.st_size)
                 switch ByteRange.resolve(header, size: size) {
                 case .whole: break
                 case .range(let first, let last): head.headerFields[.range] = "bytes=\(first)-\(last)"

@@ -28,8 +28,9 @@ final class TemplateCache: @unchecked Sendable {
 
     /// The regular file at `path` with every `placeholder` replaced by `origin`, or nil when it is
     /// not a regular file or is larger than `limit` bytes.
-    func body(of path: String, placeholder: String, limit: Int, origin: String) -> ByteBuffer? {
-        update(path, placeholder: placeholder, limit: limit) { entry in
+    /// `info`: the file's `stat`, when the caller has it (else it is taken here).
+    func body(of path: String, info: stat? = nil, placeholder: String, limit: Int, origin: String) -> ByteBuffer? {
+        update(path, info: info, placeholder: placeholder, limit: limit) { entry in
             if let known = entry.bodies[origin] { return known }
             if entry.bodies.count >= Self.maxOrigins { entry.bodies = [:] }
             let body = ByteBuffer(string: entry.pieces.joined(separator: origin))
@@ -39,8 +40,8 @@ final class TemplateCache: @unchecked Sendable {
     }
 
     /// The live window template at `path` for `origin`; nil as for `body`, or when it lists no segment.
-    func liveWindow(of path: String, placeholder: String, limit: Int, origin: String) -> LiveWindowBodies? {
-        update(path, placeholder: placeholder, limit: limit) { entry in
+    func liveWindow(of path: String, info: stat? = nil, placeholder: String, limit: Int, origin: String) -> LiveWindowBodies? {
+        update(path, info: info, placeholder: placeholder, limit: limit) { entry in
             if let known = entry.windows[origin] { return known }
             guard let playlist = LiveWindowPlaylist(template: entry.pieces.joined(separator: origin)) else { return nil }
             if entry.windows.count >= Self.maxOrigins { entry.windows = [:] }
@@ -51,16 +52,17 @@ final class TemplateCache: @unchecked Sendable {
     }
 
     /// `make` on the current entry of `path`, read again when the file changed.
-    private func update<T>(_ path: String, placeholder: String, limit: Int, _ make: (inout Entry) -> T?) -> T? {
-        var info = stat()
-        guard stat(path, &info) == 0, (info.st_mode & S_IFMT) == S_IFREG, Int(info.st_size) <= limit else { return nil }
+    private func update<T>(_ path: String, info given: stat?, placeholder: String, limit: Int, _ make: (inout Entry) -> T?) -> T? {
+        var info = given ?? stat()
+        if given == nil { guard stat(path, &info) == 0 else { return nil } }
+        guard (info.st_mode & S_IFMT) == S_IFREG, Int(info.st_size) <= limit else { return nil }
         let size = Int(info.st_size), modified = info.st_mtim
         let current = lock.withLock { () -> T?? in
-            guard var entry = entries[path], entry.size == size,
-                  entry.modified.tv_sec == modified.tv_sec, entry.modified.tv_nsec == modified.tv_nsec else { return .none }
-            let made = make(&entry)
-            entries[path] = entry
-            return .some(made)
+            // In place: no copy of the entry's dictionaries, no second hash of the path.
+            guard let index = entries.index(forKey: path) else { return .none }
+            let known = entries.values[index]
+            guard known.size == size, known.modified.tv_sec == modified.tv_sec, known.modified.tv_nsec == modified.tv_nsec else { return .none }
+            return .some(make(&entries.values[index]))
         }
         if let current { return current }
         guard let data = FileManager.default.contents(atPath: path) else { return nil }

@@ -57,8 +57,10 @@ public final class AudioCaptureReader {
     public private(set) var originTimestamp: Double?
     /// The input's timestamps (from `originTimestamp`) against the samples counted, about ten a
     /// second: what places the sound on the wall clock, and shows samples the input dropped and
-    /// its clock's drift (`SoundClock`). Bounded: thinned to one in two past 36,000.
-    public private(set) var clock: [(sample: Double, stamp: Double)] = []
+    /// its clock's drift (`SoundClock`). Bounded: thinned to one in two past 36,000. `read` is when
+    /// the block was read (monotonic seconds from the first read) less its own length: against
+    /// `sample` it shows how far the reader fell behind its input (`SoundLag`).
+    public private(set) var clock: [(sample: Double, stamp: Double, read: Double)] = []
     public private(set) var sampleRate = 0
     public private(set) var channels = 0
     /// Decoded frames in a sample format this reader does not read (they are not counted as sound).
@@ -78,6 +80,16 @@ public final class AudioCaptureReader {
     private var clockStep = 0.1
     private var pending: [AudioBlock] = []
     private var drained = false
+    private var firstRead: UInt64?
+    private var readAt = 0.0
+    /// The time of day of the first read: `clock`'s `read` from it is when each block came, on the wall clock.
+    public private(set) var firstReadWall: Double?
+    /// The latest a block came since the last clock point, against its samples: what `read` holds.
+    private var latest = -Double.infinity
+    /// Reads that waited 50 ms or more for the input (`read`: when the wait ended, as in `clock`;
+    /// at most 10,000): a reader that is late while it waits is behind because the source sent
+    /// nothing, not because it was not scheduled.
+    public private(set) var waits: [(read: Double, seconds: Double)] = []
 
     public init(input: CaptureInput, openTimeout: Double = 10, readTimeout: Double = 5) throws(CaptureError) {
         self.input = input
@@ -132,7 +144,13 @@ public final class AudioCaptureReader {
     private func pump() throws(CaptureError) {
         guard let format, let packet else { drained = true; return }
         interrupt.restart(seconds: readTimeout)
+        let asked = DispatchTime.now().uptimeNanoseconds
         let status = sc_av_read_frame(format, packet)
+        let now = DispatchTime.now().uptimeNanoseconds
+        if firstRead == nil { firstRead = now; firstReadWall = Date().timeIntervalSince1970 }
+        readAt = Double(now - firstRead!) / 1e9
+        let waited = Double(now - asked) / 1e9
+        if waited >= 0.05, waits.count < 10_000 { waits.append((readAt, waited)) }
         if status < 0 {
             if interrupt.passed && input.isDevice { throw .readFailed(input, reason: "no sound in \(Int(readTimeout)) s") }
             if status != sc_averror_eof() && status != sc_averror_exit() && !interrupt.passed {
@@ -158,20 +176,18 @@ public final class AudioCaptureReader {
             if stamp != sc_nopts_value() {
                 let seconds = Double(stamp) * Double(timeBase.num) / Double(timeBase.den)
                 if originTimestamp == nil { originTimestamp = seconds }
+                latest = max(latest, readAt - Double(frame.pointee.nb_samples) / Double(rate) - counted)
                 if clock.last.map({ counted - $0.sample >= clockStep }) ?? true {
-                    clock.append((counted, seconds - originTimestamp!))
+                    clock.append((counted, seconds - originTimestamp!, counted + latest))
+                    latest = -.infinity
                     if clock.count > 36_000 {
                         clock = clock.enumerated().filter { $0.offset % 2 == 0 }.map(\.element)
                         clockStep *= 2
                     }
                 }
             }
-            let active = all.filter { channel in
-                var energy: Float = 0
-                for sample in channel { energy += sample * sample }
-                return energy / Float(max(1, channel.count)) > 1e-5
-            }.count
-            pending.append(AudioBlock(time: counted, samples: all[0], sampleRate: rate, channels: all.count, activeChannels: active))
+            pending.append(AudioBlock(time: counted, samples: all[0], sampleRate: rate, channels: all.count,
+                                      activeChannels: AudioSamples.active(all)))
             counted += Double(all[0].count) / Double(rate)
         }
     }
@@ -179,6 +195,15 @@ public final class AudioCaptureReader {
 
 /// Decoded audio frames as floats per channel.
 enum AudioSamples {
+    /// How many of `channels` are above -50 dBFS.
+    static func active(_ channels: [[Float]]) -> Int {
+        channels.filter { channel in
+            var energy: Float = 0
+            for sample in channel { energy += sample * sample }
+            return energy / Float(max(1, channel.count)) > 1e-5
+        }.count
+    }
+
     /// Every channel of `frame` (at most 8) for the sample formats decoders and devices give; nil for others.
     static func channels(_ frame: UnsafeMutablePointer<AVFrame>) -> [[Float]]? {
         let count = Int(frame.pointee.nb_samples)

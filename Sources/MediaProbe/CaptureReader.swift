@@ -78,8 +78,8 @@ public enum CaptureError: Error, Sendable, Equatable, CustomStringConvertible {
 public enum CaptureEvent: Sendable {
     /// A picture, scaled to grey at most `analysisWidth` wide; `time` in seconds from the capture's first packet.
     case video(time: Double, image: GrayImage)
-    /// Decoded audio of the first channel as floats in -1...1.
-    case audio(time: Double, samples: [Float], sampleRate: Int)
+    /// Decoded audio of the first channel as floats in -1...1; `activeChannels` of `channels` had sound.
+    case audio(time: Double, samples: [Float], sampleRate: Int, channels: Int, activeChannels: Int)
 }
 
 /// Decodes a capture (a file or a live device) with FFmpeg's libraries, frame by frame: the first
@@ -115,7 +115,7 @@ public final class CaptureReader {
     private let live: Bool
     /// The first picture's time: times count from it.
     private var origin: Double?
-    private var early: [(time: Double, samples: [Float], rate: Int)] = []
+    private var early: [(time: Double, samples: [Float], rate: Int, channels: Int, active: Int)] = []
     private var pending: [CaptureEvent] = []
     private var drained = false
 
@@ -236,16 +236,18 @@ public final class CaptureReader {
                 if origin == nil {
                     origin = seconds
                     // Audio decoded before the first picture, now that times have their origin.
-                    pending += early.map { .audio(time: $0.time - seconds, samples: $0.samples, sampleRate: $0.rate) }
+                    pending += early.map { .audio(time: $0.time - seconds, samples: $0.samples, sampleRate: $0.rate, channels: $0.channels,
+                                                  activeChannels: $0.active) }
                     early = []
                 }
                 pending.append(.video(time: seconds - (origin ?? 0), image: image))
-            } else if let samples = Self.firstChannel(frame) {
-                let rate = Int(frame.pointee.sample_rate)
+            } else if let all = AudioSamples.channels(frame) {
+                let rate = Int(frame.pointee.sample_rate), active = AudioSamples.active(all)
                 if let origin {
-                    pending.append(.audio(time: seconds - origin, samples: samples, sampleRate: rate))
+                    pending.append(.audio(time: seconds - origin, samples: all[0], sampleRate: rate, channels: all.count,
+                                          activeChannels: active))
                 } else if early.count < 4096 {
-                    early.append((seconds, samples, rate))
+                    early.append((seconds, all[0], rate, all.count, active))
                 }
             }
         }
@@ -278,30 +280,6 @@ public final class CaptureReader {
             }
         }
         return scaled > 0 ? GrayImage(width: outWidth, height: outHeight, pixels: pixels) : nil
-    }
-
-    /// The first channel of a decoded audio frame, for the sample formats decoders and devices give.
-    static func firstChannel(_ frame: UnsafeMutablePointer<AVFrame>) -> [Float]? {
-        let count = Int(frame.pointee.nb_samples)
-        let channels = Int(frame.pointee.ch_layout.nb_channels)
-        guard count > 0, channels > 0, let data = frame.pointee.extended_data?[0] else { return nil }
-        let format = AVSampleFormat(frame.pointee.format)
-        let planar = [AV_SAMPLE_FMT_FLTP, AV_SAMPLE_FMT_S16P, AV_SAMPLE_FMT_S32P, AV_SAMPLE_FMT_DBLP].contains(format)
-        let step = planar ? 1 : channels
-        switch format {
-        case AV_SAMPLE_FMT_FLT, AV_SAMPLE_FMT_FLTP:
-            return data.withMemoryRebound(to: Float.self, capacity: count * step) { p in (0..<count).map { p[$0 * step] } }
-        case AV_SAMPLE_FMT_DBL, AV_SAMPLE_FMT_DBLP:
-            return data.withMemoryRebound(to: Double.self, capacity: count * step) { p in (0..<count).map { Float(p[$0 * step]) } }
-        case AV_SAMPLE_FMT_S16, AV_SAMPLE_FMT_S16P:
-            return data.withMemoryRebound(to: Int16.self, capacity: count * step) { p in (0..<count).map { Float(p[$0 * step]) / 32768 } }
-        case AV_SAMPLE_FMT_S32, AV_SAMPLE_FMT_S32P:
-            return data.withMemoryRebound(to: Int32.self, capacity: count * step) { p in
-                (0..<count).map { Float(Double(p[$0 * step]) / 2_147_483_648) }
-            }
-        default:
-            return nil
-        }
     }
 }
 

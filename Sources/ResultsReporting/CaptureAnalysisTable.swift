@@ -48,11 +48,12 @@ public enum CaptureAnalysisTable {
     static func sound(_ sound: SoundMeasurement) -> String {
         var text = "sound \(sound.input): \(sound.result), \(seconds(sound.seconds))"
             + (sound.sampleRate.map { " at \($0) Hz" } ?? "") + (sound.channels.map { ", \($0) channels" } ?? "")
-            + (sound.clockDriftMs.map { ", clock drift \(Int($0)) ms" } ?? "") + (sound.droppedMs > 0 ? ", \(Int(sound.droppedMs)) ms dropped" : "") + "\n"
+            + (sound.clockDriftMs.map { ", clock drift \(Int($0)) ms" } ?? "") + (sound.droppedMs > 0 ? ", \(Int(sound.droppedMs)) ms dropped" : "")
+            + ((sound.fellBehindMs ?? 0) > SoundLag.bound * 1000 ? ", fell \(Int(sound.fellBehindMs!)) ms behind" : "") + "\n"
         if !sound.transitions.isEmpty {
             var rows = [["SWITCH HEARD", "AT", "GAP", "SILENCE", "CLICKS", "LEVEL JUMP (EXPECTED)", "CHANNELS", "A/V (STREAM'S OWN)"]]
             for t in sound.transitions {
-                rows.append(["\(t.from) -> \(t.to)", seconds(t.incomingStart), t.gapMs.map { "\(Int($0)) ms" } ?? "-",
+                rows.append(["\(t.from) -> \(t.to)", seconds(t.incomingStart), t.gapMs.map { "\(Int($0)) ms" } ?? (t.notMeasured != nil ? "not measured" : "-"),
                              t.silenceMs.map { "\(Int($0)) ms" } ?? "-", String(t.clicks),
                              (t.levelJumpDb.map { String(format: "%+.1f dB", $0) } ?? "-") + (t.expectedLevelJumpDb.map { String(format: " (%+.1f)", $0) } ?? ""),
                              t.channelsBefore.map { "\($0) -> \(t.channelsAfter ?? 0)" } ?? "-",

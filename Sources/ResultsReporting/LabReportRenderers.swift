@@ -55,7 +55,8 @@ enum LabReportText {
     static func soundPerTransition(_ cell: LabReportCell) -> String {
         guard let sound = cell.measured?.sound, !sound.isEmpty else { return "-" }
         return sound.map { column in
-            column.transition + (column.gapMs == nil && column.avOffsetMs == nil && column.transition.hasPrefix("sound ") ? ""
+            column.transition + (column.gapMs == nil && column.avOffsetMs == nil
+                                 && (column.transition.hasPrefix("sound ") || column.transition.hasSuffix(": not measured")) ? ""
                 : ": gap \(column.gapMs.map(ms) ?? "not known")"
                 + (column.avOffsetMs.map { ", A/V \(String(format: "%+.0f", $0)) ms" } ?? "")
                 + (column.expectedAvOffsetMs.map { $0 != 0 ? " (stream's own \(String(format: "%+.0f", $0)) ms)" : "" } ?? ""))

@@ -64,16 +64,19 @@ enum LabSoundLaneSVG {
         // Each switch heard: a line where the incoming tone began, its gap and A/V offset written beside it.
         for (index, transition) in sound.transitions.enumerated() {
             let px = x(transition.incomingStart)
-            let gap = transition.gapMs.map { "gap \(Int($0)) ms" } ?? "gap not known"
-            let offset = transition.avOffsetMs.map { "A/V \(String(format: "%+.0f", $0)) ms" } ?? "A/V -"
-            let words = "\(transition.from) → \(transition.to): \(gap), \(offset)"
+            let refused = transition.notMeasured != nil && transition.gapMs == nil
+            let gap = transition.gapMs.map { "gap \(Int($0)) ms" } ?? (refused ? "not measured" : "gap not known")
+            let offset = transition.avOffsetMs.map { "A/V \(String(format: "%+.0f", $0)) ms" } ?? (refused ? "" : "A/V -")
+            let shown = offset.isEmpty ? gap : "\(gap), \(offset)"
+            let words = "\(transition.from) → \(transition.to): \(shown)"
                 + (transition.expectedAvOffsetMs.map { $0 != 0 ? " (stream's own \(String(format: "%+.0f", $0)))" : "" } ?? "")
+                + (transition.notMeasured.map { " (\($0))" } ?? "")
             let leftHalf = px < left + plotWidth / 2
             svg.append("<line class=\"audio-switch\" x1=\"\(f(px))\" y1=\"\(f(top))\" x2=\"\(f(px))\" y2=\"\(f(bottom))\" stroke=\"#6a1b9a\" "
                        + "stroke-width=\"1.5\"><title>\(xmlEscape(words))</title></line>")
             svg.append("<text class=\"audio-switch-label\" x=\"\(f(leftHalf ? px + 4 : px - 4))\" y=\"\(f(top + 12 + Double(index % 3) * 13))\" "
                        + "text-anchor=\"\(leftHalf ? "start" : "end")\" fill=\"#4a148c\" stroke=\"#fbfbfe\" stroke-width=\"3\" "
-                       + "paint-order=\"stroke\">\(xmlEscape("\(gap), \(offset)"))</text>")
+                       + "paint-order=\"stroke\">\(xmlEscape(shown))</text>")
         }
         if let note = sound.notes.first {
             svg.append("<text x=\"\(f(left))\" y=\"\(f(height - 4))\" fill=\"#a00\">\(xmlEscape(note.count > 130 ? String(note.prefix(127)) + "..." : note))</text>")

@@ -113,7 +113,22 @@ struct LabServeCommand: AsyncParsableCommand {
 
     @OptionGroup var profilesDir: ProfilesDirOption
 
+    /// Bench only (scripts/bench/lab-serve.sh): `hummingbird:BYTES` or `nio:BYTES` serves a constant
+    /// body of BYTES on --bind and --port instead of the suite (BenchCeiling).
+    @Option(name: .customLong("bench-ceiling"), help: .hidden)
+    var benchCeiling: String?
+
+    /// Bench only: every request through Hummingbird's router (no PlaylistFastPath).
+    @Flag(name: .customLong("bench-no-fast-path"), help: .hidden)
+    var benchNoFastPath = false
+
     func validate() throws {
+        if let benchCeiling {
+            let parts = benchCeiling.split(separator: ":")
+            guard parts.count == 2, BenchCeiling.Kind(rawValue: String(parts[0])) != nil, let bytes = Int(parts[1]), bytes >= 0 else {
+                throw ValidationError("--bench-ceiling must be hummingbird:BYTES or nio:BYTES")
+            }
+        }
         guard (0...65535).contains(port) else { throw ValidationError("--port must be 0 to 65535") }
         try OptionChecks.bindAddress(bind)
         guard idleTimeout >= 0.1 && idleTimeout <= 86_400 else { throw ValidationError("--idle-timeout must be 0.1 to 86400 seconds") }
@@ -126,6 +141,11 @@ struct LabServeCommand: AsyncParsableCommand {
     }
 
     func run() async throws {
+        if let benchCeiling, let kind = BenchCeiling.Kind(rawValue: String(benchCeiling.prefix { $0 != ":" })),
+           let bytes = Int(benchCeiling.drop { $0 != ":" }.dropFirst()) {
+            try await BenchCeiling.run(kind, bind: bind, port: port, bodyBytes: bytes)
+            return
+        }
         let logger = LabLogging.logger(level: logLevel)
         let suite = try LabSuite.load(streams)
         let profiles = try ProfileLocator.load(explicitDirectory: profilesDir.path, selecting: [])
@@ -139,6 +159,7 @@ struct LabServeCommand: AsyncParsableCommand {
             throw CLIFailure.input("\(LabAccess.tokenVariable) must be 16 to 256 hexadecimal digits (such as `openssl rand -hex 32`)")
         }
         options.token = token ?? environmentToken ?? LabAccess.newToken()
+        options.playlistFastPath = !benchNoFastPath
         let (tokenPath, tokenFolder) = LabTokenPath.resolve(given: tokenFile, databasePath: database.path,
                                                             isPostgres: store.executor.location.isPostgres)
         try LabTokenPath.prepare(tokenFolder)

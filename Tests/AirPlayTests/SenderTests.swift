@@ -132,7 +132,7 @@ final class SenderTests: XCTestCase {
     }
 
     func testStatusesThatNameWhatTheReceiverWants() async throws {
-        let modes = ["status-401", "status-403", "status-453", "status-470", "digest", "no-url"]
+        let modes = ["status-401", "status-403", "status-453", "status-470", "status-409", "digest", "no-url"]
         let server = try ReceiverServer(modes: modes)
         for status in [401, 403, 453, 470] {
             let mode = "status-\(status)"
@@ -142,6 +142,11 @@ final class SenderTests: XCTestCase {
             XCTAssertTrue(error?.description.contains("pairing") ?? false)
             await session.close()
         }
+        // 409: another sender holds it, in the words the legacy session uses too (one reading of statuses).
+        let held = try await AirPlaySender.open(server.endpoint("status-409"))
+        let busy = await failure { () async throws(AirPlayError) in try await held.play(url: Self.media, startPosition: 0) }
+        XCTAssertEqual(busy, .busy(endpoint: server.endpoint("status-409").description))
+        await held.close()
         let digest = try await AirPlaySender.open(server.endpoint("digest"))
         let password = await failure { () async throws(AirPlayError) in try await digest.playbackInfo() }
         XCTAssertEqual(password, .passwordRequired(endpoint: server.endpoint("digest").description))

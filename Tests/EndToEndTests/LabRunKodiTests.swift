@@ -9,30 +9,11 @@ import XCTest
 /// `seamcheck lab run` against a real AirPlay video receiver: Kodi 20 under Xvfb in its own
 /// network namespace (`KodiReceiver`, scripts/services.sh kodi-start), the binary run inside
 /// that namespace and finding Kodi by its AirPlay address.
-final class LabRunKodiTests: XCTestCase {
-    var folder = ""
-    var database = ""
-
-    override func setUpWithError() throws {
-        folder = try LabEnvironment.temporaryFolder("labrun-kodi")
-        database = folder + "/lab.sqlite"
-    }
-
-    override func tearDown() {
-        try? FileManager.default.removeItem(atPath: folder)
-    }
+final class LabRunKodiTests: LabRunReceiverTestCase {
+    override class var folderPrefix: String { "labrun-kodi" }
 
     func labRun(_ kodi: KodiReceiver, _ arguments: [String]) throws -> [String] {
-        [SeamcheckBinary.path, "lab", "run", "--db", database, "--streams", try LabSuiteFixture.small(), "--receiver", kodi.airplayEndpoint,
-         "--format", "json"] + arguments
-    }
-
-    func store() throws -> LabStore { try LabStore(path: database, create: false) }
-
-    /// Waits until the run stored its first cell.
-    func waitForFirstCell(_ process: RunningProcess) {
-        XCTAssertTrue(DiscoverEnvironment.wait(60) { ((try? LabStore(path: self.database, create: false).latestCells().count) ?? 0) >= 1 },
-                      process.output)
+        try labRun(endpoint: kodi.airplayEndpoint, arguments)
     }
 
     func testKodiPlaysTheControlAndStitchedCasesWithMeasuredVerdicts() async throws {

@@ -10,18 +10,8 @@ import XCTest
 /// playbin) in its own network namespace (`UxPlayReceiver`, scripts/services.sh uxplay-start),
 /// started once for the suite; the binary runs inside that namespace and finds UxPlay by its
 /// address. The sender finds by itself that UxPlay wants the legacy RTSP session (docs/airplay.md).
-final class LabRunUxPlayTests: XCTestCase {
-    var folder = ""
-    var database = ""
-
-    override func setUpWithError() throws {
-        folder = try LabEnvironment.temporaryFolder("labrun-uxplay")
-        database = folder + "/lab.sqlite"
-    }
-
-    override func tearDown() {
-        try? FileManager.default.removeItem(atPath: folder)
-    }
+final class LabRunUxPlayTests: LabRunReceiverTestCase {
+    override class var folderPrefix: String { "labrun-uxplay" }
 
     override class func tearDown() {
         UxPlayReceiver.endSuite()
@@ -29,11 +19,8 @@ final class LabRunUxPlayTests: XCTestCase {
     }
 
     func labRun(_ uxplay: UxPlayReceiver, _ arguments: [String]) throws -> [String] {
-        [SeamcheckBinary.path, "lab", "run", "--db", database, "--streams", try LabSuiteFixture.small(), "--receiver", uxplay.airplayEndpoint,
-         "--format", "json"] + arguments
+        try labRun(endpoint: uxplay.airplayEndpoint, arguments)
     }
-
-    func store() throws -> LabStore { try LabStore(path: database, create: false) }
 
     /// The control case and a stitched one, the display captured, the playlists pushed (FCUP, set
     /// for this receiver by its address): UxPlay plays both through the legacy session (SETUP, NTP
@@ -86,8 +73,7 @@ final class LabRunUxPlayTests: XCTestCase {
         let uxplay = try UxPlayReceiver.suite()
         let process = try uxplay.spawn(try labRun(uxplay, ["--case", "control", "--case", "frame-rate-25"]))
         defer { process.terminate() }
-        XCTAssertTrue(DiscoverEnvironment.wait(60) { ((try? LabStore(path: self.database, create: false).latestCells().count) ?? 0) >= 1 },
-                      process.output)
+        waitForFirstCell(process)
         try await Task.sleep(for: .seconds(4))  // into the second case
         try uxplay.kill()
         // Back within the run's 3 s of failed polls (UxPlay restarts in about 1 s): the cell ends

@@ -49,6 +49,67 @@ final class ServingRulesTests: XCTestCase {
         XCTAssertEqual(SuiteFiles.origin(host: "192.168.1.20:8080", fallback: "0.0.0.0:8080"), "http://192.168.1.20:8080")
         XCTAssertEqual(SuiteFiles.origin(host: "lab.local:8080\"/><script>", fallback: "10.0.0.1:8080"), "http://10.0.0.1:8080")
         XCTAssertEqual(SuiteFiles.origin(host: nil, fallback: "10.0.0.1:8080"), "http://10.0.0.1:8080")
+        XCTAssertEqual(SuiteFiles.origin(host: "[fe80::1]:8080", fallback: "x:1"), "http://[fe80::1]:8080")
+        XCTAssertEqual(SuiteFiles.origin(host: "", fallback: "10.0.0.1:8080"), "http://10.0.0.1:8080")
+        XCTAssertEqual(SuiteFiles.origin(host: String(repeating: "a", count: 256), fallback: "10.0.0.1:8080"), "http://10.0.0.1:8080")
+        XCTAssertEqual(SuiteFiles.origin(host: "lab\u{e9}.local", fallback: "10.0.0.1:8080"), "http://10.0.0.1:8080", "not ASCII")
+    }
+
+    func testARequestPathIsDecodedOnlyWhenEncodedAndNeverWithDotDot() {
+        XCTAssertEqual(SuiteFiles.requestPath("/cases/a/master.m3u8"), "/cases/a/master.m3u8")
+        XCTAssertEqual(SuiteFiles.requestPath("/cases/a%20b/x.m3u8"), "/cases/a b/x.m3u8")
+        XCTAssertNil(SuiteFiles.requestPath("/cases/../x.m3u8"))
+        XCTAssertNil(SuiteFiles.requestPath("/cases/%2E%2E/x.m3u8"), "dots encoded are dots once decoded")
+        XCTAssertNil(SuiteFiles.requestPath("/cases/%zz.m3u8"), "not percent-encoding")
+        XCTAssertEqual(SuiteFiles.requestPath("/cases/a.b.c/x.m3u8"), "/cases/a.b.c/x.m3u8", "single dots are fine")
+    }
+
+    /// ConfinedPaths keeps each path's resolution while the path names the same file, and never
+    /// serves what a link swapped after the first resolution points to outside the suite.
+    func testAKeptResolutionFollowsALinkSwappedAfterItAndNeverLeavesTheSuite() throws {
+        let fm = FileManager.default
+        let root = fm.temporaryDirectory.appendingPathComponent("suite-\(UUID().uuidString)").resolvingSymlinksInPath().path
+        let outside = root + "-outside"
+        try fm.createDirectory(atPath: root + "/primary", withIntermediateDirectories: true)
+        try fm.createDirectory(atPath: root + "/cases/a", withIntermediateDirectories: true)
+        try fm.createDirectory(atPath: outside + "/primary", withIntermediateDirectories: true)
+        defer { try? fm.removeItem(atPath: root); try? fm.removeItem(atPath: outside) }
+        for name in ["seg_000.m4s", "seg_001.m4s"] {
+            try Data(name.utf8).write(to: URL(fileURLWithPath: root + "/primary/" + name))
+            try Data("secret".utf8).write(to: URL(fileURLWithPath: outside + "/primary/" + name))
+        }
+        try fm.createSymbolicLink(atPath: root + "/cases/a/primary", withDestinationPath: "../../primary")
+        try fm.createSymbolicLink(atPath: root + "/cases/a/link.m4s", withDestinationPath: "../../primary/seg_000.m4s")
+        func relink(_ path: String, to target: String) throws {
+            try fm.removeItem(atPath: root + path)
+            try fm.createSymbolicLink(atPath: root + path, withDestinationPath: target)
+        }
+        let paths = ConfinedPaths(root: root)
+
+        XCTAssertEqual(paths.resolve("/cases/a/link.m4s")?.path, root + "/primary/seg_000.m4s")
+        XCTAssertEqual(paths.resolve("/cases/a/primary/seg_001.m4s")?.path, root + "/primary/seg_001.m4s")
+        XCTAssertEqual(paths.count, 2, "both kept")
+        XCTAssertEqual(paths.resolve("/cases/a/link.m4s")?.path, root + "/primary/seg_000.m4s", "kept")
+        // The link swapped to another file inside: that file.
+        try relink("/cases/a/link.m4s", to: "../../primary/seg_001.m4s")
+        XCTAssertEqual(paths.resolve("/cases/a/link.m4s")?.path, root + "/primary/seg_001.m4s")
+        // Swapped out of the suite: refused, every time.
+        try relink("/cases/a/link.m4s", to: outside + "/primary/seg_000.m4s")
+        XCTAssertNil(paths.resolve("/cases/a/link.m4s"))
+        XCTAssertNil(paths.resolve("/cases/a/link.m4s"))
+        // A folder link on the way swapped out: refused too.
+        try relink("/cases/a/primary", to: outside + "/primary")
+        XCTAssertNil(paths.resolve("/cases/a/primary/seg_001.m4s"))
+        try relink("/cases/a/primary", to: "../../primary")
+        XCTAssertEqual(paths.resolve("/cases/a/primary/seg_001.m4s")?.path, root + "/primary/seg_001.m4s")
+        // The file replaced (a new inode, new bytes): resolved again, its new size seen.
+        try fm.removeItem(atPath: root + "/primary/seg_001.m4s")
+        try Data("a longer segment".utf8).write(to: URL(fileURLWithPath: root + "/primary/seg_001.m4s"))
+        XCTAssertEqual(paths.resolve("/cases/a/primary/seg_001.m4s").map { Int($0.info.st_size) }, "a longer segment".utf8.count)
+        // Gone: nil.
+        try fm.removeItem(atPath: root + "/primary/seg_001.m4s")
+        XCTAssertNil(paths.resolve("/cases/a/primary/seg_001.m4s"))
+        XCTAssertNil(paths.resolve("/"), "the folder itself is no file of it")
     }
 
     func testHLSFilesGetTheirMIMETypes() {
@@ -56,5 +117,17 @@ final class ServingRulesTests: XCTestCase {
         XCTAssertEqual(SuiteFiles.mediaType(of: "/cases/a/primary/seg_001.m4s"), "video/iso.segment")
         XCTAssertEqual(SuiteFiles.mediaType(of: "/cases/a/ad/seg.ts"), "video/mp2t")
         XCTAssertNil(SuiteFiles.mediaType(of: "/cases/a.b/noextension"))
+        XCTAssertEqual(SuiteFiles.mediaType(of: "/cases/a/MASTER.M3U8"), "application/vnd.apple.mpegurl", "any case")
+        XCTAssertNil(SuiteFiles.mediaType(of: "/cases/a/noextension"))
+    }
+
+    func testARequestBelongsToTheCaseNamedAfterCases() {
+        XCTAssertEqual(SuiteFiles.caseId(of: "/cases/mid/master.m3u8"), "mid")
+        XCTAssertEqual(SuiteFiles.caseId(of: "/cases/mid"), "mid")
+        XCTAssertEqual(SuiteFiles.caseId(of: "//cases//mid//primary/seg.m4s"), "mid", "empty components skipped")
+        XCTAssertNil(SuiteFiles.caseId(of: "/cases/"))
+        XCTAssertNil(SuiteFiles.caseId(of: "/casesx/mid/master.m3u8"))
+        XCTAssertNil(SuiteFiles.caseId(of: "/lab.json"))
+        XCTAssertNil(SuiteFiles.caseId(of: ""))
     }
 }

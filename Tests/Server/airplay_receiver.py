@@ -148,7 +148,7 @@ def answer(conn, mode, player, method, path, number_on_conn):
     if mode.startswith("status-"):
         status = int(mode.split("-")[1])
         conn.sendall(response(status, {401: "Unauthorized", 403: "Forbidden", 453: "Not Enough Bandwidth",
-                                       470: "Connection Authorization Required"}[status]))
+                                       470: "Connection Authorization Required", 409: "Conflict"}[status]))
         return True
     if mode == "redirect-301":
         conn.sendall(response(301, "Moved Permanently", [("Location", "http://10.9.8.7:7000" + path + "\x1b[2J")]))

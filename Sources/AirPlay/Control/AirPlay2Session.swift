@@ -13,12 +13,8 @@ public actor AirPlay2Session: AirPlayPlayback {
     public nonisolated let configuration: AirPlayConfiguration
     private let connection: Connection
     private let keys: HAPChannelKeys
-    /// The RTSP session number in the request URI `rtsp://LOCAL-IP/N`.
-    private let rtspSession = UInt32.random(in: 0...UInt32.max)
-    private let dacpId = String(format: "%016llX", UInt64.random(in: 0...UInt64.max))
-    private let activeRemote = UInt32.random(in: 0...UInt32.max)
+    private var ids = RTSPSessionIdentity()
     private let deviceId = AirPlay2Messages.randomDeviceId()
-    private var cseq = 0
     private var events: EventChannel?
     private var timing: TimingServer?
     private var feedback: Task<Void, Never>?
@@ -70,22 +66,19 @@ public actor AirPlay2Session: AirPlayPlayback {
     }
 
     public func playbackInfo() async throws(AirPlayError) -> PlaybackInfo {
-        let response = try await http("GET", "/playback-info")
-        try check(response, step: "/playback-info")
-        if response.body.isEmpty { return PlaybackInfo() }
-        return PlaybackInfo(plist: try plist(response, step: "/playback-info"))
+        try SessionAnswers.playbackInfo(try await http("GET", "/playback-info"), endpoint: endpoint.description)
     }
 
     /// RTSP `POST /rate?value=`: 0 pauses, 1 plays.
     public func setRate(_ rate: Double) async throws(AirPlayError) {
-        let path = "/rate?value=\(String(format: "%.6f", rate.isFinite ? rate : 0))"
+        let path = SessionPaths.rate(rate)
         try check(try await rtsp("POST", uri: path), step: "RTSP POST \(path)")
     }
 
     /// HTTP `POST /scrub?position=` as AirPlay 1 sends it; whether AirPlay 2 receivers take it
     /// on this channel is not known here.
     public func scrub(to seconds: Double) async throws(AirPlayError) {
-        let path = "/scrub?position=\(String(format: "%.6f", seconds.isFinite ? max(seconds, 0) : 0))"
+        let path = SessionPaths.scrub(seconds)
         try check(try await http("POST", path), step: path)
     }
 
@@ -93,15 +86,13 @@ public actor AirPlay2Session: AirPlayPlayback {
     /// `play` sets up a new RTSP session on the same encrypted connection.
     public func stop() async throws(AirPlayError) {
         guard events != nil else { return }
-        let response = try await rtsp("TEARDOWN", uri: nil, extra: [("Session", String(rtspSession))])
+        let response = try await rtsp("TEARDOWN", uri: nil, extra: [("Session", String(ids.session))])
         await endSession()
         try check(response, step: "RTSP TEARDOWN")
     }
 
     public func serverInfo() async throws(AirPlayError) -> ServerInfo {
-        let response = try await http("GET", "/server-info")
-        try check(response, step: "/server-info")
-        return ServerInfo(plist: try plist(response, step: "/server-info"))
+        try SessionAnswers.serverInfo(try await http("GET", "/server-info"), endpoint: endpoint.description)
     }
 
     public func close() async {
@@ -152,14 +143,10 @@ public actor AirPlay2Session: AirPlayPlayback {
     }
 
     private func startFeedback() {
-        guard configuration.feedbackInterval > 0 else { return }
-        let nanoseconds = UInt64(configuration.feedbackInterval * 1_000_000_000)
-        feedback = Task { [weak self] in
-            while !Task.isCancelled {
-                try? await Task.sleep(nanoseconds: nanoseconds)
-                guard !Task.isCancelled, let self else { return }
-                await self.sendFeedback()
-            }
+        feedback = RTSPSessionIdentity.every(configuration.feedbackInterval) { [weak self] in
+            guard let self else { return false }
+            await self.sendFeedback()
+            return true
         }
     }
 
@@ -188,19 +175,11 @@ public actor AirPlay2Session: AirPlayPlayback {
     /// session URI `rtsp://LOCAL-IP/N` when `uri` is nil. An answer with another `CSeq` is refused.
     private func rtsp(_ method: String, uri: String?, body: Data = Data(),
                       extra: [(String, String)] = []) async throws(AirPlayError) -> HTTPResponse {
-        let sequence = cseq
-        cseq += 1
         let local = await connection.localHost ?? "127.0.0.1"
-        let target = uri ?? "rtsp://\(local.contains(":") ? "[\(local)]" : local)/\(rtspSession)"
-        var headers = [("CSeq", String(sequence)), ("DACP-ID", dacpId), ("Active-Remote", String(activeRemote)),
-                       ("Client-Instance", dacpId), ("User-Agent", AirPlay2Messages.userAgent)]
-        if !body.isEmpty { headers.append(("Content-Type", PropertyList.binaryContentType)) }
-        headers += extra
-        let step = "RTSP \(method)\(uri.map { " \($0)" } ?? "")"
-        let response = try await send(HTTPRequest(method: method, path: target, headers: headers, body: body, version: "RTSP/1.0"), step: step)
-        if let answered = response.header("cseq"), Int(answered.trimmingCharacters(in: .whitespaces)) != sequence {
-            throw .badResponse(endpoint: endpoint.description, path: step, reason: "answered CSeq \(answered.prefix(20)) to CSeq \(sequence)")
-        }
+        let made = ids.request(method, uri: uri, localHost: local, userAgent: AirPlay2Messages.userAgent, body: body,
+                               extra: [("Client-Instance", ids.dacpId)] + extra)
+        let response = try await send(made.request, step: made.step)
+        try RTSPSessionIdentity.checkSequence(response, sequence: made.sequence, endpoint: endpoint.description, step: made.step)
         return response
     }
 
@@ -217,35 +196,15 @@ public actor AirPlay2Session: AirPlayPlayback {
         do {
             return try await connection.send(request, timeout: configuration.requestTimeout)
         } catch {
-            let name = endpoint.description
-            switch error {
-            case .connect(let reason): throw .connect(endpoint: name, reason: reason)
-            case .timeout: throw .timeout(endpoint: name, path: step, seconds: configuration.requestTimeout)
-            case .closed, .io: throw .connectionClosed(endpoint: name, path: step)
-            case .malformed(let parse): throw .badResponse(endpoint: name, path: step, reason: parse.description)
-            case .encryption(let reason): throw .pairing(endpoint: name, step: "encrypted channel (\(step))", reason: reason)
-            }
+            throw SessionAnswers.error(error, endpoint: endpoint.description, path: step, timeout: configuration.requestTimeout)
         }
     }
 
-    /// 2xx passes; pairing and password answers get their own errors, 404 on `/play` is no URL
-    /// playback; anything else is `http` naming the step.
     private func check(_ response: HTTPResponse, step: String) throws(AirPlayError) {
-        let name = endpoint.description
-        switch response.status {
-        case 200..<300: return
-        case 401 where response.header("www-authenticate")?.lowercased().hasPrefix("digest") == true:
-            throw .passwordRequired(endpoint: name)
-        case 401, 403, 453, 470: throw .pairingRequired(endpoint: name, status: response.status)
-        case 404 where step == "/play": throw .noURLPlayback(endpoint: name)
-        default: throw .http(endpoint: name, path: step, status: response.status, reason: response.statusText)
-        }
+        try SessionAnswers.check(response, endpoint: endpoint.description, path: step)
     }
 
     private func plist(_ response: HTTPResponse, step: String) throws(AirPlayError) -> [String: Any] {
-        switch PropertyList.dictionary(from: response.body) {
-        case .success(let dictionary): return dictionary
-        case .failure(let error): throw .badResponse(endpoint: endpoint.description, path: step, reason: error.reason)
-        }
+        try SessionAnswers.plist(response, endpoint: endpoint.description, path: step)
     }
 }

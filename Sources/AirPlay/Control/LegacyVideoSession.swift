@@ -19,11 +19,8 @@ public actor LegacyVideoSession: AirPlayPlayback {
     public nonisolated let configuration: AirPlayConfiguration
     private let rtspConnection: Connection
     private let httpConnection: Connection
-    private let rtspSession = UInt32.random(in: 1...UInt32.max)
-    private let dacpId = String(format: "%016llX", UInt64.random(in: 0...UInt64.max))
-    private let activeRemote = UInt32.random(in: 0...UInt32.max)
+    private var ids = RTSPSessionIdentity()
     private let deviceId = LegacyMessages.randomDeviceId()
-    private var cseq = 0
     private var timing: TimingServer?
     private var feedback: Task<Void, Never>?
     private var setUp = false
@@ -54,12 +51,12 @@ public actor LegacyVideoSession: AirPlayPlayback {
     /// connection is closed).
     func connect() async throws(AirPlayError) {
         do { try await rtspConnection.connectIfNeeded() } catch {
-            throw Self.map(error, endpoint: endpoint.description, path: "connect", timeout: configuration.requestTimeout)
+            throw SessionAnswers.error(error, endpoint: endpoint.description, path: "connect", timeout: configuration.requestTimeout)
         }
         guard let credentials else { return }
         let verification = try await LegacyPairing.verify(connection: rtspConnection, endpoint: endpoint, credentials: credentials,
-                                                          configuration: configuration, firstCSeq: cseq)
-        cseq = verification.nextCSeq
+                                                          configuration: configuration, firstCSeq: ids.cseq)
+        ids.cseq = verification.nextCSeq
         verifyTime = verification.setupTime
     }
 
@@ -98,19 +95,16 @@ public actor LegacyVideoSession: AirPlayPlayback {
     /// UxPlay answers 200 with no body while its player has no position yet and once the item
     /// ended (it then resets its HLS state and closes the connection): both read as no playback.
     public func playbackInfo() async throws(AirPlayError) -> PlaybackInfo {
-        let response = try await http("GET", "/playback-info")
-        try check(response, step: "/playback-info")
-        if response.body.isEmpty { return PlaybackInfo() }
-        return PlaybackInfo(plist: try plist(response, step: "/playback-info"))
+        try SessionAnswers.playbackInfo(try await http("GET", "/playback-info"), endpoint: endpoint.description)
     }
 
     public func setRate(_ rate: Double) async throws(AirPlayError) {
-        let path = "/rate?value=\(String(format: "%.6f", rate.isFinite ? rate : 0))"
+        let path = SessionPaths.rate(rate)
         try check(try await http("POST", path), step: path)
     }
 
     public func scrub(to seconds: Double) async throws(AirPlayError) {
-        let path = "/scrub?position=\(String(format: "%.6f", seconds.isFinite ? max(seconds, 0) : 0))"
+        let path = SessionPaths.scrub(seconds)
         try check(try await http("POST", path), step: path)
     }
 
@@ -123,9 +117,7 @@ public actor LegacyVideoSession: AirPlayPlayback {
 
     /// `GET /server-info` on the HTTP connection (UxPlay answers an XML plist).
     public func serverInfo() async throws(AirPlayError) -> ServerInfo {
-        let response = try await http("GET", "/server-info")
-        try check(response, step: "/server-info")
-        return ServerInfo(plist: try plist(response, step: "/server-info"))
+        try SessionAnswers.serverInfo(try await http("GET", "/server-info"), endpoint: endpoint.description)
     }
 
     /// The HTTP connection's session id: the reverse connection of pushed playlists names it.
@@ -169,14 +161,10 @@ public actor LegacyVideoSession: AirPlayPlayback {
     }
 
     private func startFeedback() {
-        guard configuration.feedbackInterval > 0 else { return }
-        let nanoseconds = UInt64(configuration.feedbackInterval * 1_000_000_000)
-        feedback = Task { [weak self] in
-            while !Task.isCancelled {
-                try? await Task.sleep(nanoseconds: nanoseconds)
-                guard !Task.isCancelled, let self else { return }
-                await self.sendFeedback()
-            }
+        feedback = RTSPSessionIdentity.every(configuration.feedbackInterval) { [weak self] in
+            guard let self else { return false }
+            await self.sendFeedback()
+            return true
         }
     }
 
@@ -211,17 +199,11 @@ public actor LegacyVideoSession: AirPlayPlayback {
     /// One RTSP/1.0 request on the RTSP connection: `CSeq` counted from 0, the DACP and remote ids,
     /// the session URI `rtsp://LOCAL-IP/N` when `uri` is nil; never `X-Apple-Session-ID`.
     private func rtsp(_ method: String, uri: String?, body: Data = Data()) async throws(AirPlayError) -> HTTPResponse {
-        let sequence = cseq
-        cseq += 1
         let local = await rtspConnection.localHost ?? "127.0.0.1"
-        let target = uri ?? "rtsp://\(local.contains(":") ? "[\(local)]" : local)/\(rtspSession)"
-        var headers = [("CSeq", String(sequence)), ("DACP-ID", dacpId), ("Active-Remote", String(activeRemote)),
-                       ("User-Agent", LegacyMessages.userAgent)]
-        if !body.isEmpty { headers.append(("Content-Type", PropertyList.binaryContentType)) }
-        let step = "RTSP \(method)\(uri.map { " \($0)" } ?? "")"
-        precondition(LegacyMessages.allowed(headers, rtsp: true), "a header UxPlay dies on, on RTSP")
-        let response = try await send(HTTPRequest(method: method, path: target, headers: headers, body: body, version: "RTSP/1.0"),
-                                      on: rtspConnection, step: step)
+        let made = ids.request(method, uri: uri, localHost: local, userAgent: LegacyMessages.userAgent, body: body)
+        precondition(LegacyMessages.allowed(made.request.headers, rtsp: true), "a header UxPlay dies on, on RTSP")
+        let response = try await send(made.request, on: rtspConnection, step: made.step)
+        try RTSPSessionIdentity.checkSequence(response, sequence: made.sequence, endpoint: endpoint.description, step: made.step)
         if response.status == 409 { throw .busy(endpoint: endpoint.description) }
         return response
     }
@@ -239,38 +221,12 @@ public actor LegacyVideoSession: AirPlayPlayback {
         do {
             return try await connection.send(request, timeout: configuration.requestTimeout)
         } catch {
-            throw Self.map(error, endpoint: endpoint.description, path: step, timeout: configuration.requestTimeout)
-        }
-    }
-
-    static func map(_ failure: ConnectionFailure, endpoint: String, path: String, timeout: Double) -> AirPlayError {
-        switch failure {
-        case .connect(let reason): return .connect(endpoint: endpoint, reason: reason)
-        case .timeout: return .timeout(endpoint: endpoint, path: path, seconds: timeout)
-        case .closed, .io: return .connectionClosed(endpoint: endpoint, path: path)
-        case .malformed(let parse): return .badResponse(endpoint: endpoint, path: path, reason: parse.description)
-        case .encryption(let reason): return .pairing(endpoint: endpoint, step: "encrypted channel (\(path))", reason: reason)
+            throw SessionAnswers.error(error, endpoint: endpoint.description, path: step, timeout: configuration.requestTimeout)
         }
     }
 
     private func check(_ response: HTTPResponse, step: String) throws(AirPlayError) {
-        let name = endpoint.description
-        switch response.status {
-        case 200..<300: return
-        case 401 where response.header("www-authenticate")?.lowercased().hasPrefix("digest") == true:
-            throw .passwordRequired(endpoint: name)
-        case 401, 403, 453, 470: throw .pairingRequired(endpoint: name, status: response.status)
-        case 404 where step == "/play": throw .noURLPlayback(endpoint: name)
-        case 409: throw .busy(endpoint: name)
-        default: throw .http(endpoint: name, path: step, status: response.status, reason: response.reason)
-        }
-    }
-
-    private func plist(_ response: HTTPResponse, step: String) throws(AirPlayError) -> [String: Any] {
-        switch PropertyList.dictionary(from: response.body) {
-        case .success(let dictionary): return dictionary
-        case .failure(let error): throw .badResponse(endpoint: endpoint.description, path: step, reason: error.reason)
-        }
+        try SessionAnswers.check(response, endpoint: endpoint.description, path: step)
     }
 
     /// Which session `endpoint` wants, asked once with an RTSP `GET /info` on a connection of its

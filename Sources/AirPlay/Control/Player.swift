@@ -91,21 +91,18 @@ public actor AirPlaySession: AirPlayPlayback {
     }
 
     public func playbackInfo() async throws(AirPlayError) -> PlaybackInfo {
-        let response = try await send("GET", "/playback-info")
-        try check(response, path: "/playback-info")
-        if response.body.isEmpty { return PlaybackInfo() }
-        return PlaybackInfo(plist: try plist(response, path: "/playback-info"))
+        try SessionAnswers.playbackInfo(try await send("GET", "/playback-info"), endpoint: endpoint.description)
     }
 
     /// `POST /rate?value=`: 0 pauses, 1 plays.
     public func setRate(_ rate: Double) async throws(AirPlayError) {
-        let path = "/rate?value=\(String(format: "%.6f", rate.isFinite ? rate : 0))"
+        let path = SessionPaths.rate(rate)
         try check(try await send("POST", path), path: path)
     }
 
     /// `POST /scrub?position=` in seconds (Kodi ends fMP4 HLS playback on a scrub: FFmpeg's seek fails).
     public func scrub(to seconds: Double) async throws(AirPlayError) {
-        let path = "/scrub?position=\(String(format: "%.6f", seconds.isFinite ? max(seconds, 0) : 0))"
+        let path = SessionPaths.scrub(seconds)
         try check(try await send("POST", path), path: path)
     }
 
@@ -114,9 +111,7 @@ public actor AirPlaySession: AirPlayPlayback {
     }
 
     public func serverInfo() async throws(AirPlayError) -> ServerInfo {
-        let response = try await send("GET", "/server-info")
-        try check(response, path: "/server-info")
-        return ServerInfo(plist: try plist(response, path: "/server-info"))
+        try SessionAnswers.serverInfo(try await send("GET", "/server-info"), endpoint: endpoint.description)
     }
 
     public nonisolated var playbackSessionId: String? { sessionId }
@@ -147,39 +142,10 @@ public actor AirPlaySession: AirPlayPlayback {
     }
 
     private func map(_ failure: ConnectionFailure, path: String) -> AirPlayError {
-        let name = endpoint.description
-        switch failure {
-        case .connect(let reason): return .connect(endpoint: name, reason: reason)
-        case .timeout: return .timeout(endpoint: name, path: path, seconds: configuration.requestTimeout)
-        case .closed: return .connectionClosed(endpoint: name, path: path)
-        case .malformed(let error): return .badResponse(endpoint: name, path: path, reason: error.description)
-        case .io: return .connectionClosed(endpoint: name, path: path)  // reset or broken pipe: it went away
-        case .encryption(let reason): return .pairing(endpoint: name, step: "encrypted channel (\(path))", reason: reason)
-        }
+        SessionAnswers.error(failure, endpoint: endpoint.description, path: path, timeout: configuration.requestTimeout)
     }
 
-    /// 2xx passes; pairing, password and no-URL-playback answers get their own errors.
     private func check(_ response: HTTPResponse, path: String) throws(AirPlayError) {
-        let name = endpoint.description
-        switch response.status {
-        case 200..<300:
-            return
-        case 401 where response.header("www-authenticate")?.lowercased().hasPrefix("digest") == true:
-            throw .passwordRequired(endpoint: name)
-        case 401, 403, 453, 470:
-            if let pairingName { throw .needsPairing(endpoint: name, receiver: pairingName) }
-            throw .pairingRequired(endpoint: name, status: response.status)
-        case 404 where path == "/play":
-            throw .noURLPlayback(endpoint: name)
-        default:
-            throw .http(endpoint: name, path: path, status: response.status, reason: response.statusText)
-        }
-    }
-
-    private func plist(_ response: HTTPResponse, path: String) throws(AirPlayError) -> [String: Any] {
-        switch PropertyList.dictionary(from: response.body) {
-        case .success(let dictionary): return dictionary
-        case .failure(let error): throw .badResponse(endpoint: endpoint.description, path: path, reason: error.reason)
-        }
+        try SessionAnswers.check(response, endpoint: endpoint.description, path: path, pairingName: pairingName)
     }
 }

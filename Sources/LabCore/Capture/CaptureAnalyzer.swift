@@ -45,8 +45,8 @@ public struct CaptureAnalyzer: Sendable {
         frames: while let event = try reader.next() {
             if isCancelled() { break }
             switch event {
-            case .audio(let time, let samples, let rate):
-                tones.add(time: time, samples: samples, sampleRate: rate)
+            case .audio(let time, let samples, let rate, let channels, let active):
+                tones.add(time: time, samples: samples, sampleRate: rate, channels: channels, activeChannels: active)
             case .video(let time, let image):
                 if let duration, time > duration { break frames }
                 size = (image.width, image.height)

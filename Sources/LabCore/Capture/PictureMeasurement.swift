@@ -167,6 +167,11 @@ public final class CellCapture: @unchecked Sendable {
         }.start()
     }
 
+    /// Whether the sound captured apart has given its first block (true without one). A cell waits
+    /// for it before `/play`, a few seconds at most (`SoundCapture.waitForFirstBlock`): on an idle
+    /// PulseAudio null sink the first sound comes up to 2 s after the input opens.
+    public var soundHeard: Bool { sound?.waitForFirstBlock(timeout: 0) ?? true }
+
     /// Stops the capture and returns what it showed and what was heard (the capture's own audio
     /// with `CaptureAnalyzer.measuresOwnSound`, or the sound captured apart).
     public func finishBoth(playSentAt: Date, timeout: Double = 15) -> (PictureMeasurement?, SoundMeasurement?) {

@@ -22,6 +22,9 @@ public struct SoundMeasurement: Codable, Sendable, Equatable {
     /// How far the audio device's sample clock parted from the wall clock over the capture, in ms
     /// (positive: the device ran slow); A/V offsets are corrected for it.
     public var clockDriftMs: Double?
+    /// The most the live reader fell behind its input, ms (`SoundLag`); switches it touched past the
+    /// bound are not measured.
+    public var fellBehindMs: Double?
     /// The A/V offset at the return minus the one at the ad's start: drift across the ad.
     public var avDriftMs: Double?
     /// The level lane: dBFS of each `levelStep` seconds from `levelStart` (floored at -90).
@@ -95,6 +98,17 @@ public struct SoundTransition: Codable, Sendable, Equatable {
     /// What the streams say it should be (the incoming stream's audio delay).
     public var expectedAvOffsetMs: Double?
     public var notes: [String]
+    /// Why this switch's figures are not given ("not measured: the sound capture fell 310 ms behind
+    /// at 2.41 s"): a capture that could not keep up refuses its numbers rather than give wrong ones.
+    public var notMeasured: String? = nil
+
+    /// Takes every figure away, for `reason`.
+    mutating func refuse(_ reason: String) {
+        gapMs = nil; silenceMs = nil; avOffsetMs = nil; expectedAvOffsetMs = nil
+        levelBeforeDb = nil; levelAfterDb = nil; levelJumpDb = nil; channelsBefore = nil; channelsAfter = nil
+        notMeasured = reason
+        notes.append(reason)
+    }
 }
 
 /// A silence inside one stream's tone.

@@ -5,11 +5,14 @@ import Foundation
 struct SoundSwitches {
     static let adStart = "the ad's start"
     static let adReturn = "the return from the ad"
+    /// The widest interval without a captured picture at a switch for which its A/V offset is still
+    /// given: one frame at 30 fps (the offset's own tolerance).
+    static let pictureBound = 1.0 / 30 + 0.001
     let track: SoundTrack
     let streams: CaptureStreams
     let origin: Double
 
-    func transitions(_ tones: [ToneRun], picture: [CaptureTransition], drops: [SoundClock.SoundDrop],
+    func transitions(_ tones: [ToneRun], picture: [CaptureTransition], drops: [SoundClock.SoundDrop], lag: SoundLag? = nil,
                      onPicture: (Double) -> Double) -> [SoundTransition] {
         var result: [SoundTransition] = []
         for (a, b) in zip(tones, tones.dropFirst()) where a.stream != b.stream {
@@ -31,7 +34,7 @@ struct SoundSwitches {
             // The clock around a drop mixes two offsets: no A/V offset within 1.5 s of one.
             let unsure = drops.contains { abs($0.at - b.start) < 1.5 }
             if unsure, seen != nil { notes.append("the capture dropped sound within 1.5 s of this switch: no A/V offset given") }
-            result.append(SoundTransition(
+            var heard = SoundTransition(
                 at: place(from: from, to: to), from: streams.label(from), to: streams.label(to), fromStream: from, toStream: to,
                 outgoingEnd: Self.round(onPicture(a.end)), incomingStart: Self.round(incoming),
                 gapMs: dropped.isEmpty ? (gap * 1000).rounded() : nil,
@@ -41,7 +44,17 @@ struct SoundSwitches {
                 expectedLevelJumpDb: expectedJump(from: from, to: to),
                 channelsBefore: hasChannels ? before?.channels : nil, channelsAfter: hasChannels ? after?.channels : nil,
                 avOffsetMs: unsure ? nil : seen.map { ((incoming - $0.to.at) * 1000).rounded() + 0 },  // + 0: no "-0"
-                expectedAvOffsetMs: seen == nil || unsure ? nil : expectedOffset(to: to), notes: notes))
+                expectedAvOffsetMs: seen == nil || unsure ? nil : expectedOffset(to: to), notes: notes)
+            if let behind = lag?.episode(from: a.end, to: b.start) {
+                heard.refuse(String(format: "not measured: %@ at %.2f s", behind.words, onPicture(behind.from)))
+            } else if let seen, let missed = seen.captureGapMs, missed > Self.pictureBound * 1000 {
+                heard.avOffsetMs = nil
+                heard.expectedAvOffsetMs = nil
+                heard.notMeasured = String(format: "A/V offset not measured: the picture's capture missed %.0f ms of frames at %.2f s",
+                                           missed, seen.to.at)
+                heard.notes.append(heard.notMeasured!)
+            }
+            result.append(heard)
         }
         return result
     }

@@ -159,7 +159,7 @@ public struct SoundTrack: Sendable {
     /// capture) is the device clock's parting from the wall, `drops` what the input dropped.
     public func finish(input: String, streams: CaptureStreams, picture: [CaptureTransition] = [],
                        place: @escaping (Double) -> Double = { $0 }, drift: Double? = nil, drops: [SoundClock.SoundDrop] = [],
-                       notes given: [String] = []) -> SoundMeasurement {
+                       lag: SoundLag? = nil, notes given: [String] = []) -> SoundMeasurement {
         var notes = given
         let origin = levelOrigin ?? 0
         let onPicture = place
@@ -174,6 +174,7 @@ public struct SoundTrack: Sendable {
                                            droppedMs: (drops.map(\.seconds).reduce(0, +) * 1000).rounded(),
                                            clockDriftMs: drift.map { ($0 * 1000).rounded() }, levelStart: onPicture(origin),
                                            levelStep: Self.levelStep * 5, levels: levelsDb)
+        measurement.fellBehindMs = lag.map { ($0.worst * 1000).rounded() }
         if let unusableRate, sampleRate == nil {
             measurement.result = "unusableRate"
             measurement.notes = notes + ["the sound comes at \(unusableRate) Hz, too low for the lab's tones (up to "
@@ -196,6 +197,14 @@ public struct SoundTrack: Sendable {
             notes.append(String(format: "the sound capture dropped %.0f ms in %d places: gaps overlapping them are not given",
                                 drops.map(\.seconds).reduce(0, +) * 1000, drops.count))
         }
+        if let lag, !lag.episodes.isEmpty {
+            let stalled = lag.episodes.filter(\.sourceStalled).count
+            notes.append(String(format: "the sound came late %d times, at most %.0f ms (%@): switches there are not measured",
+                                lag.episodes.count, lag.worst * 1000,
+                                stalled == 0 ? "the capture fell behind: the machine too busy to read it in time?"
+                                    : stalled == lag.episodes.count ? "the sound source sent nothing meanwhile: its server starved?"
+                                    : "\(stalled) of them the source sending nothing, the others the capture falling behind"))
+        }
         if let drift, seconds > 10, abs(drift) * 1000 > 5 {
             notes.append(String(format: "the sound device's clock parted %.0f ms from the wall clock over %.0f s (%.0f ppm): "
                                 + "A/V offsets follow the wall clock second by second", drift * 1000, seconds, drift / seconds * 1e6))
@@ -208,7 +217,7 @@ public struct SoundTrack: Sendable {
         }
         if let unusableRate { notes.append("some sound came at \(unusableRate) Hz, too low for the tones: not read") }
         measurement.transitions = SoundSwitches(track: self, streams: streams, origin: origin)
-            .transitions(tones, picture: picture, drops: drops, onPicture: onPicture)
+            .transitions(tones, picture: picture, drops: drops, lag: lag, onPicture: onPicture)
         measurement.dropouts = SoundSwitches(track: self, streams: streams, origin: origin).dropouts(tones, onPicture: onPicture)
         let offsets = measurement.transitions.filter { $0.avOffsetMs != nil }
         if let start = offsets.first(where: { $0.at == SoundSwitches.adStart }),

@@ -182,6 +182,22 @@ public enum VerdictRules {
                            fires: true, verdict: .seamless, reasonHolds: "gave nothing to judge: silent"),
             VerdictExample("heard", with(playedThrough, sound: heard(gapMs: 0)), fires: false, verdict: .seamless),
         ]),
+        VerdictRule(id: "sound-not-measured", source: .sound, summary: "switches whose sound the capture could not be trusted "
+                    + "at (the capture fell behind, the source sent nothing, the picture missed frames): the reason named, no "
+                    + "verdict, never a number", read: { m, _ in
+            guard let sound = m.sound, sound.isMeasured else { return nil }
+            let refused = sound.transitions.filter { $0.notMeasured != nil }
+            guard let first = refused.first?.notMeasured else { return nil }
+            return VerdictEvidence(rule: "sound-not-measured", source: .sound, verdict: nil,
+                                   words: "\(refused.count) of \(sound.transitions.count) switches heard not measured: \(first)")
+        }, examples: [
+            VerdictExample("a starved capture at the ad's start", with(playedThrough, sound: {
+                var starved = heard(gapMs: 0, avOffsetMs: 10)
+                starved.transitions[0].refuse("not measured: the sound capture fell 386 ms behind at 6.65 s")
+                return starved
+            }()), fires: true, verdict: .seamless, reasonHolds: "1 of 1 switches heard not measured: not measured: the sound capture fell 386 ms"),
+            VerdictExample("heard", with(playedThrough, sound: heard(gapMs: 0)), fires: false, verdict: .seamless),
+        ]),
         VerdictRule(id: "sound-gap", source: .sound, summary: "the tones went silent across a switch for audioGapMs or "
                     + "more: a glitch a viewer hears (from --capture-audio, else the capture's own audio)", read: { m, thresholds in
             let heard = m.sound?.isMeasured == true ? m.sound?.transitions.compactMap { t in t.gapMs.map { ($0, t.at) } } : nil
@@ -231,6 +247,7 @@ public enum VerdictRules {
         VerdictRule(id: "sound-seamless", source: .sound, summary: "every switch heard under audioGapMs, in sync within "
                     + "avOffsetMs (named in the reason)", read: { m, thresholds in
             guard let sound = m.sound, sound.isMeasured, !sound.transitions.isEmpty,
+                  !sound.transitions.contains(where: { $0.notMeasured != nil }),  // sound-not-measured names those
                   (sound.longestGapMs ?? 0) < thresholds.audioGapMs,
                   abs(sound.worstAVErrorMs ?? 0) <= thresholds.avOffsetMs else { return nil }
             let offsets = sound.transitions.compactMap(\.avOffsetMs).map { "\(Int($0))" }

@@ -103,8 +103,9 @@ public struct MeasuredColumns: Codable, Sendable, Equatable {
         sources = Self.sources(verdict)
         disagreements = verdict.disagreements
         if let heard = m.sound {
-            sound = heard.transitions.map { SoundColumn(transition: $0.at, gapMs: $0.gapMs, avOffsetMs: $0.avOffsetMs,
-                                                        expectedAvOffsetMs: $0.expectedAvOffsetMs) }
+            // A switch the capture could not be trusted at says so in place of figures.
+            sound = heard.transitions.map { SoundColumn(transition: $0.at + ($0.notMeasured != nil && $0.gapMs == nil ? ": not measured" : ""),
+                                                        gapMs: $0.gapMs, avOffsetMs: $0.avOffsetMs, expectedAvOffsetMs: $0.expectedAvOffsetMs) }
             audioGapMs = heard.longestGapMs
             avOffsetMs = heard.worstAVErrorMs
             if !heard.isMeasured { sound = [SoundColumn(transition: "sound \(heard.result)", gapMs: nil, avOffsetMs: nil, expectedAvOffsetMs: nil)] }
