@@ -29,6 +29,13 @@ public enum JSONDocument {
         return encoder
     }
 
+    /// The bytes `encoder(pretty:dates:).encode(value)` gives, written by `JSONDocumentWriter`
+    /// (Foundation's encoder only for what that writer leaves to it).
+    public static func encode<T: Encodable>(_ value: T, pretty: Bool = true, dates: Dates = .numeric) throws -> [UInt8] {
+        if let bytes = try JSONDocumentWriter(pretty: pretty, dates: dates).encode(value) { return bytes }
+        return Array(try encoder(pretty: pretty, dates: dates).encode(value))
+    }
+
     /// Reads what `encoder(dates: .numeric)` wrote.
     public static func decoder() -> JSONDecoder {
         let decoder = JSONDecoder()

@@ -135,7 +135,9 @@ enum PlaylistInput {
         var options = loaderOptions(timeout: timeout, fetchAssets: fetchAssets && !offline)
         if offline { options.fetchAssetLists = false }
         let loader = offline ? PresentationLoader(fetcher: OfflineFetcher(), options: options) : PresentationLoader(options: options)
-        let presentation = try await loader.load(location)
+        var presentation = try await loader.load(location)
+        // Offline nothing is fetched, but the rules still ask for every asset URI: resolved once here.
+        if offline && fetchAssets { presentation.rememberAssetReferences() }
         // A media playlist that does not load is a finding (media-playlist-unreachable) and a
         // line of inspect, not the end of the run: only the input itself is exit 2.
         return presentation
@@ -185,7 +187,7 @@ enum PlaylistInput {
 
     /// JSON as every document of the tool is written, with dates as ISO 8601 text.
     static func json<T: Encodable>(_ value: T) throws(CLIFailure) -> String {
-        do { return String(decoding: try JSONDocument.encoder(dates: .iso8601Milliseconds).encode(value), as: UTF8.self) + "\n" } catch {
+        do { return String(decoding: try JSONDocument.encode(value, dates: .iso8601Milliseconds), as: UTF8.self) + "\n" } catch {
             throw CLIFailure(message: "cannot encode the JSON document: \(error)", exitCode: CLIFailure.usage)
         }
     }

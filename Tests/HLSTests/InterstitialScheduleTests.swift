@@ -96,6 +96,15 @@ final class InterstitialScheduleTests: XCTestCase {
         XCTAssertNil(interstitial.resumeOffset)
         XCTAssertEqual(Set(interstitial.problems.map(\.attribute)),
                        ["X-RESTRICT", "CUE", "X-PLAYOUT-LIMIT", "X-RESUME-OFFSET", "X-TIMELINE-STYLE", "X-SKIP-CONTROL-LABEL-ID"])
+        // In a fixed order, whatever the dictionary's: CUE's first, then by attribute name, each
+        // attribute's own in the order found (X-SNAP: unknown tokens, then repeated ones).
+        let many = try XCTUnwrap(try media(text.replacingOccurrences(of: "X-RESTRICT=\"SKIP,SEEK\"",
+                                                                     with: "X-RESTRICT=\"SKIP,SEEK\",X-SNAP=\"OUT,UP,OUT\",X-CONTENT-MAY-VARY=\"MAYBE\",X-ASSET-LIST=1"))
+            .dateRanges.first?.interstitial)
+        XCTAssertEqual(many.problems.map(\.attribute), ["CUE", "X-ASSET-LIST", "X-CONTENT-MAY-VARY", "X-PLAYOUT-LIMIT", "X-RESTRICT",
+                                                        "X-RESUME-OFFSET", "X-SKIP-CONTROL-LABEL-ID", "X-SNAP", "X-SNAP", "X-TIMELINE-STYLE"])
+        XCTAssertEqual(many.problems.filter { $0.attribute == "X-SNAP" }.map(\.kind),
+                       [.unknownTokens(["UP"], allowed: ["OUT", "IN"]), .repeatedTokens(["OUT"])])
     }
 
     func testAssetListsDecodeStrictly() throws {

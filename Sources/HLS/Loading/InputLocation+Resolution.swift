@@ -21,7 +21,9 @@ extension InputLocation {
         let trimmed = reference.trimmingSpaces()
         guard !trimmed.isEmpty else { throw .invalidReference(reference: reference, playlist: description) }
         let ref = URIReference(parsing: URIReference.encodingInvalidCharacters(trimmed))
-        let resolved = ref.resolved(against: URIReference(parsing: uriText))
+        // An absolute reference (every X-ASSET-URI) does not read its base: the base's URI
+        // (percent-encoding a path) is made only for relative ones.
+        let resolved = ref.resolved(against: ref.scheme == nil ? URIReference(parsing: uriText) : ref)
         let scheme = resolved.scheme?.lowercased() ?? ""
         switch scheme {
         case "http", "https":

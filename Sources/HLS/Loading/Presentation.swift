@@ -142,10 +142,41 @@ public struct Presentation: Sendable {
     /// The asset list an interstitial of `media` names, or nil when it names none or it was not fetched.
     public func assetList(for interstitial: Interstitial, in media: LoadedMediaPlaylist) -> AssetListOutcome? {
         guard let reference = interstitial.assetList else { return nil }
+        return assetList(reference, in: media)
+    }
+
+    private func assetList(_ reference: String, in media: LoadedMediaPlaylist) -> AssetListOutcome? {
         switch resolutions.resolve(reference, from: media.location) {
         case .success(let location): return assetLists[location.description]
         case .failure(let error): return .failed(error)
         }
+    }
+
+    /// Resolves every asset URI the interstitials name (X-ASSET-URI, ASSETS[].URI of loaded asset
+    /// lists) once, so that rules asking for them find them resolved (lint --offline too, where
+    /// nothing is fetched); returns the distinct absolute ones, in the order written.
+    @discardableResult
+    public mutating func rememberAssetReferences() -> [InputLocation] {
+        var targets: [InputLocation] = []
+        var seen: Set<String> = []
+        func add(_ uri: String, _ base: InputLocation) {
+            let resolved = resolutions.remember(uri, from: base)
+            guard InputLocation.isAbsoluteURI(uri), case .success(let location) = resolved,
+                  seen.insert(location.description).inserted else { return }
+            targets.append(location)
+        }
+        for media in mediaPlaylists {
+            for range in media.playlist.dateRanges where range.isInterstitial {
+                // The two references only, as `Interstitial` reads them (quoted strings): reading
+                // every attribute of 1,000 ads here cost more than the resolving.
+                if let uri = range.clientAttributes["X-ASSET-URI"]?.quotedString { add(uri, media.location) }
+                if let reference = range.clientAttributes["X-ASSET-LIST"]?.quotedString,
+                   case .loaded(let list, let location, _)? = assetList(reference, in: media) {
+                    for asset in list.assets { add(asset.uri, location) }
+                }
+            }
+        }
+        return targets
     }
 
     /// The outcome of loading an asset URI (absolute, as X-ASSET-URI and ASSETS[].URI must be).

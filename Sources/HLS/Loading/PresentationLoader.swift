@@ -167,23 +167,7 @@ public struct PresentationLoader: Sendable {
     }
 
     private func fetchAssets(into presentation: inout Presentation) async {
-        var targets: [InputLocation] = []
-        var seen: Set<String> = []
-        func add(_ uri: String, _ base: InputLocation) {
-            let resolved = presentation.resolutions.remember(uri, from: base)
-            guard InputLocation.isAbsoluteURI(uri), case .success(let location) = resolved,
-                  seen.insert(location.description).inserted else { return }
-            targets.append(location)
-        }
-        for media in presentation.mediaPlaylists {
-            for range in media.playlist.dateRanges where range.isInterstitial {
-                guard let interstitial = range.interstitial else { continue }
-                if let uri = interstitial.assetURI { add(uri, media.location) }
-                if case .loaded(let list, let location, _)? = presentation.assetList(for: interstitial, in: media) {
-                    for asset in list.assets { add(asset.uri, location) }
-                }
-            }
-        }
+        let targets = presentation.rememberAssetReferences()
         let outcomes = await Self.map(targets, width: options.concurrency) { location in await loadAsset(location) }
         for (location, outcome) in zip(targets, outcomes) { presentation.assets[location.description] = outcome }
     }

@@ -56,8 +56,17 @@ public struct Interstitial: Sendable, Equatable, Codable {
         skipControlOffset = nil; skipControlDuration = nil; skipControlLabelID = nil
         cueFromXCue = false
         if let cue { noteTokens(cue, attribute: "CUE") }
-        for (name, value) in range.clientAttributes.sorted(by: { $0.key < $1.key }) {
-            read(name, value)
+        // No attribute's reading depends on another's, so the dictionary's order gives the same
+        // values; the problems are put in attribute-name order after (each attribute's own in
+        // the order found), as reading them sorted did. Sorting every ad's attributes was a
+        // third of reading it.
+        let before = problems.count
+        for (name, value) in range.clientAttributes { read(name, value) }
+        if problems.count - before > 1 {
+            let found = problems[before...].enumerated().sorted { a, b in
+                a.element.attribute != b.element.attribute ? a.element.attribute < b.element.attribute : a.offset < b.offset
+            }
+            problems.replaceSubrange(before..., with: found.map(\.element))
         }
     }
 

@@ -74,9 +74,23 @@ public enum HLSNumber {
     }
 
     /// Seconds for people and messages: `15`, `6.006`, `-2.5`.
+    /// The one place numbers in messages are formatted (the boundary rule writes eight per break).
     public static func format(_ value: Double) -> String {
         if value == value.rounded(), abs(value) < 1e15 { return String(Int(value)) }
-        var text = String(format: "%.3f", value)
+        guard value.isFinite else { return trimmed(String(format: "%.3f", value)) }
+        // `%.3f` from the C library, as String(format:) gives it (exact decimal rounding), without
+        // Foundation's format parser; HLSNumberFormatTests compares the two.
+        return withUnsafeTemporaryAllocation(of: CChar.self, capacity: 352) { buffer in
+            let written = withVaList([value]) { vsnprintf(buffer.baseAddress, buffer.count, "%.3f", $0) }
+            var end = Int(min(max(written, 0), Int32(buffer.count - 1)))
+            while end > 0, buffer[end - 1] == 0x30 { end -= 1 }
+            if end > 0, buffer[end - 1] == 0x2E { end -= 1 }
+            return String(decoding: UnsafeRawBufferPointer(start: buffer.baseAddress, count: end), as: UTF8.self)
+        }
+    }
+
+    private static func trimmed(_ formatted: String) -> String {
+        var text = formatted
         while text.hasSuffix("0") { text.removeLast() }
         if text.hasSuffix(".") { text.removeLast() }
         return text
@@ -203,8 +217,18 @@ public enum HLSDate {
         let days = Int(floorDiv(millis, 86_400_000))
         let msOfDay = Int(millis - Int64(days) * 86_400_000)
         let (y, m, d) = civil(fromDays: days)
-        return String(format: "%04d-%02d-%02dT%02d:%02d:%02d.%03dZ", y, m, d, msOfDay / 3_600_000,
-                      msOfDay / 60000 % 60, msOfDay / 1000 % 60, msOfDay % 1000)
+        // What `%04d-%02d-%02dT%02d:%02d:%02d.%03dZ` gives, digit by digit (a report writes one per break).
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(24)
+        func digits(_ value: Int, _ width: Int) {
+            var divisor = 1
+            for _ in 1..<width { divisor *= 10 }
+            while divisor > 0 { bytes.append(UInt8(48 + value / divisor % 10)); divisor /= 10 }
+        }
+        digits(y, 4); bytes.append(0x2D); digits(m, 2); bytes.append(0x2D); digits(d, 2); bytes.append(0x54)
+        digits(msOfDay / 3_600_000, 2); bytes.append(0x3A); digits(msOfDay / 60000 % 60, 2); bytes.append(0x3A)
+        digits(msOfDay / 1000 % 60, 2); bytes.append(0x2E); digits(msOfDay % 1000, 3); bytes.append(0x5A)
+        return String(decoding: bytes, as: UTF8.self)
     }
 
     private static func floorDiv(_ a: Int64, _ b: Int64) -> Int64 { a >= 0 ? a / b : -((-a + b - 1) / b) }
