@@ -54,12 +54,18 @@ static int loaded;
 static char load_error[512];
 static char filter_load_error[512];
 
+/* Lazy binding: libavcodec and libavformat pull in about a hundred codec and protocol libraries,
+   and binding every one of their functions at open (RTLD_NOW) cost a seventh of the load time for
+   functions a probe never calls. Every function Seamcheck calls is looked up with dlsym at load,
+   so a missing one is still an error there, not at its first call. */
+#define SC_DLOPEN_MODE (RTLD_LAZY | RTLD_LOCAL)
+
 static void load(void) {
     /* libavformat's own dependencies bring in the other two; each is opened by name so the
        symbols are looked up in the library that defines them. */
-    void *avutil = dlopen(SC_SONAME("avutil", LIBAVUTIL_VERSION_MAJOR), RTLD_NOW | RTLD_LOCAL);
-    void *avcodec = avutil ? dlopen(SC_SONAME("avcodec", LIBAVCODEC_VERSION_MAJOR), RTLD_NOW | RTLD_LOCAL) : NULL;
-    void *avformat = avcodec ? dlopen(SC_SONAME("avformat", LIBAVFORMAT_VERSION_MAJOR), RTLD_NOW | RTLD_LOCAL) : NULL;
+    void *avutil = dlopen(SC_SONAME("avutil", LIBAVUTIL_VERSION_MAJOR), SC_DLOPEN_MODE);
+    void *avcodec = avutil ? dlopen(SC_SONAME("avcodec", LIBAVCODEC_VERSION_MAJOR), SC_DLOPEN_MODE) : NULL;
+    void *avformat = avcodec ? dlopen(SC_SONAME("avformat", LIBAVFORMAT_VERSION_MAJOR), SC_DLOPEN_MODE) : NULL;
     if (!avformat) {
         snprintf(load_error, sizeof load_error, "%s", dlerror());
         return;
@@ -89,7 +95,7 @@ static int filter_loaded;
 
 static void load_filters(void) {
     if (sc_ffmpeg_load() != 0) return;
-    void *avfilter = dlopen(SC_SONAME("avfilter", LIBAVFILTER_VERSION_MAJOR), RTLD_NOW | RTLD_LOCAL);
+    void *avfilter = dlopen(SC_SONAME("avfilter", LIBAVFILTER_VERSION_MAJOR), SC_DLOPEN_MODE);
     if (!avfilter) {
         snprintf(filter_load_error, sizeof filter_load_error, "%s", dlerror());
         return;
@@ -205,7 +211,7 @@ static char capture_load_error[512];
 
 static void load_capture(void) {
     if (sc_ffmpeg_load() != 0) return;
-    void *swscale = dlopen(SC_SONAME("swscale", LIBSWSCALE_VERSION_MAJOR), RTLD_NOW | RTLD_LOCAL);
+    void *swscale = dlopen(SC_SONAME("swscale", LIBSWSCALE_VERSION_MAJOR), SC_DLOPEN_MODE);
     if (!swscale) {
         snprintf(capture_load_error, sizeof capture_load_error, "%s", dlerror());
         return;
@@ -219,7 +225,7 @@ static void load_capture(void) {
     capture_loaded = 1;
     /* libavdevice's major follows libavformat's (59 in FFmpeg 5.1); Debian ships no header for
        it in the packages Seamcheck builds with, and its one call needs none. */
-    void *avdevice = dlopen(SC_SONAME("avdevice", LIBAVFORMAT_VERSION_MAJOR), RTLD_NOW | RTLD_LOCAL);
+    void *avdevice = dlopen(SC_SONAME("avdevice", LIBAVFORMAT_VERSION_MAJOR), SC_DLOPEN_MODE);
     void (*register_all)(void) = avdevice ? (void (*)(void))dlsym(avdevice, "avdevice_register_all") : NULL;
     if (register_all) {
         register_all();
