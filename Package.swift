@@ -93,6 +93,7 @@ let package = Package(
                            .product(name: "NIOPosix", package: "swift-nio"),
                            .product(name: "NIOHTTP1", package: "swift-nio"),
                            .product(name: "NIOHTTPTypes", package: "swift-nio-extras"),
+                           .product(name: "NIOHTTPTypesHTTP1", package: "swift-nio-extras"),
                            .product(name: "ServiceLifecycle", package: "swift-service-lifecycle")]
         ),
         .target(

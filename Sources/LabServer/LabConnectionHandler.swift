@@ -17,9 +17,10 @@ import NIOHTTP1
 ///   connection closed unanswered); at most `rejectedLimit` a connection.
 /// - **Socket metering**: every response body part's write promise settles the connection's
 ///   `SocketMeter` (what the socket really took), which RequestLogMiddleware logs and waits on.
+/// - **Requests handed on**: counts the request heads going to Hummingbird and the response ends
+///   coming back (`ForwardedRequests`, which `PlaylistFastPath` reads to keep the answers' order).
 ///
-/// Placed by `Installer`, which Hummingbird adds with the connection's other handlers and which
-/// then takes itself out of the pipeline.
+/// Placed by `LabChildChannel`.
 final class LabConnectionHandler: ChannelDuplexHandler, RemovableChannelHandler {
     typealias InboundIn = HTTPServerRequestPart
     typealias InboundOut = HTTPServerRequestPart
@@ -37,9 +38,11 @@ final class LabConnectionHandler: ChannelDuplexHandler, RemovableChannelHandler 
     private var rejected: LabRequestRecord?
     private var rejectedAt = ContinuousClock.now
     private var channelId: ObjectIdentifier?
+    private let forwarded: ForwardedRequests
 
-    init(log: RequestLog) {
+    init(log: RequestLog, forwarded: ForwardedRequests = ForwardedRequests()) {
         self.log = log
+        self.forwarded = forwarded
     }
 
     func handlerAdded(context: ChannelHandlerContext) {
@@ -65,6 +68,7 @@ final class LabConnectionHandler: ChannelDuplexHandler, RemovableChannelHandler 
             return
         }
         lastPath = head.uri
+        forwarded.open += 1
         if !head.isKeepAlive {
             head.headers.replaceOrAdd(name: "connection", value: "close")
             context.fireChannelRead(wrapInboundOut(.head(head)))
@@ -98,7 +102,10 @@ final class LabConnectionHandler: ChannelDuplexHandler, RemovableChannelHandler 
             rejected?.status = Int(head.status.code)
             commitRejected()
             context.write(data, promise: promise)
-        case .head, .end:
+        case .end:
+            forwarded.open = max(0, forwarded.open - 1)
+            context.write(data, promise: promise)
+        case .head:
             context.write(data, promise: promise)
         }
     }
@@ -115,23 +122,5 @@ final class LabConnectionHandler: ChannelDuplexHandler, RemovableChannelHandler 
         rejected = nil
         rejectedCount += 1
         log.append(record)
-    }
-
-    /// Puts a `LabConnectionHandler` right after the HTTP/1 request decoder, then leaves.
-    final class Installer: ChannelInboundHandler, RemovableChannelHandler {
-        typealias InboundIn = NIOAny
-        let log: RequestLog
-
-        init(log: RequestLog) {
-            self.log = log
-        }
-
-        func handlerAdded(context: ChannelHandlerContext) {
-            let pipeline = context.pipeline.syncOperations
-            if let decoder = try? pipeline.handler(type: ByteToMessageHandler<HTTPRequestDecoder>.self) {
-                try? pipeline.addHandler(LabConnectionHandler(log: log), position: .after(decoder))
-            }
-            pipeline.removeHandler(context: context, promise: nil)
-        }
     }
 }

@@ -3,6 +3,7 @@ import Foundation
 import LabCore
 import HLS
 import Hummingbird
+import HummingbirdCore
 import Logging
 import NIOCore
 
@@ -122,13 +123,12 @@ public enum LabServer {
         DashboardAPI(store: store, manifest: manifest, feed: feed, renderCell: options.dashboardCellRenderer).register(on: router)
 
         let idle = TimeAmount.milliseconds(Int64(options.idleTimeout / .milliseconds(1)))
+        let fastPathResponder = options.playlistFastPath ? fastPath : nil
         let app = Application(
             router: router,
-            server: .http1(configuration: .init(
-                additionalChannelHandlers: [LabConnectionHandler.Installer(log: log)]
-                    + (options.playlistFastPath ? [PlaylistFastPath.Installer(responder: fastPath)] : [])
-                    + [IdleStateHandler(writeTimeout: idle), StalledWriteCloser()],
-                idleTimeout: idle)),
+            server: HTTPServerBuilder { responder in
+                LabChildChannel(responder: responder, log: log, fastPath: fastPathResponder, idleTimeout: idle)
+            },
             configuration: .init(address: .hostname(options.bind, port: options.port), serverName: serverName),
             onServerRunning: { channel in
                 let port = channel.localAddress?.port ?? options.port

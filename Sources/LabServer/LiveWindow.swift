@@ -74,6 +74,12 @@ struct LiveWindowMiddleware<Context: RemoteAddressRequestContext & LocalAddressR
     /// not a live case's media playlist (the request passes on). A fetch of a live case's
     /// `master.m3u8` records the client's join and passes on too.
     func reply(_ decoded: String, client: String, authority: String?, local: SocketAddress?) -> PlaylistReply? {
+        guard !live.isEmpty else { return nil }
+        return reply(decoded, client: client, authority: authority, localAuthority: SuiteFiles.authority(local))
+    }
+
+    /// As `reply(_:client:authority:local:)`, with the server's end of the connection as `ADDRESS:PORT`.
+    func reply(_ decoded: String, client: String, authority: String?, localAuthority: String?) -> PlaylistReply? {
         guard !live.isEmpty, let caseId = SuiteFiles.caseId(of: decoded), let window = live[caseId] else { return nil }
         let folder = "/cases/\(caseId)/"
         if decoded == folder + "master.m3u8" {
@@ -83,7 +89,7 @@ struct LiveWindowMiddleware<Context: RemoteAddressRequestContext & LocalAddressR
         guard decoded == folder + "primary.m3u8", let file = paths.resolve(decoded),
               let template = cache.liveWindow(of: file.path, info: file.info, placeholder: placeholder,
                                               limit: TemplateMiddleware<Context>.maxTemplateBytes,
-                                              origin: SuiteFiles.origin(host: authority, fallback: SuiteFiles.authority(local) ?? fallbackHost))
+                                              origin: SuiteFiles.origin(host: authority, fallback: localAuthority ?? fallbackHost))
         else { return nil }
         let now = clock()
         let joined = book.joined(client, case: caseId, now: now)

@@ -1,29 +1,31 @@
 import Foundation
-import HTTPTypes
-import Hummingbird
-import HummingbirdCore
 import LabCore
 import NIOCore
-import NIOHTTPTypes
 
-/// The hot path of a lab, answered on the connection's event loop: a GET or HEAD of a playlist or
-/// asset list of the suite (a template with the origin filled in, or a live case's window), which
-/// every receiver polls each target duration. Hummingbird's router, middleware chain and per-request
-/// task cost several times the work itself (docs/benchmarks.md, lab-serve); here the same
-/// `LiveWindowMiddleware` and `TemplateMiddleware` make the reply, the same record goes to the
-/// request log (its bytes and completion from the body's write promise: what the socket took), and
-/// the response carries Hummingbird's `Date` and `Server` headers. Everything else, and a request
-/// that arrives while one passed on is still being answered (pipelining keeps its order), passes on
-/// to Hummingbird untouched: errors (404, 403), ranges of media files, the lab page and its API,
-/// and requests pushed on a receiver's behalf (`LabAccess.pushedForHeader`).
+/// The hot path of a lab, answered from the connection's bytes before any HTTP parser: a GET or
+/// HEAD of a playlist or asset list of the suite (a template with the origin filled in, or a live
+/// case's window), which every receiver polls each target duration. NIO's HTTP codec, Hummingbird's
+/// handlers, its async channel and request task cost several times the work itself
+/// (docs/benchmarks.md, lab-serve); here `RawRequest` reads the head, the same
+/// `LiveWindowMiddleware` and `TemplateMiddleware` make the reply, it goes out as one buffer (the
+/// bytes Hummingbird sent for it: status line, `Content-Type`, `Cache-Control`, `Content-Length`,
+/// `Date`, `Server`), flushed once per read, and the same record goes to the request log (its bytes
+/// and completion from the write's promise: what the socket took).
 ///
-/// Sits after Hummingbird's connection state handler (which so sees every request and response:
-/// idle timeout, `Connection: close`, graceful shutdown) and before the request task's channel.
-final class PlaylistFastPath: ChannelDuplexHandler, RemovableChannelHandler {
-    typealias InboundIn = HTTPRequestPart
-    typealias InboundOut = HTTPRequestPart
-    typealias OutboundIn = HTTPResponsePart
-    typealias OutboundOut = HTTPResponsePart
+/// Everything else is handed on unchanged, as bytes, to NIO's parser and Hummingbird: errors (404,
+/// 403), media files and ranges of them, the lab page and its API, requests pushed on a receiver's
+/// behalf (`LabAccess.pushedForHeader`). A pipelined connection keeps its order: while a request
+/// handed on is unanswered (`ForwardedRequests`), the requests after it are handed on too. A head
+/// `RawRequest` does not recognise (a body, a malformed line) hands on the rest of the connection.
+///
+/// First in the connection's pipeline after the write-idle closer (which so sees these writes too);
+/// Hummingbird's connection state handler sees only what is handed on (graceful shutdown closes a
+/// connection with nothing handed on unanswered at once, as before; the idle timeout is the
+/// write-idle closer's: `LabChildChannel`).
+final class PlaylistFastPath: ChannelInboundHandler, RemovableChannelHandler {
+    typealias InboundIn = ByteBuffer
+    typealias InboundOut = ByteBuffer
+    typealias OutboundOut = ByteBuffer
 
     /// What the fast path needs, shared by every connection.
     struct Responder: Sendable {
@@ -33,60 +35,76 @@ final class PlaylistFastPath: ChannelDuplexHandler, RemovableChannelHandler {
         let knownCases: Set<String>
         let serverName: String
         let dates = HTTPDateCache()
-        static let pushedFor = HTTPField.Name(LabAccess.pushedForHeader)!
-    }
-
-    private struct Answer {
-        var record: LabRequestRecord
-        var started: ContinuousClock.Instant
-        var reply: PlaylistReply
-        var head: Bool
-        /// The client asked for no more (`Connection: close`, or HTTP/1.0 as LabConnectionHandler marks it).
-        var close: Bool
     }
 
     private let responder: Responder
-    /// Requests passed on to Hummingbird whose response has not ended yet.
-    private var passedOn = 0
-    /// The parts of the current request go on to Hummingbird.
-    private var passing = false
-    private var answer: Answer?
-    /// A request answered here asked for no more: its connection's output is closed, and what the
+    private let forwarded: ForwardedRequests
+    /// The start of a request still arriving.
+    private var held: ByteBuffer?
+    /// A head was not recognised: NIO's parser reads the rest of the connection.
+    private var handingOn = false
+    /// A request answered here asked for no more: the connection's output is closed, and what the
     /// client sends after it is dropped (Hummingbird does the same, ending its loop).
     private var closing = false
-    /// The connection's SocketMeter (LabConnectionHandler's).
-    private var meter: SocketMeter?
+    private var wrote = false
+    /// This connection's ends, made once.
+    private var client = "unknown"
+    private var clientPort: Int?
+    private var localAuthority: String?
 
-    init(responder: Responder) {
+    init(responder: Responder, forwarded: ForwardedRequests) {
         self.responder = responder
+        self.forwarded = forwarded
     }
 
     func handlerAdded(context: ChannelHandlerContext) {
-        meter = SocketMeter.meter(of: context.channel)
+        let remote = context.channel.remoteAddress
+        client = remote?.ipAddress ?? "unknown"
+        clientPort = remote?.port
+        localAuthority = SuiteFiles.authority(context.channel.localAddress)
     }
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
-        if closing { return }
-        switch unwrapInboundIn(data) {
-        case .head(let request):
-            if passedOn == 0, let answer = answer(request, channel: context.channel) {
-                self.answer = answer
-                passing = false
-                return
-            }
-            passedOn += 1
-            passing = true
+        if handingOn {
             context.fireChannelRead(data)
-        case .body:
-            if passing { context.fireChannelRead(data) }
-        case .end:
-            if passing {
-                context.fireChannelRead(data)
-            } else if let answer {
-                self.answer = nil
-                send(answer, context: context)
+            return
+        }
+        if closing { return }
+        var bytes = unwrapInboundIn(data)
+        if var start = held {
+            held = nil
+            start.writeBuffer(&bytes)
+            bytes = start
+        }
+        // The requests handed on from this read, sent on together.
+        var handOn: ByteBuffer?
+        while bytes.readableBytes > 0, !closing {
+            switch bytes.withUnsafeReadableBytes({ RawRequest.scan($0) }) {
+            case .incomplete:
+                held = bytes
+                bytes.moveReaderIndex(forwardBy: bytes.readableBytes)
+            case .unrecognised:
+                handingOn = true
+                append(&handOn, bytes.readSlice(length: bytes.readableBytes)!)
+            case .request(let request, let length):
+                let whole = bytes.readSlice(length: length)!
+                // Nothing handed on may be unanswered, here or after Hummingbird.
+                if handOn == nil, forwarded.open == 0, let answer = answer(request) {
+                    send(answer, context: context)
+                } else {
+                    append(&handOn, whole)
+                }
             }
         }
+        if let handOn { context.fireChannelRead(wrapInboundOut(handOn)) }
+    }
+
+    func channelReadComplete(context: ChannelHandlerContext) {
+        if wrote {
+            wrote = false
+            context.flush()
+        }
+        context.fireChannelReadComplete()
     }
 
     func errorCaught(context: ChannelHandlerContext, error: any Error) {
@@ -94,51 +112,58 @@ final class PlaylistFastPath: ChannelDuplexHandler, RemovableChannelHandler {
         context.fireErrorCaught(error)
     }
 
-    func write(context: ChannelHandlerContext, data: NIOAny, promise: EventLoopPromise<Void>?) {
-        if case .end = unwrapOutboundIn(data), passedOn > 0 { passedOn -= 1 }
-        context.write(data, promise: promise)
+    private func append(_ handOn: inout ByteBuffer?, _ bytes: ByteBuffer) {
+        if handOn == nil {
+            handOn = bytes
+        } else {
+            var bytes = bytes
+            handOn!.writeBuffer(&bytes)
+        }
     }
 
-    /// The reply to `request`, or nil when it passes on.
-    private func answer(_ request: HTTPRequest, channel: any Channel) -> Answer? {
-        guard request.method == .get || request.method == .head, let target = request.path,
-              target.utf8.first == UInt8(ascii: "/"), !target.utf8.contains(UInt8(ascii: "#")),
-              request.headerFields[Responder.pushedFor] == nil else { return nil }
+    private struct Answer {
+        var record: LabRequestRecord
+        var started: ContinuousClock.Instant
+        var reply: PlaylistReply
+        var head: Bool
+        var close: Bool
+    }
+
+    /// The reply to `request`, or nil when it is handed on.
+    private func answer(_ request: RawRequest) -> Answer? {
+        guard request.method != .other, !request.pushedFor else { return nil }
+        let target = request.target
+        guard target.utf8.first == UInt8(ascii: "/"), !target.utf8.contains(UInt8(ascii: "#")) else { return nil }
         let question = target.utf8.firstIndex(of: UInt8(ascii: "?"))
         let path = question.map { String(target[..<$0]) } ?? target
         guard let decoded = SuiteFiles.requestPath(path) else { return nil }
-        let address = channel.remoteAddress
-        let client = address?.ipAddress ?? "unknown"
-        let local = channel.localAddress
-        guard let reply = responder.live.reply(decoded, client: client, authority: request.authority, local: local)
-                ?? responder.templates.reply(decoded, authority: request.authority, local: local) else { return nil }
+        guard let reply = responder.live.reply(decoded, client: client, authority: request.host, localAuthority: localAuthority)
+                ?? responder.templates.reply(decoded, authority: request.host, localAuthority: localAuthority) else { return nil }
         let caseId = SuiteFiles.caseId(of: path).flatMap { responder.knownCases.contains($0) ? $0 : nil }
         let record = LabRequestRecord(
-            at: Date(), client: client, clientPort: address?.port,
-            method: request.method.rawValue, path: String(path.prefix(2048)),
+            at: Date(), client: client, clientPort: clientPort,
+            method: request.methodName, path: String(path.prefix(2048)),
             query: question.map { String(target[target.utf8.index(after: $0)...].prefix(2048)) },
-            range: request.headerFields[.range].map { String($0.prefix(256)) },
-            status: 200, bytes: 0, durationMs: 0, userAgent: request.headerFields[.userAgent].map { String($0.prefix(512)) },
+            range: request.range.map { String($0.prefix(256)) },
+            status: 200, bytes: 0, durationMs: 0, userAgent: request.userAgent.map { String($0.prefix(512)) },
             caseId: caseId)
-        return Answer(record: record, started: .now, reply: reply, head: request.method == .head,
-                      close: request.headerFields[.connection] == "close")
+        return Answer(record: record, started: .now, reply: reply, head: request.method == .head, close: !request.keepAlive)
     }
 
     private func send(_ answer: Answer, context: ChannelHandlerContext) {
-        var headers = answer.reply.headers
-        headers[.date] = responder.dates.now()
-        headers[.server] = responder.serverName
-        context.write(wrapOutboundOut(.head(HTTPResponse(status: .ok, headerFields: headers))), promise: nil)
+        let body = answer.reply.body
+        let bytes = Self.encode(answer.reply, head: answer.head, date: responder.dates.now(), server: responder.serverName,
+                                allocator: context.channel.allocator)
         let log = responder.log
         var record = answer.record
         let started = answer.started
-        record.expectedBytes = answer.head ? 0 : answer.reply.body.readableBytes
+        record.expectedBytes = answer.head ? 0 : body.readableBytes
         if answer.head {
             record.completed = true
             record.durationMs = RequestLogMiddleware.milliseconds(ContinuousClock.now - started)
             log.append(record)
+            context.write(wrapOutboundOut(bytes), promise: nil)
         } else {
-            let body = answer.reply.body
             let written = context.eventLoop.makePromise(of: Void.self)
             let pending = record
             written.futureResult.whenComplete { result in
@@ -152,37 +177,45 @@ final class PlaylistFastPath: ChannelDuplexHandler, RemovableChannelHandler {
                 done.durationMs = RequestLogMiddleware.milliseconds(ContinuousClock.now - started)
                 log.append(done)
             }
-            // The connection's meter settles every body write: what it settles must be handed first,
-            // or a body RequestLogMiddleware writes next on this connection would read as settled early.
-            meter?.hand(body.readableBytes)
-            context.write(wrapOutboundOut(.body(body)), promise: written)
+            context.write(wrapOutboundOut(bytes), promise: written)
         }
-        context.writeAndFlush(wrapOutboundOut(.end(nil)), promise: nil)
+        wrote = true
         if answer.close {
             closing = true
+            wrote = false
+            held = nil
+            context.flush()
             context.close(mode: .output, promise: nil)
         }
     }
 
-    /// Puts a `PlaylistFastPath` right after Hummingbird's connection state handler at the
-    /// connection's first read (the pipeline is complete by then), then leaves.
-    final class Installer: ChannelInboundHandler, RemovableChannelHandler {
-        typealias InboundIn = NIOAny
-        let responder: Responder
-
-        init(responder: Responder) {
-            self.responder = responder
+    /// The response Hummingbird sent for a playlist, as bytes.
+    static func encode(_ reply: PlaylistReply, head: Bool, date: String, server: String, allocator: ByteBufferAllocator) -> ByteBuffer {
+        let length = reply.body.readableBytes
+        var out = allocator.buffer(capacity: 160 + reply.contentType.utf8.count + server.utf8.count + (head ? 0 : length))
+        out.writeStaticString("HTTP/1.1 200 OK\r\nContent-Type: ")
+        out.writeString(reply.contentType)
+        out.writeStaticString("\r\nCache-Control: no-cache\r\nContent-Length: ")
+        out.writeString(String(length))
+        out.writeStaticString("\r\nDate: ")
+        out.writeString(date)
+        out.writeStaticString("\r\nServer: ")
+        out.writeString(server)
+        out.writeStaticString("\r\n\r\n")
+        if !head {
+            var body = reply.body
+            out.writeBuffer(&body)
         }
-
-        func channelRead(context: ChannelHandlerContext, data: NIOAny) {
-            let pipeline = context.pipeline.syncOperations
-            if let state = try? pipeline.handler(type: HTTPConnectionStateHandler.self) {
-                try? pipeline.addHandler(PlaylistFastPath(responder: responder), position: .after(state))
-            }
-            context.fireChannelRead(data)
-            pipeline.removeHandler(context: context, promise: nil)
-        }
+        return out
     }
+}
+
+/// Requests of one connection handed on to Hummingbird and not yet answered (their response's end
+/// not yet written): counted by `LabConnectionHandler`, which sees both; read by `PlaylistFastPath`,
+/// which answers nothing while any is open (the answers keep the requests' order). Confined to the
+/// connection's event loop.
+final class ForwardedRequests {
+    var open = 0
 }
 
 /// The `Date` header's value (RFC 9110 5.6.7), made once a second.

@@ -232,10 +232,16 @@ struct TemplateMiddleware<Context: LocalAddressRequestContext>: RouterMiddleware
     /// The template at `decoded` (a percent-decoded request path) with the origin the client used
     /// filled in; nil when it is not a template of the suite (the request passes on).
     func reply(_ decoded: String, authority: String?, local: SocketAddress?) -> PlaylistReply? {
+        reply(decoded, authority: authority, localAuthority: SuiteFiles.authority(local))
+    }
+
+    /// As `reply(_:authority:local:)`, with the server's end of the connection as `ADDRESS:PORT`
+    /// (the fast path makes it once a connection).
+    func reply(_ decoded: String, authority: String?, localAuthority: String?) -> PlaylistReply? {
         guard decoded.hasSuffix(".m3u8") || decoded.hasSuffix(".json"),
               let file = paths.resolve(decoded),
               let buffer = cache.body(of: file.path, info: file.info, placeholder: placeholder, limit: Self.maxTemplateBytes,
-                                      origin: SuiteFiles.origin(host: authority, fallback: SuiteFiles.authority(local) ?? fallbackHost))
+                                      origin: SuiteFiles.origin(host: authority, fallback: localAuthority ?? fallbackHost))
         else { return nil }
         return PlaylistReply(contentType: SuiteFiles.mediaType(of: decoded) ?? "application/octet-stream", body: buffer)
     }
