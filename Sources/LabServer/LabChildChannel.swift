@@ -31,11 +31,11 @@ struct LabChildChannel: ServerChildChannel, HTTPChannelHandler {
     func setup(channel: any Channel, logger: Logger) -> EventLoopFuture<Value> {
         channel.eventLoop.makeCompletedFuture {
             let pipeline = channel.pipeline.syncOperations
-            let forwarded = ForwardedRequests()
+            let ledger = ConnectionLedger()
             try pipeline.addHandler(IdleStateHandler(writeTimeout: idleTimeout))
             try pipeline.addHandler(StalledWriteCloser())
             if let fastPath {
-                try pipeline.addHandler(PlaylistFastPath(responder: fastPath, forwarded: forwarded))
+                try pipeline.addHandler(PlaylistFastPath(responder: fastPath, ledger: ledger))
             }
             // As HTTP1Channel sets it up, with its default decoder limits.
             var limits = NIOHTTPDecoderLimitConfiguration()
@@ -45,7 +45,7 @@ struct LabChildChannel: ServerChildChannel, HTTPChannelHandler {
             try pipeline.configureHTTPServerPipeline(
                 withPipeliningAssistance: false, withErrorHandling: false, withOutboundHeaderValidation: false,
                 withEncoderConfiguration: .init(), withDecoderLimitConfiguration: limits)
-            try pipeline.addHandler(LabConnectionHandler(log: log, forwarded: forwarded))
+            try pipeline.addHandler(LabConnectionHandler(log: log, ledger: ledger))
             try pipeline.addHandler(HTTP1ToHTTPServerCodec(secure: false))
             try pipeline.addHandler(HTTPConnectionStateHandler(idleTimeout: nil, logger: logger))
             return try NIOAsyncChannel(wrappingChannelSynchronously: channel, configuration: .init(isOutboundHalfClosureEnabled: true))

@@ -18,7 +18,7 @@ import NIOHTTP1
 /// - **Socket metering**: every response body part's write promise settles the connection's
 ///   `SocketMeter` (what the socket really took), which RequestLogMiddleware logs and waits on.
 /// - **Requests handed on**: counts the request heads going to Hummingbird and the response ends
-///   coming back (`ForwardedRequests`, which `PlaylistFastPath` reads to keep the answers' order).
+///   coming back (`ConnectionLedger`, which `PlaylistFastPath` reads to keep the answers' order).
 ///
 /// Placed by `LabChildChannel`.
 final class LabConnectionHandler: ChannelDuplexHandler, RemovableChannelHandler {
@@ -33,16 +33,15 @@ final class LabConnectionHandler: ChannelDuplexHandler, RemovableChannelHandler 
 
     let meter = SocketMeter()
     private let log: RequestLog
-    private var lastPath: String?
     private var rejectedCount = 0
     private var rejected: LabRequestRecord?
     private var rejectedAt = ContinuousClock.now
     private var channelId: ObjectIdentifier?
-    private let forwarded: ForwardedRequests
+    private let ledger: ConnectionLedger
 
-    init(log: RequestLog, forwarded: ForwardedRequests = ForwardedRequests()) {
+    init(log: RequestLog, ledger: ConnectionLedger = ConnectionLedger()) {
         self.log = log
-        self.forwarded = forwarded
+        self.ledger = ledger
     }
 
     func handlerAdded(context: ChannelHandlerContext) {
@@ -67,8 +66,8 @@ final class LabConnectionHandler: ChannelDuplexHandler, RemovableChannelHandler 
             context.fireChannelRead(data)
             return
         }
-        lastPath = head.uri
-        forwarded.open += 1
+        ledger.lastPath = head.uri
+        ledger.handedOn += 1
         if !head.isKeepAlive {
             head.headers.replaceOrAdd(name: "connection", value: "close")
             context.fireChannelRead(wrapInboundOut(.head(head)))
@@ -83,7 +82,7 @@ final class LabConnectionHandler: ChannelDuplexHandler, RemovableChannelHandler 
             rejectedAt = .now
             rejected = LabRequestRecord(
                 at: Date(), client: address?.ipAddress ?? "unknown", clientPort: address?.port, method: Self.rejectedMethod,
-                path: lastPath.map { String($0.prefix(2048)) } ?? "-", status: 0, bytes: 0, durationMs: 0, userAgent: nil, completed: true)
+                path: ledger.lastPath.map { String($0.prefix(2048)) } ?? "-", status: 0, bytes: 0, durationMs: 0, userAgent: nil, completed: true)
         }
         context.fireErrorCaught(error)
     }
@@ -103,7 +102,7 @@ final class LabConnectionHandler: ChannelDuplexHandler, RemovableChannelHandler 
             commitRejected()
             context.write(data, promise: promise)
         case .end:
-            forwarded.open = max(0, forwarded.open - 1)
+            ledger.handedOn = max(0, ledger.handedOn - 1)
             context.write(data, promise: promise)
         case .head:
             context.write(data, promise: promise)

@@ -15,7 +15,7 @@ import NIOCore
 /// Everything else is handed on unchanged, as bytes, to NIO's parser and Hummingbird: errors (404,
 /// 403), media files and ranges of them, the lab page and its API, requests pushed on a receiver's
 /// behalf (`LabAccess.pushedForHeader`). A pipelined connection keeps its order: while a request
-/// handed on is unanswered (`ForwardedRequests`), the requests after it are handed on too. A head
+/// handed on is unanswered (`ConnectionLedger`), the requests after it are handed on too. A head
 /// `RawRequest` does not recognise (a body, a malformed line) hands on the rest of the connection.
 ///
 /// First in the connection's pipeline after the write-idle closer (which so sees these writes too);
@@ -38,7 +38,7 @@ final class PlaylistFastPath: ChannelInboundHandler, RemovableChannelHandler {
     }
 
     private let responder: Responder
-    private let forwarded: ForwardedRequests
+    private let ledger: ConnectionLedger
     /// The start of a request still arriving.
     private var held: ByteBuffer?
     /// A head was not recognised: NIO's parser reads the rest of the connection.
@@ -52,9 +52,9 @@ final class PlaylistFastPath: ChannelInboundHandler, RemovableChannelHandler {
     private var clientPort: Int?
     private var localAuthority: String?
 
-    init(responder: Responder, forwarded: ForwardedRequests) {
+    init(responder: Responder, ledger: ConnectionLedger) {
         self.responder = responder
-        self.forwarded = forwarded
+        self.ledger = ledger
     }
 
     func handlerAdded(context: ChannelHandlerContext) {
@@ -89,7 +89,7 @@ final class PlaylistFastPath: ChannelInboundHandler, RemovableChannelHandler {
             case .request(let request, let length):
                 let whole = bytes.readSlice(length: length)!
                 // Nothing handed on may be unanswered, here or after Hummingbird.
-                if handOn == nil, forwarded.open == 0, let answer = answer(request) {
+                if handOn == nil, ledger.handedOn == 0, let answer = answer(request) {
                     send(answer, context: context)
                 } else {
                     append(&handOn, whole)
@@ -139,6 +139,7 @@ final class PlaylistFastPath: ChannelInboundHandler, RemovableChannelHandler {
         guard let decoded = SuiteFiles.requestPath(path) else { return nil }
         guard let reply = responder.live.reply(decoded, client: client, authority: request.host, localAuthority: localAuthority)
                 ?? responder.templates.reply(decoded, authority: request.host, localAuthority: localAuthority) else { return nil }
+        ledger.lastPath = target
         let caseId = SuiteFiles.caseId(of: path).flatMap { responder.knownCases.contains($0) ? $0 : nil }
         let record = LabRequestRecord(
             at: Date(), client: client, clientPort: clientPort,
@@ -210,12 +211,16 @@ final class PlaylistFastPath: ChannelInboundHandler, RemovableChannelHandler {
     }
 }
 
-/// Requests of one connection handed on to Hummingbird and not yet answered (their response's end
-/// not yet written): counted by `LabConnectionHandler`, which sees both; read by `PlaylistFastPath`,
-/// which answers nothing while any is open (the answers keep the requests' order). Confined to the
-/// connection's event loop.
-final class ForwardedRequests {
-    var open = 0
+/// What `PlaylistFastPath` and `LabConnectionHandler` share on one connection (confined to its
+/// event loop).
+final class ConnectionLedger {
+    /// Requests handed on to Hummingbird and not yet answered (their response's end not yet
+    /// written): counted by `LabConnectionHandler`, which sees both; the fast path answers nothing
+    /// while any is open, so the answers keep the requests' order.
+    var handedOn = 0
+    /// The target of the connection's last request, whoever answered it (a rejected request's log
+    /// row names it).
+    var lastPath: String?
 }
 
 /// The `Date` header's value (RFC 9110 5.6.7), made once a second.

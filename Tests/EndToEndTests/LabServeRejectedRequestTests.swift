@@ -79,8 +79,15 @@ final class LabServeRejectedRequestTests: HandMadeSuiteTestCase {
 /// closes or 5 s pass. MSG_NOSIGNAL: a server that closes mid-send is an answer, not a SIGPIPE.
 enum RawClient {
     static func exchange(port: Int, _ bytes: [UInt8]) throws -> String {
-        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        let fd = try connected(port: port)
         defer { close(fd) }
+        send(fd, bytes)
+        return receive(fd)
+    }
+
+    /// A socket connected to 127.0.0.1:`port`, sends and receives timing out after 5 s.
+    static func connected(port: Int) throws -> Int32 {
+        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         var timeout = timeval(tv_sec: 5, tv_usec: 0)
         setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
         setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
@@ -91,13 +98,24 @@ enum RawClient {
         let connected = withUnsafePointer(to: &address) {
             $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
         }
-        guard connected == 0 else { throw CommandError.notFound("cannot connect to 127.0.0.1:\(port): errno \(errno)") }
+        guard connected == 0 else {
+            close(fd)
+            throw CommandError.notFound("cannot connect to 127.0.0.1:\(port): errno \(errno)")
+        }
+        return fd
+    }
+
+    static func send(_ fd: Int32, _ bytes: [UInt8]) {
         var sent = 0
         while sent < bytes.count {
-            let count = bytes[sent...].withUnsafeBytes { send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
+            let count = bytes[sent...].withUnsafeBytes { Glibc.send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
             guard count > 0 else { break }
             sent += count
         }
+    }
+
+    /// What arrives until the server closes, 5 s pass, or 1 MiB came.
+    static func receive(_ fd: Int32) -> String {
         var answer: [UInt8] = []
         var buffer = [UInt8](repeating: 0, count: 16 << 10)
         while answer.count < 1 << 20 {
