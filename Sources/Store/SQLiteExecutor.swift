@@ -141,14 +141,17 @@ struct GRDBConnection: SQLConnection {
         }
     }
 
+    /// As optional existentials: GRDB maps those with a closure, while its initializer for a
+    /// sequence of one conforming type maps with a key path, unspecialised here (under `lab serve`'s
+    /// playlist load that map was a third of the request log's thread).
     static func arguments(_ values: [any SQLBindable]) -> StatementArguments {
-        StatementArguments(values.map { value -> DatabaseValue in
+        StatementArguments(values.map { value -> (any DatabaseValueConvertible)? in
             switch value.sqlValue {
-            case .null: return .null
-            case .integer(let v): return v.databaseValue
-            case .real(let v): return v.databaseValue
-            case .text(let v): return v.databaseValue
-            case .blob(let v): return v.databaseValue
+            case .null: return nil
+            case .integer(let v): return v
+            case .real(let v): return v
+            case .text(let v): return v
+            case .blob(let v): return v
             }
         })
     }

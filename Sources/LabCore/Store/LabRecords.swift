@@ -255,7 +255,7 @@ extension LabStore {
             while start < requests.count {
                 let chunk = requests[start..<min(start + 64, requests.count)]
                 start += chunk.count
-                let rows = Array(repeating: "(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", count: chunk.count).joined(separator: ", ")
+                let rows = chunk.count == 64 ? Self.requestRows64 : Self.requestRows(chunk.count)
                 var values: [any SQLBindable] = []
                 values.reserveCapacity(chunk.count * 17)
                 for r in chunk {
@@ -272,6 +272,13 @@ extension LabStore {
             }
         }
     }
+
+    /// The `VALUES` placeholders of `count` request rows (a full chunk's made once: the request log
+    /// writes many).
+    static func requestRows(_ count: Int) -> String {
+        Array(repeating: "(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", count: count).joined(separator: ", ")
+    }
+    static let requestRows64 = requestRows(64)
 
     /// Every logged request (of `station`, or of every station), per station and client in time order.
     public func requests(station: String? = nil) throws(LabStoreError) -> [LabRequestRecord] {
