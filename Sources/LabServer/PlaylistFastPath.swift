@@ -153,7 +153,10 @@ final class PlaylistFastPath: ChannelInboundHandler, RemovableChannelHandler {
 
     private func send(_ answer: Answer, context: ChannelHandlerContext) {
         let body = answer.reply.body
-        let bytes = Self.encode(answer.reply, head: answer.head, date: responder.dates.now(), server: responder.serverName,
+        // A large body goes out as the cached buffer itself (no copy per request, so a client that
+        // pipelines without reading holds references, not copies); a small one in the head's buffer.
+        let separate = !answer.head && body.readableBytes > Self.inlineBodyLimit
+        let bytes = Self.encode(answer.reply, head: answer.head || separate, date: responder.dates.now(), server: responder.serverName,
                                 allocator: context.channel.allocator)
         let log = responder.log
         var record = answer.record
@@ -178,7 +181,12 @@ final class PlaylistFastPath: ChannelInboundHandler, RemovableChannelHandler {
                 done.durationMs = RequestLogMiddleware.milliseconds(ContinuousClock.now - started)
                 log.append(done)
             }
-            context.write(wrapOutboundOut(bytes), promise: written)
+            if separate {
+                context.write(wrapOutboundOut(bytes), promise: nil)
+                context.write(wrapOutboundOut(body), promise: written)
+            } else {
+                context.write(wrapOutboundOut(bytes), promise: written)
+            }
         }
         wrote = true
         if answer.close {
@@ -190,7 +198,10 @@ final class PlaylistFastPath: ChannelInboundHandler, RemovableChannelHandler {
         }
     }
 
-    /// The response Hummingbird sent for a playlist, as bytes.
+    /// Bodies up to this size are copied after the head, into one buffer.
+    static let inlineBodyLimit = 16 * 1024
+
+    /// The response Hummingbird sent for a playlist, as bytes (`head`: without the body).
     static func encode(_ reply: PlaylistReply, head: Bool, date: String, server: String, allocator: ByteBufferAllocator) -> ByteBuffer {
         let length = reply.body.readableBytes
         var out = allocator.buffer(capacity: 160 + reply.contentType.utf8.count + server.utf8.count + (head ? 0 : length))
