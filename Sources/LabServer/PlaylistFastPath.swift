@@ -99,6 +99,26 @@ final class PlaylistFastPath: ChannelInboundHandler, RemovableChannelHandler {
         if let handOn { context.fireChannelRead(wrapInboundOut(handOn)) }
     }
 
+    /// The start of a request the client never finished goes on to NIO's parser when its input
+    /// ends (half-closed, or the connection gone), which rejects it as it always did: Hummingbird
+    /// answers 400 and `LabConnectionHandler` logs it.
+    func userInboundEventTriggered(context: ChannelHandlerContext, event: Any) {
+        if event as? ChannelEvent == .some(.inputClosed) { handOnHeld(context: context) }
+        context.fireUserInboundEventTriggered(event)
+    }
+
+    func channelInactive(context: ChannelHandlerContext) {
+        handOnHeld(context: context)
+        context.fireChannelInactive()
+    }
+
+    private func handOnHeld(context: ChannelHandlerContext) {
+        guard let start = held, !closing else { return }
+        held = nil
+        handingOn = true
+        context.fireChannelRead(wrapInboundOut(start))
+    }
+
     func channelReadComplete(context: ChannelHandlerContext) {
         if wrote {
             wrote = false

@@ -9,8 +9,8 @@ import Glibc
 
 /// The playlist fast path reads requests from the connection's bytes, before NIO's HTTP parser:
 /// a request cut across reads, HTTP/1.0 with and without keep-alive, a malformed request after a
-/// fast answer, a client that resets mid-answer, and paths out of the suite all come out as they
-/// do through Hummingbird, every request logged. Real sockets on 127.0.0.1.
+/// fast answer, one left unfinished, a client that resets mid-answer, and paths out of the suite
+/// all come out as they do through Hummingbird, every request logged. Real sockets on 127.0.0.1.
 final class LabServeRawPathTests: HandMadeSuiteTestCase {
     typealias Answer = LabServeFastPathTests.Answer
 
@@ -84,6 +84,17 @@ final class LabServeRawPathTests: HandMadeSuiteTestCase {
         ], "the rejected request named by the last request of its connection")
     }
 
+    func testARequestLeftUnfinishedAtTheEndOfInputIsRejectedAndLoggedAsNIOsParserAlwaysDid() throws {
+        let text = try LabServerProcess.with(streams: folder, database: database, arguments: ["--no-browse"]) { server in
+            let text = try RawClient.exchange(port: server.port, parts: [Array("GET /cases/mid/master.m3u8 HTTP/1.1\r\nHo".utf8)],
+                                              halfClose: true)
+            XCTAssertEqual(server.stop(), 0)
+            return text
+        }
+        XCTAssertTrue(text.hasPrefix("HTTP/1.1 400"), text)
+        XCTAssertEqual(try LabStore(path: database, create: false).requests().map { "\($0.method) \($0.status) \($0.path)" }, ["- 400 -"])
+    }
+
     func testAClientThatResetsMidAnswerIsLoggedCutAndTheServerGoesOn() throws {
         // A playlist larger than the socket buffers on the way, so the answer is still being written.
         let size = 15_000_000
@@ -145,7 +156,7 @@ final class LabServeRawPathTests: HandMadeSuiteTestCase {
 extension RawClient {
     /// As `exchange(port:_:)`, sending `parts` one at a time with a pause between them (no Nagle
     /// delay), so the server most likely reads each on its own.
-    static func exchange(port: Int, parts: [[UInt8]]) throws -> String {
+    static func exchange(port: Int, parts: [[UInt8]], halfClose: Bool = false) throws -> String {
         let fd = try connected(port: port)
         defer { close(fd) }
         var on: Int32 = 1
@@ -154,6 +165,7 @@ extension RawClient {
             if index > 0 { usleep(50_000) }
             send(fd, part)
         }
+        if halfClose { shutdown(fd, Int32(SHUT_WR)) }
         return receive(fd)
     }
 }
