@@ -24,9 +24,21 @@ public protocol SQLConnection {
     var dialect: SQLDialect { get }
     func execute(_ sql: String, _ arguments: [any SQLBindable]) throws
     func query(_ sql: String, _ arguments: [any SQLBindable]) throws -> [SQLRow]
+    /// Runs `sql` (one row's `?` placeholders) once for each of `count` rows, `bind` giving row
+    /// `i`'s values in order. SQLite prepares it once and binds each value into the statement (the
+    /// request log's path: no argument array a row); elsewhere each row is one `execute`.
+    func executeRows(_ sql: String, count: Int, bind: (Int, inout SQLRowBinding) -> Void) throws
 }
 
 extension SQLConnection {
+    public func executeRows(_ sql: String, count: Int, bind: (Int, inout SQLRowBinding) -> Void) throws {
+        for row in 0..<count {
+            var binding = SQLRowBinding(statement: nil)
+            bind(row, &binding)
+            try execute(sql, binding.values)
+        }
+    }
+
     public func execute(_ sql: String) throws { try execute(sql, []) }
     public func query(_ sql: String) throws -> [SQLRow] { try query(sql, []) }
 

@@ -251,27 +251,51 @@ extension LabStore {
     public func append(_ requests: [LabRequestRecord], serveId: Int64) throws(LabStoreError) {
         guard !requests.isEmpty else { return }
         try write("record \(requests.count) requests") { db in
-            var start = 0
-            while start < requests.count {
-                let chunk = requests[start..<min(start + 64, requests.count)]
-                start += chunk.count
-                let rows = chunk.count == 64 ? Self.requestRows64 : Self.requestRows(chunk.count)
-                var values: [any SQLBindable] = []
-                values.reserveCapacity(chunk.count * 17)
-                for r in chunk {
-                    values += [serveId, r.at.timeIntervalSince1970, r.client, r.clientPort, r.method, r.path, r.query, r.range,
-                               r.status, r.bytes, r.expectedBytes, r.durationMs, r.userAgent, r.caseId, r.completed, station,
-                               LabWriteKey.request(r, serveId: serveId)] as [any SQLBindable]
-                }
-                // Keyed: a batch written again after an unknown outcome adds only what is missing.
-                try db.execute("""
-                    INSERT INTO labRequest (serveId, at, client, clientPort, method, path, query, range, status, bytes,
-                                            expectedBytes, durationMs, userAgent, caseId, completed, station, writeKey) VALUES \(rows)
-                    ON CONFLICT DO NOTHING
-                    """, values)
-            }
+            if db.dialect == .sqlite { try appendBound(requests, serveId: serveId, db) } else { try appendChunked(requests, serveId: serveId, db) }
         }
     }
+
+    /// SQLite: one prepared row statement, each record's fields bound in place (the request log's
+    /// rate: no argument array or boxed value a row; one round trip is no cost in process).
+    func appendBound(_ requests: [LabRequestRecord], serveId: Int64, _ db: any SQLConnection) throws {
+        try db.executeRows(Self.requestInsertOne, count: requests.count) { i, row in
+            let r = requests[i]
+            row.bind(serveId); row.bind(r.at.timeIntervalSince1970); row.bind(r.client); row.bind(r.clientPort)
+            row.bind(r.method); row.bind(r.path); row.bind(r.query); row.bind(r.range); row.bind(r.status)
+            row.bind(r.bytes); row.bind(r.expectedBytes); row.bind(r.durationMs); row.bind(r.userAgent)
+            row.bind(r.caseId); row.bind(r.completed); row.bind(station)
+            row.bind(LabWriteKey.request(r, serveId: serveId))
+        }
+    }
+
+    /// Up to 64 rows a statement: one round trip each to PostgreSQL.
+    func appendChunked(_ requests: [LabRequestRecord], serveId: Int64, _ db: any SQLConnection) throws {
+        var start = 0
+        while start < requests.count {
+            let chunk = requests[start..<min(start + 64, requests.count)]
+            start += chunk.count
+            let rows = chunk.count == 64 ? Self.requestRows64 : Self.requestRows(chunk.count)
+            var values: [any SQLBindable] = []
+            values.reserveCapacity(chunk.count * 17)
+            for r in chunk {
+                values += [serveId, r.at.timeIntervalSince1970, r.client, r.clientPort, r.method, r.path, r.query, r.range,
+                           r.status, r.bytes, r.expectedBytes, r.durationMs, r.userAgent, r.caseId, r.completed, station,
+                           LabWriteKey.request(r, serveId: serveId)] as [any SQLBindable]
+            }
+            // Keyed: a batch written again after an unknown outcome adds only what is missing.
+            try db.execute("""
+                INSERT INTO labRequest (serveId, at, client, clientPort, method, path, query, range, status, bytes,
+                                        expectedBytes, durationMs, userAgent, caseId, completed, station, writeKey) VALUES \(rows)
+                ON CONFLICT DO NOTHING
+                """, values)
+        }
+    }
+
+    static let requestInsertOne = """
+        INSERT INTO labRequest (serveId, at, client, clientPort, method, path, query, range, status, bytes,
+                                expectedBytes, durationMs, userAgent, caseId, completed, station, writeKey) VALUES \(requestRows(1))
+        ON CONFLICT DO NOTHING
+        """
 
     /// The `VALUES` placeholders of `count` request rows (a full chunk's made once: the request log
     /// writes many).
