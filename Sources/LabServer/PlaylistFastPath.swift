@@ -35,6 +35,17 @@ final class PlaylistFastPath: ChannelInboundHandler, RemovableChannelHandler {
         let knownCases: Set<String>
         let serverName: String
         let dates = HTTPDateCache()
+        let targets: DecodedTargets
+
+        init(live: LiveWindowMiddleware<LabRequestContext>, templates: TemplateMiddleware<LabRequestContext>, log: RequestLog,
+             knownCases: Set<String>, serverName: String) {
+            self.live = live
+            self.templates = templates
+            self.log = log
+            self.knownCases = knownCases
+            self.serverName = serverName
+            targets = DecodedTargets(knownCases: knownCases)
+        }
     }
 
     private let responder: Responder
@@ -156,18 +167,18 @@ final class PlaylistFastPath: ChannelInboundHandler, RemovableChannelHandler {
         guard target.utf8.first == UInt8(ascii: "/"), !target.utf8.contains(UInt8(ascii: "#")) else { return nil }
         let question = target.utf8.firstIndex(of: UInt8(ascii: "?"))
         let path = question.map { String(target[..<$0]) } ?? target
-        guard let decoded = SuiteFiles.requestPath(path) else { return nil }
+        let known = responder.targets.decode(path)
+        guard let decoded = known.decoded else { return nil }
         guard let reply = responder.live.reply(decoded, client: client, authority: request.host, localAuthority: localAuthority)
                 ?? responder.templates.reply(decoded, authority: request.host, localAuthority: localAuthority) else { return nil }
         ledger.lastPath = target
-        let caseId = SuiteFiles.caseId(of: path).flatMap { responder.knownCases.contains($0) ? $0 : nil }
         let record = LabRequestRecord(
             at: Date(), client: client, clientPort: clientPort,
             method: request.methodName, path: String(path.prefix(2048)),
             query: question.map { String(target[target.utf8.index(after: $0)...].prefix(2048)) },
             range: request.range.map { String($0.prefix(256)) },
             status: 200, bytes: 0, durationMs: 0, userAgent: request.userAgent.map { String($0.prefix(512)) },
-            caseId: caseId)
+            caseId: known.caseId)
         return Answer(record: record, started: .now, reply: reply, head: request.method == .head, close: !request.keepAlive)
     }
 
