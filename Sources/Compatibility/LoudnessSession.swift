@@ -59,6 +59,23 @@ actor LoudnessSession {
         return await span(playlist, at: location, segments: range)
     }
 
+    /// Starts fetching what `whole(ad)` and `around(primary, brk)` will read, while the probes
+    /// decide whether there is audio to measure (one round trip fewer after them). Only for
+    /// playlists read already; returns at once.
+    func warm(ad: InputLocation, primary: InputLocation, _ brk: LoudnessBreak, seconds: Double) async {
+        let cache = segments, timeout = fetchTimeout, cancellation = self.cancellation
+        if let task = playlists[ad], case .success(let (playlist, final)) = await task.value {
+            LoudnessMeter.warm(0..<playlist.segments.count, of: playlist, at: final, into: cache, fetchTimeout: timeout,
+                               cancellation: cancellation)
+        }
+        if let task = playlists[primary], case .success(let (playlist, final)) = await task.value {
+            let windows = brk.windows(in: playlist, seconds: seconds)
+            for range in [windows.before, windows.after].compactMap({ $0 }) {
+                LoudnessMeter.warm(range, of: playlist, at: final, into: cache, fetchTimeout: timeout, cancellation: cancellation)
+            }
+        }
+    }
+
     /// A media playlist read elsewhere in the audit.
     func seed(_ playlist: MediaPlaylist, at location: InputLocation) {
         if playlists[location] == nil { playlists[location] = Task { .success((playlist, location)) } }
