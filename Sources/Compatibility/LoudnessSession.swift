@@ -160,8 +160,15 @@ actor LoudnessSession {
         }.sorted { (rank[$0.deviceClasses.first ?? ""] ?? .max) < (rank[$1.deviceClasses.first ?? ""] ?? .max) }
     }
 
-    func totals(programmeSeconds: Double) -> LoudnessCost {
+    /// What loudness cost; segments fetched ahead for a measurement that did not happen (the
+    /// probe found no audio) count too, so the cost stays every byte past the probes'.
+    func totals(programmeSeconds: Double) async -> LoudnessCost {
+        let cache = segments
+        let unread = await withCheckedContinuation { continuation in
+            Thread.detachNewThread { continuation.resume(returning: cache.unreadWarmBytes()) }
+        }
         var total = cost
+        total.bytesRead += unread
         total.programmeSeconds = programmeSeconds
         return total
     }

@@ -21,6 +21,8 @@ final class EBUR128Graph {
         let args = "time_base=1/\(rate):sample_rate=\(rate):sample_fmt=\(format):channel_layout=\(decodeCString(layoutText))"
         sampleRate = rate
         graph = sc_avfilter_graph_alloc()
+        // No slice threads: ebur128 does not use them, and a graph would start one per core.
+        graph?.pointee.nb_threads = 1
         filtered = sc_av_frame_alloc()
         var source: UnsafeMutablePointer<AVFilterContext>?, meter: UnsafeMutablePointer<AVFilterContext>?
         var sink: UnsafeMutablePointer<AVFilterContext>?

@@ -15,7 +15,8 @@ public final class SegmentCache: @unchecked Sendable {
     private var failed: [String: ProbeError] = [:]
     private var loading: Set<String> = []
     /// Fetched ahead by `warm` and not read since: the first reader counts them as its own fetch.
-    private var unclaimed: Set<String> = []
+    private var unclaimed: [String: Int] = [:]
+    private var warming = 0
     private var held = 0
 
     /// What a run holds by default: a few hundred ads' first segments and audio.
@@ -45,7 +46,7 @@ public final class SegmentCache: @unchecked Sendable {
         condition.lock()
         while true {
             if let data = stored[key] {
-                let claimed = unclaimed.remove(key) != nil
+                let claimed = unclaimed.removeValue(forKey: key) != nil
                 condition.unlock()
                 if data.count <= limit { return (data, claimed) }
                 // Kept from a read under a larger limit: this caller's own read decides.
@@ -83,19 +84,30 @@ public final class SegmentCache: @unchecked Sendable {
         condition.lock()
         guard stored[key] == nil, failed[key + "|\(limit)"] == nil, !loading.contains(key) else { condition.unlock(); return }
         loading.insert(key)
+        warming += 1
         condition.unlock()
         var reader = reader
         reader.maxBytes = limit
         let data = try? reader.read(target, offset: offset, length: length, interrupt: interrupt)
         condition.lock()
         loading.remove(key)
+        warming -= 1
         if let data, held + data.count <= maxBytes {
             stored[key] = data
-            unclaimed.insert(key)
+            unclaimed[key] = data.count
             held += data.count
         }
         condition.broadcast()
         condition.unlock()
+    }
+
+    /// Bytes fetched ahead that no reader has read (an ad that turned out to have no audio), once
+    /// every fetch ahead has ended: a cost of its own, beside what the readers counted.
+    public func unreadWarmBytes() -> Int64 {
+        condition.lock()
+        defer { condition.unlock() }
+        while warming > 0 { condition.wait() }
+        return Int64(unclaimed.values.reduce(0, +))
     }
 
     /// Bytes held now.
