@@ -59,21 +59,25 @@ actor LoudnessSession {
         return await span(playlist, at: location, segments: range)
     }
 
-    /// Starts fetching what `whole(ad)` and `around(primary, brk)` will read, while the probes
-    /// decide whether there is audio to measure (one round trip fewer after them). Only for
-    /// playlists read already; returns at once.
-    func warm(ad: InputLocation, primary: InputLocation, _ brk: LoudnessBreak, seconds: Double) async {
-        let cache = segments, timeout = fetchTimeout, cancellation = self.cancellation
+    /// The windows `whole(ad)` and `around(primary, brk)` will measure, for `warm`: only on
+    /// playlists read already (none is fetched here).
+    func windows(ad: InputLocation, primary: InputLocation, _ brk: LoudnessBreak, seconds: Double)
+        async -> [(segments: Range<Int>, playlist: MediaPlaylist, location: InputLocation)] {
+        var windows: [(segments: Range<Int>, playlist: MediaPlaylist, location: InputLocation)] = []
         if let task = playlists[ad], case .success(let (playlist, final)) = await task.value {
-            LoudnessMeter.warm(0..<playlist.segments.count, of: playlist, at: final, into: cache, fetchTimeout: timeout,
-                               cancellation: cancellation)
+            windows.append((0..<playlist.segments.count, playlist, final))
         }
         if let task = playlists[primary], case .success(let (playlist, final)) = await task.value {
-            let windows = brk.windows(in: playlist, seconds: seconds)
-            for range in [windows.before, windows.after].compactMap({ $0 }) {
-                LoudnessMeter.warm(range, of: playlist, at: final, into: cache, fetchTimeout: timeout, cancellation: cancellation)
-            }
+            let sides = brk.windows(in: playlist, seconds: seconds)
+            windows += [sides.before, sides.after].compactMap { $0 }.map { ($0, playlist, final) }
         }
+        return windows
+    }
+
+    /// Starts fetching what measurements of `windows` will read, while the probes decide whether
+    /// there is audio to measure (one round trip fewer after them); returns at once.
+    func warm(_ windows: [(segments: Range<Int>, playlist: MediaPlaylist, location: InputLocation)]) {
+        LoudnessMeter.warm(windows, into: segments, width: width, fetchTimeout: fetchTimeout, cancellation: cancellation)
     }
 
     /// A media playlist read elsewhere in the audit.

@@ -146,6 +146,7 @@ struct PlaylistLoudness: Sendable {
     func warmUp(plan: AuditPlan, presentation: Presentation, playlists: AssetPlaylists, profiles: [DeviceProfile]) async {
         let primarySources = Self.audioSources(presentation.root, at: presentation.location, profiles: profiles)
         var seen: Set<String> = []
+        var windows: [(segments: Range<Int>, playlist: MediaPlaylist, location: InputLocation)] = []
         for asset in plan.assets {
             guard let brk = breaks[asset.role], let location = try? asset.base.resolving(asset.uri),
                   case .success(let (root, resource))? = playlists.known(location) else { continue }
@@ -153,9 +154,11 @@ struct PlaylistLoudness: Sendable {
             let adSources = Self.audioSources(root, at: resource.location, profiles: profiles)
             for case let (primarySource?, adSource?) in zip(primarySources, adSources)
             where seen.insert("\(asset.role)|\(primarySource)|\(adSource)").inserted {
-                await session.warm(ad: adSource, primary: primarySource, brk, seconds: options.programmeSeconds)
+                windows += await session.windows(ad: adSource, primary: primarySource, brk, seconds: options.programmeSeconds)
             }
         }
+        // One set of fetches for all: the programme's windows around breaks close together overlap.
+        await session.warm(windows)
     }
 
     /// The rendition carrying the audio each class selects first (its audio rendition, or the
