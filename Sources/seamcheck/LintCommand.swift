@@ -49,6 +49,7 @@ struct LintCommand: AsyncParsableCommand {
         if findingsOutput.writeAccepted { findings = try ProjectFile.writeAccepted(findings, option: config) }
         var document = LintDocument(input: playlist, presentation: presentation, findings: findings)
         document.notChecked = PlaylistInput.notChecked(presentation, offline: offline)
+        ExitSoon.keep((context, document))
         switch format ?? (Terminal.stdoutIsTerminal && findingsOutput.output == nil ? .table : .json) {
         case .json: try Output.write(try PlaylistInput.json(document), to: findingsOutput.output)
         case .table: try Output.write(LintTable.render(document), to: findingsOutput.output)

@@ -57,7 +57,7 @@ public struct SpecContext: Sendable {
     public init(_ presentation: Presentation) {
         self.presentation = presentation
         interstitials = []
-        interstitialsByPlaylist = []
+        readRanges = []
         schedules = ScheduleCache()
         read()
     }
@@ -68,24 +68,21 @@ public struct SpecContext: Sendable {
     /// (a later tag may add attributes), named by the first tag's line. Read once: every rule
     /// walks them (1,000 date ranges, each read from its attributes, per rule, was most of lint).
     public private(set) var interstitials: [(Interstitial, DateRange, LoadedMediaPlaylist)]
-    /// The same, per media playlist (`mediaPlaylists`' indices).
-    private var interstitialsByPlaylist: [[Interstitial]]
+    /// Per media playlist (`mediaPlaylists`' indices), each of its `mergedDateRanges` read as
+    /// an interstitial (nil for other date ranges).
+    private var readRanges: [[Interstitial?]]
     private var schedules: ScheduleCache
 
     private mutating func read() {
         var all: [(Interstitial, DateRange, LoadedMediaPlaylist)] = []
-        var byPlaylist: [[Interstitial]] = []
-        for media in presentation.mediaPlaylists {
-            var items: [Interstitial] = []
-            for range in media.mergedDateRanges {
-                guard let item = range.interstitial else { continue }
-                items.append(item)
-                all.append((item, range, media))
+        readRanges = presentation.mediaPlaylists.map { media in
+            media.mergedDateRanges.map { range in
+                let item = range.interstitial
+                if let item { all.append((item, range, media)) }
+                return item
             }
-            byPlaylist.append(items)
         }
         interstitials = all
-        interstitialsByPlaylist = byPlaylist
         schedules = ScheduleCache()
     }
 
@@ -95,8 +92,22 @@ public struct SpecContext: Sendable {
         schedules.value(index) {
             let playlist = mediaPlaylists[index].playlist
             let boundaries = playlist.segmentBoundaries
-            return (InterstitialSchedule(primary: playlist, interstitials: interstitialsByPlaylist[index], boundaries: boundaries), boundaries)
+            let interstitials = readRanges[index].compactMap { $0 }
+            return (InterstitialSchedule(primary: playlist, interstitials: interstitials, boundaries: boundaries), boundaries)
         }
+    }
+
+    /// The date ranges of the media playlist at `index` of `mediaPlaylists`, each with its
+    /// interstitial as read once here; `merged`: tags of one ID merged (`mergedDateRanges`), else
+    /// every tag as written (`playlist.dateRanges`; a tag that shares its ID is read again).
+    public func dateRanges(ofPlaylistAt index: Int, merged: Bool) -> [(range: DateRange, interstitial: Interstitial?)] {
+        let media = mediaPlaylists[index]
+        if merged || media.mergedDateRanges.count == media.playlist.dateRanges.count {
+            // Merging only removes tags; with as many left, every tag is its own merged range.
+            let ranges = merged ? media.mergedDateRanges : media.playlist.dateRanges
+            return Array(zip(ranges, readRanges[index]))
+        }
+        return media.playlist.dateRanges.map { ($0, $0.interstitial) }
     }
 
     /// The primary timeline's index in `mediaPlaylists` (`Presentation.primary`).
