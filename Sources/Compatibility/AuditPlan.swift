@@ -62,6 +62,8 @@ struct AuditPlan {
         var work: [@Sendable () async -> Void] = targets.map { target in
             { [rootPlaylists] in _ = try? await probes.describe(target, playlist: rootPlaylists[target]) }
         }
+        // What loudness will read is asked for beside the probes, not after them.
+        await loudness?.warmUp(plan: self, presentation: presentation, playlists: playlists, profiles: profiles)
         work += loudness?.prefetchJobs(plan: self, presentation: presentation, playlists: playlists, profiles: profiles, probes: probes) ?? []
         _ = await PresentationLoader.map(work, width: width) { await $0() }
     }

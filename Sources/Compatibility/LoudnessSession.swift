@@ -59,6 +59,27 @@ actor LoudnessSession {
         return await span(playlist, at: location, segments: range)
     }
 
+    /// The windows `whole(ad)` and `around(primary, brk)` will measure, for `warm`: only on
+    /// playlists read already (none is fetched here).
+    func windows(ad: InputLocation, primary: InputLocation, _ brk: LoudnessBreak, seconds: Double)
+        async -> [(segments: Range<Int>, playlist: MediaPlaylist, location: InputLocation)] {
+        var windows: [(segments: Range<Int>, playlist: MediaPlaylist, location: InputLocation)] = []
+        if let task = playlists[ad], case .success(let (playlist, final)) = await task.value {
+            windows.append((0..<playlist.segments.count, playlist, final))
+        }
+        if let task = playlists[primary], case .success(let (playlist, final)) = await task.value {
+            let sides = brk.windows(in: playlist, seconds: seconds)
+            windows += [sides.before, sides.after].compactMap { $0 }.map { ($0, playlist, final) }
+        }
+        return windows
+    }
+
+    /// Starts fetching what measurements of `windows` will read, while the probes decide whether
+    /// there is audio to measure (one round trip fewer after them); returns at once.
+    func warm(_ windows: [(segments: Range<Int>, playlist: MediaPlaylist, location: InputLocation)]) {
+        LoudnessMeter.warm(windows, into: segments, width: width, fetchTimeout: fetchTimeout, cancellation: cancellation)
+    }
+
     /// A media playlist read elsewhere in the audit.
     func seed(_ playlist: MediaPlaylist, at location: InputLocation) {
         if playlists[location] == nil { playlists[location] = Task { .success((playlist, location)) } }
@@ -143,8 +164,15 @@ actor LoudnessSession {
         }.sorted { (rank[$0.deviceClasses.first ?? ""] ?? .max) < (rank[$1.deviceClasses.first ?? ""] ?? .max) }
     }
 
-    func totals(programmeSeconds: Double) -> LoudnessCost {
+    /// What loudness cost; segments fetched ahead for a measurement that did not happen (the
+    /// probe found no audio) count too, so the cost stays every byte past the probes'.
+    func totals(programmeSeconds: Double) async -> LoudnessCost {
+        let cache = segments
+        let unread = await withCheckedContinuation { continuation in
+            Thread.detachNewThread { continuation.resume(returning: cache.unreadWarmBytes()) }
+        }
         var total = cost
+        total.bytesRead += unread
         total.programmeSeconds = programmeSeconds
         return total
     }

@@ -141,6 +141,26 @@ struct PlaylistLoudness: Sendable {
         return jobs
     }
 
+    /// Starts fetching, beside the probes, the segments the jobs of `prefetchJobs` will measure
+    /// (renditions whose media playlist is read already); returns at once.
+    func warmUp(plan: AuditPlan, presentation: Presentation, playlists: AssetPlaylists, profiles: [DeviceProfile]) async {
+        let primarySources = Self.audioSources(presentation.root, at: presentation.location, profiles: profiles)
+        var seen: Set<String> = []
+        var windows: [(segments: Range<Int>, playlist: MediaPlaylist, location: InputLocation)] = []
+        for asset in plan.assets {
+            guard let brk = breaks[asset.role], let location = try? asset.base.resolving(asset.uri),
+                  case .success(let (root, resource))? = playlists.known(location) else { continue }
+            if case .media(let media) = root.playlist { await session.seed(media, at: resource.location) }
+            let adSources = Self.audioSources(root, at: resource.location, profiles: profiles)
+            for case let (primarySource?, adSource?) in zip(primarySources, adSources)
+            where seen.insert("\(asset.role)|\(primarySource)|\(adSource)").inserted {
+                windows += await session.windows(ad: adSource, primary: primarySource, brk, seconds: options.programmeSeconds)
+            }
+        }
+        // One set of fetches for all: the programme's windows around breaks close together overlap.
+        await session.warm(windows)
+    }
+
     /// The rendition carrying the audio each class selects first (its audio rendition, or the
     /// variant), in profile order; nil for a class that selects nothing.
     static func audioSources(_ root: ParsedPlaylist, at location: InputLocation, profiles: [DeviceProfile]) -> [InputLocation?] {

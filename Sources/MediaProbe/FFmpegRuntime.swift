@@ -95,3 +95,18 @@ extension FFmpegRuntime {
         return context
     }
 }
+
+/// FFmpeg's libraries, loaded ahead of the first probe.
+public enum MediaLibraries {
+    /// Loads FFmpeg's libraries (and libavfilter with `filters`, for loudness) on a thread of
+    /// their own and returns at once: their ~100 ms of dynamic loading then overlaps the first
+    /// playlist fetches instead of delaying the first probe and the first measurement. A library
+    /// that cannot be loaded is reported by the first probe or measurement, as before.
+    public static func loadInBackground(filters: Bool) {
+        Thread.detachNewThread {
+            guard sc_ffmpeg_load() == 0 else { return }
+            _ = FFmpegRuntime.configured
+            if filters { _ = sc_avfilter_load() }
+        }
+    }
+}

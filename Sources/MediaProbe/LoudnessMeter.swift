@@ -70,7 +70,11 @@ public struct LoudnessMeter: Sendable {
                         throw .notMedia(label, reason: ([FFmpegRuntime.errorText(status)] + capture.messages.prefix(2)).joined(separator: ": "))
                     }
                     defer { sc_avformat_close_input(&context) }
-                    guard sc_avformat_find_stream_info(ctx, nil) >= 0 else { throw .notMedia(label, reason: "no stream information") }
+                    // fMP4 and MP4 describe every stream in their header: no need to read ahead and
+                    // decode (the video too) to learn what the audio decoder learns from its first frame.
+                    if !Self.headerDescribesStreams(ctx) {
+                        guard sc_avformat_find_stream_info(ctx, nil) >= 0 else { throw .notMedia(label, reason: "no stream information") }
+                    }
                     var measured = try decode(ctx, label: label, interrupt: interrupt)
                     measured.bytesRead = ctx.pointee.pb?.pointee.bytes_read ?? 0
                     measured.elapsed = Date().timeIntervalSince(started)
@@ -82,7 +86,8 @@ public struct LoudnessMeter: Sendable {
     }
 
     /// Decodes the first audio stream into abuffer -> ebur128 -> abuffersink and keeps the last
-    /// integrated value the filter attaches to its frames (`lavfi.r128.I`).
+    /// integrated value the filter attaches to its frames (`lavfi.r128.I`). Only the audio is
+    /// decoded; the demuxer skips the other streams' packets.
     private func decode(_ ctx: UnsafeMutablePointer<AVFormatContext>, label: String, interrupt: InterruptState)
         throws(ProbeError) -> LoudnessMeasurement {
         guard let index = (0..<Int(ctx.pointee.nb_streams)).first(where: {
@@ -94,60 +99,48 @@ public struct LoudnessMeter: Sendable {
         guard let codec, sc_avcodec_parameters_to_context(codec, stream.pointee.codecpar) >= 0,
               sc_avcodec_open2(codec, decoder, nil) >= 0 else { throw .notMedia(label, reason: "the audio decoder cannot be opened") }
 
-        var graph = sc_avfilter_graph_alloc()
-        defer { sc_avfilter_graph_free(&graph) }
-        var layout = codec.pointee.ch_layout
-        var layoutText = [CChar](repeating: 0, count: 128)
-        _ = layoutText.withUnsafeMutableBufferPointer { sc_av_channel_layout_describe(&layout, $0.baseAddress, $0.count) }
-        let format = optionalString(sc_av_get_sample_fmt_name(codec.pointee.sample_fmt)) ?? "fltp"
-        let rate = Int(codec.pointee.sample_rate)
-        let args = "time_base=1/\(rate):sample_rate=\(rate):sample_fmt=\(format):channel_layout=\(decodeCString(layoutText))"
-        var source: UnsafeMutablePointer<AVFilterContext>?, meter: UnsafeMutablePointer<AVFilterContext>?
-        var sink: UnsafeMutablePointer<AVFilterContext>?
-        guard let graph, rate > 0,
-              sc_avfilter_graph_create_filter(&source, sc_avfilter_get_by_name("abuffer"), "in", args, nil, graph) >= 0,
-              sc_avfilter_graph_create_filter(&meter, sc_avfilter_get_by_name("ebur128"), "r128", "metadata=1", nil, graph) >= 0,
-              sc_avfilter_graph_create_filter(&sink, sc_avfilter_get_by_name("abuffersink"), "out", nil, nil, graph) >= 0,
-              sc_avfilter_link(source, 0, meter, 0) >= 0, sc_avfilter_link(meter, 0, sink, 0) >= 0,
-              sc_avfilter_graph_config(graph, nil) >= 0
-        else { throw .notMedia(label, reason: "the ebur128 filter graph cannot be set up for \(args)") }
+        // Video and other streams are skipped by the demuxer rather than read and dropped.
+        for other in 0..<Int(ctx.pointee.nb_streams) where other != index { ctx.pointee.streams[other]?.pointee.discard = AVDISCARD_ALL }
 
-        var packet = sc_av_packet_alloc(), frame = sc_av_frame_alloc(), filtered = sc_av_frame_alloc()
-        defer { sc_av_packet_free(&packet); sc_av_frame_free(&frame); sc_av_frame_free(&filtered) }
-        guard let packet, let frame, let filtered else { throw .openFailed(label, reason: "out of memory") }
-        var integrated: Double?
+        var packet = sc_av_packet_alloc(), frame = sc_av_frame_alloc()
+        defer { sc_av_packet_free(&packet); sc_av_frame_free(&frame) }
+        guard let packet, let frame else { throw .openFailed(label, reason: "out of memory") }
+        // Set up on the first decoded frame, with that frame's format: what the decoder really gives.
+        var meter: EBUR128Graph?
         var samples = 0
+        var failure: ProbeError?
 
-        func drainSink() {
-            while sc_av_buffersink_get_frame(sink, filtered) >= 0 {
-                if let entry = sc_av_dict_get(filtered.pointee.metadata, "lavfi.r128.I", nil, 0),
-                   let text = optionalString(entry.pointee.value), let value = Double(text) {
-                    integrated = value
-                }
-                sc_av_frame_unref(filtered)
-            }
-        }
         func drainDecoder() {
-            while sc_avcodec_receive_frame(codec, frame) >= 0 {
+            while failure == nil, sc_avcodec_receive_frame(codec, frame) >= 0 {
+                if meter == nil {
+                    do throws(ProbeError) { meter = try EBUR128Graph(format: frame, label: label) } catch { failure = error }
+                }
                 samples += Int(frame.pointee.nb_samples)
-                _ = sc_av_buffersrc_add_frame_flags(source, frame, 0)
+                meter?.add(frame)
                 sc_av_frame_unref(frame)
-                drainSink()
             }
         }
         while sc_av_read_frame(ctx, packet) >= 0 {
             if interrupt.shouldStop { sc_av_packet_unref(packet); throw interrupt.error(for: label, timeout: timeout) }
             if packet.pointee.stream_index == Int32(index), sc_avcodec_send_packet(codec, packet) >= 0 { drainDecoder() }
             sc_av_packet_unref(packet)
+            if let failure { throw failure }
         }
         _ = sc_avcodec_send_packet(codec, nil)
         drainDecoder()
-        _ = sc_av_buffersrc_add_frame_flags(source, nil, 0)
-        drainSink()
+        if let failure { throw failure }
+        let integrated = meter?.finish()
+        let rate = meter?.sampleRate ?? 1
         // BS.1770 gates 400 ms blocks: shorter audio, or audio below the -70 LUFS gate, has no value.
         guard let integrated, integrated.isFinite, integrated > -70 else {
             throw .notMedia(label, reason: "no integrated loudness: under 400 ms of audio, or silence")
         }
         return LoudnessMeasurement(integrated: integrated, seconds: Double(samples) / Double(rate), bytesRead: 0, elapsed: 0)
+    }
+
+    /// MP4 and fMP4 (the `mov` demuxer): every stream and its codec parameters are in the header
+    /// (moov, the init section). MPEG-TS and the rest may add streams as packets come.
+    static func headerDescribesStreams(_ ctx: UnsafeMutablePointer<AVFormatContext>) -> Bool {
+        optionalString(ctx.pointee.iformat?.pointee.name)?.hasPrefix("mov,") ?? false
     }
 }

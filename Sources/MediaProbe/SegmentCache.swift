@@ -14,6 +14,9 @@ public final class SegmentCache: @unchecked Sendable {
     private var stored: [String: Data] = [:]
     private var failed: [String: ProbeError] = [:]
     private var loading: Set<String> = []
+    /// Fetched ahead by `warm` and not read since: the first reader counts them as its own fetch.
+    private var unclaimed: [String: Int] = [:]
+    private var warming = 0
     private var held = 0
 
     /// What a run holds by default: a few hundred ads' first segments and audio.
@@ -43,8 +46,9 @@ public final class SegmentCache: @unchecked Sendable {
         condition.lock()
         while true {
             if let data = stored[key] {
+                let claimed = unclaimed.removeValue(forKey: key) != nil
                 condition.unlock()
-                if data.count <= limit { return (data, false) }
+                if data.count <= limit { return (data, claimed) }
                 // Kept from a read under a larger limit: this caller's own read decides.
                 return (try fetch(), true)
             }
@@ -70,6 +74,40 @@ public final class SegmentCache: @unchecked Sendable {
         condition.broadcast()
         condition.unlock()
         return (try result.get(), true)
+    }
+
+    /// Fetches `target` ahead of its first reader (unless held or being fetched already): that
+    /// reader gets it as if it had fetched it itself (`fetched` true), so each measurement's cost
+    /// is what it was without the head start. A failure is not remembered: the reader asks again.
+    func warm(_ target: InputLocation, offset: Int, length: Int?, limit: Int, reader: SegmentReader, interrupt: InterruptState) {
+        let key = "\(target)|\(offset)|\(length ?? -1)"
+        condition.lock()
+        guard stored[key] == nil, failed[key + "|\(limit)"] == nil, !loading.contains(key) else { condition.unlock(); return }
+        loading.insert(key)
+        warming += 1
+        condition.unlock()
+        var reader = reader
+        reader.maxBytes = limit
+        let data = try? reader.read(target, offset: offset, length: length, interrupt: interrupt)
+        condition.lock()
+        loading.remove(key)
+        warming -= 1
+        if let data, held + data.count <= maxBytes {
+            stored[key] = data
+            unclaimed[key] = data.count
+            held += data.count
+        }
+        condition.broadcast()
+        condition.unlock()
+    }
+
+    /// Bytes fetched ahead that no reader has read (an ad that turned out to have no audio), once
+    /// every fetch ahead has ended: a cost of its own, beside what the readers counted.
+    public func unreadWarmBytes() -> Int64 {
+        condition.lock()
+        defer { condition.unlock() }
+        while warming > 0 { condition.wait() }
+        return Int64(unclaimed.values.reduce(0, +))
     }
 
     /// Bytes held now.

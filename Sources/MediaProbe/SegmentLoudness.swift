@@ -204,6 +204,44 @@ extension LoudnessMeter {
         return fetched.total
     }
 
+    /// Starts fetching the init sections and segments that measurements of `windows` will read
+    /// into `cache`, each once however many windows share it, `width` at a time on threads of
+    /// their own, and returns at once: a measurement, when it comes (after the probes say there
+    /// is audio to measure), finds them there and counts them as its own reads. Up to
+    /// `maxWindowBytes` of segments a window; windows with encrypted segments are left to their
+    /// measurement (keys).
+    public static func warm(_ windows: [(segments: Range<Int>, playlist: MediaPlaylist, location: InputLocation)], into cache: SegmentCache,
+                            width: Int, fetchTimeout: Double, cancellation: ProbeCancellation) {
+        var reads: [(InputLocation, ByteRange?)] = []
+        var seen: Set<String> = []
+        for (segments, playlist, location) in windows {
+            let wanted = segments.clamped(to: playlist.segments.indices)
+            if playlist.segments[wanted].contains(where: { $0.key.map { $0.method != "NONE" } ?? false }) { continue }
+            var bytes = 0
+            for segment in playlist.segments[wanted] where !segment.gap {
+                for (uri, range) in [segment.map.map { ($0.uri, $0.byteRange) }, (segment.uri, segment.byteRange)].compactMap({ $0 }) {
+                    guard let target = try? location.resolving(uri),
+                          seen.insert("\(target)|\(range?.offset ?? 0)|\(range?.length ?? -1)").inserted else { continue }
+                    reads.append((target, range))
+                }
+                bytes += segment.byteRange?.length ?? 0
+                if bytes >= maxWindowBytes { break }
+            }
+        }
+        guard !reads.isEmpty else { return }
+        let reader = SegmentReader(timeout: fetchTimeout, maxBytes: MediaProber.maxSegmentBytes)
+        let deadline = Date().addingTimeInterval(max(fetchTimeout, 1) * 4)
+        Thread.detachNewThread { [reads] in
+            BlockingWork.run(reads.count, width: width) { index in
+                guard !cancellation.isCancelled, Date() < deadline else { return }
+                let (target, range) = reads[index]
+                let interrupt = InterruptState(deadline: min(deadline, Date().addingTimeInterval(fetchTimeout)), cancellation: cancellation)
+                cache.warm(target, offset: range?.offset ?? 0, length: range?.length, limit: MediaProber.maxSegmentBytes,
+                           reader: reader, interrupt: interrupt)
+            }
+        }
+    }
+
     /// The part of a probe error worth repeating next to the segment it concerns.
     static func reason(_ error: ProbeError) -> String {
         switch error {

@@ -69,6 +69,8 @@ struct AuditCommand: AsyncParsableCommand {
     }
 
     func run() async throws {
+        // FFmpeg's libraries load while the profiles are read and the first playlists fetched.
+        MediaLibraries.loadInBackground(filters: !noLoudness)
         // Profiles and the project file first: a mistake in either stops the run before any file or network access.
         let allProfiles = try ProfileLocator.load(explicitDirectory: profilesDir.path, selecting: [])
         let project = try ProjectFile.load(config, knownProfiles: allProfiles.map(\.id))

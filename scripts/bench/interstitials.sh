@@ -9,6 +9,8 @@
 # section, first segment, timed with curl on one connection) and the ffprobe loop, idle and with
 # both cores busy (`stress-ng --cpu 2`, installed when missing): goal at most 0.6 s idle, 1.2 s
 # busy. `uptime`'s load average is printed beside each figure (the machine is shared).
+# Loudness decodes only the audio and its segments are asked for beside the probes, so the
+# network part is three round trips (docs/benchmarks.md, "Loudness on the audio alone").
 # Runs alone (SEAMCHECK=path/to/seamcheck, else a release build) or from scripts/bench.sh.
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/../.."
