@@ -9,10 +9,8 @@ set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 
 scripts/setup-deps.sh  # the Debian packages, strace and python3-venv included
-echo "bench: building seamcheck (release, .build-release)" >&2
-swift build -c release --scratch-path .build-release --product seamcheck 2>&1 | grep -v -- '-D_REENTRANT' >&2 \
-  || { echo "bench: release build failed" >&2; exit 1; }
-SEAMCHECK="$(swift build -c release --scratch-path .build-release --show-bin-path)/seamcheck"
+echo "bench: building seamcheck (release, .build-release, static Swift runtime: scripts/release-build.sh)" >&2
+SEAMCHECK="$(scripts/release-build.sh)" || { echo "bench: release build failed" >&2; exit 1; }
 export SEAMCHECK
 export BENCH_DIR="$PWD/.build/bench"
 mkdir -p "$BENCH_DIR"

@@ -32,6 +32,7 @@ struct InspectCommand: AsyncParsableCommand {
         let presentation = try await PlaylistInput.load(playlist, timeout: timeout.timeout, fetchAssets: false, offline: offline)
         var document = InspectDocument(input: playlist, presentation: presentation)
         document.notChecked = PlaylistInput.notChecked(presentation, offline: offline)
+        ExitSoon.keep((presentation, document))
         switch ListFormat.resolve(format) {
         case .json: try Output.write(try PlaylistInput.json(document), to: nil)
         case .table: try Output.write(InspectTable.render(document), to: nil)

@@ -37,8 +37,9 @@ struct LintCommand: AsyncParsableCommand {
         // Spec findings have no device class: only the project file's every-class rule settings apply.
         let project = try ProjectFile.load(config, knownProfiles: { try? ProfileLocator.load(explicitDirectory: nil, selecting: []).map(\.id) })
         let presentation = try await PlaylistInput.load(playlist, timeout: timeout.resolved(project), fetchAssets: true, offline: offline)
-        var findings = SpecLinter.lint(presentation) + BoundaryRule.findings(in: presentation)
-            + LocalizationRules.findings(in: presentation)
+        // One context: the interstitials are read, and the primary's schedule made, once for every rule.
+        let context = SpecContext(presentation)
+        var findings = SpecLinter.lint(context) + BoundaryRule.findings(in: context) + LocalizationRules.findings(in: context)
         if let project {
             if !project.rules.everyClass.isEmpty { findings = PlaylistAuditor.graded(findings, by: [project.rules.classless]) }
             let accepted = project.accept(findings, input: presentation.location.description)
@@ -48,6 +49,7 @@ struct LintCommand: AsyncParsableCommand {
         if findingsOutput.writeAccepted { findings = try ProjectFile.writeAccepted(findings, option: config) }
         var document = LintDocument(input: playlist, presentation: presentation, findings: findings)
         document.notChecked = PlaylistInput.notChecked(presentation, offline: offline)
+        ExitSoon.keep((context, document))
         switch format ?? (Terminal.stdoutIsTerminal && findingsOutput.output == nil ? .table : .json) {
         case .json: try Output.write(try PlaylistInput.json(document), to: findingsOutput.output)
         case .table: try Output.write(LintTable.render(document), to: findingsOutput.output)

@@ -29,7 +29,8 @@ struct Seamcheck: AsyncParsableCommand {
         // However the command ends (a return, an exit code, a signal it traps): what it wrote is in the .sqlite, not its -wal.
         atexit { SQLiteExecutor.checkpointAllOpen() }
         do {
-            var command = try parseAsRoot()
+            var command: ParsableCommand
+            if let parsed = ExitSoon.parse(Array(CommandLine.arguments.dropFirst())) { command = parsed } else { command = try parseAsRoot() }
             if var asyncCommand = command as? AsyncParsableCommand {
                 try await asyncCommand.run()
             } else {

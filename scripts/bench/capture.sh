@@ -13,8 +13,7 @@ cd "$(dirname "${BASH_SOURCE[0]}")/../.."
 reps="${BENCH_REPS:-5}"
 bin="${SEAMCHECK_BIN:-${SEAMCHECK:-}}"
 if [ -z "$bin" ]; then
-  swift build -c release --scratch-path .build-release --product seamcheck 2>&1 | grep -v -- '-D_REENTRANT' >&2
-  bin="$(swift build -c release --scratch-path .build-release --show-bin-path)/seamcheck"
+  bin="$(scripts/release-build.sh)"
 fi
 work="${BENCH_DIR:-.build/bench}/capture"
 mkdir -p "$work"

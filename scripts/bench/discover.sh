@@ -20,8 +20,7 @@ reps="${BENCH_REPS:-7}"
 receivers=20
 bin="${SEAMCHECK_BIN:-${SEAMCHECK:-}}"
 if [ -z "$bin" ]; then
-  swift build -c release --scratch-path .build-release --product seamcheck 2>&1 | grep -v -- '-D_REENTRANT' >&2
-  bin="$(swift build -c release --scratch-path .build-release --show-bin-path)/seamcheck"
+  bin="$(scripts/release-build.sh)"
 fi
 for tool in avahi-publish avahi-browse python3; do
   command -v "$tool" >/dev/null || { echo "discover-bench: $tool is missing (scripts/setup-deps.sh)" >&2; exit 1; }

@@ -8,10 +8,13 @@
 #                  (`seamcheck inspect --bench-parse N FILE`): parsing alone, no start-up
 #   whole process  `python -c "import m3u8; m3u8.load(FILE)"`  versus
 #                  `seamcheck inspect FILE --format json > /dev/null` (start-up, read, parse, the
-#                  interstitial schedule, JSON out). seamcheck's start-up is mostly the dynamic
-#                  loader binding FFmpeg, Avahi and Foundation (`seamcheck --help` is timed too).
+#                  interstitial schedule, JSON out). seamcheck's start-up is the dynamic loader
+#                  (FFmpeg and libcurl are opened only by commands that probe or fetch), the Swift
+#                  runtime and Foundation (`seamcheck --help`, the whole command tree, is timed too).
 #                  And `seamcheck lint FILE --offline --format json` (the spec rules too; offline:
 #                  the 1,000 ads' hosts are not asked). Goal (issue 36): lint at least 20x.
+#   scaling        the same lint of the same playlist made with 100,000 and 200,000 segments (and
+#                  2,000 and 4,000 date ranges): linear work keeps the ms per 10,000 segments level.
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/../.."
 : "${SEAMCHECK:?set SEAMCHECK to the seamcheck binary (scripts/bench.sh does)}"
@@ -25,7 +28,8 @@ playlist="$BENCH_DIR/hls-parse-${SEGMENTS}.m3u8"
 # The playlist: 2 s segments, a PROGRAM-DATE-TIME every 1,000 segments, a discontinuity every
 # 5,000, and 1,000 interstitial date ranges (3 attribute styles, X- attributes of every type).
 # Only X-ASSET-URI: inspect fetches X-ASSET-LIST documents, and a benchmark must not touch the network.
-python3 - "$playlist" "$SEGMENTS" "$DATERANGES" <<'PY'
+make_playlist() { # PATH SEGMENTS DATERANGES
+python3 - "$1" "$2" "$3" <<'PY'
 import sys, datetime
 path, segments, ranges = sys.argv[1], int(sys.argv[2]), int(sys.argv[3])
 start = datetime.datetime(2024, 1, 1, tzinfo=datetime.timezone.utc)
@@ -54,6 +58,8 @@ for i in range(segments):
 lines.append("#EXT-X-ENDLIST")
 open(path, "w").write("\n".join(lines) + "\n")
 PY
+}
+make_playlist "$playlist" "$SEGMENTS" "$DATERANGES"
 echo "playlist: $playlist ($(wc -c < "$playlist") bytes, $SEGMENTS segments, $DATERANGES date ranges)"
 
 venv="$BENCH_DIR/venv-m3u8"
@@ -104,6 +110,11 @@ PY
 run_ms=$(timed_process "$SEAMCHECK" inspect "$playlist" --format json)
 lint_ms=$(timed_process "$SEAMCHECK" lint "$playlist" --offline --format json --fail-on never)
 startup_ms=$(timed_process "$SEAMCHECK" --help)
+scaling=""
+for segments in 100000 200000; do
+  make_playlist "$BENCH_DIR/hls-parse-$segments.m3u8" "$segments" "$((segments / 50))"
+  scaling+=" $segments:$(timed_process "$SEAMCHECK" lint "$BENCH_DIR/hls-parse-$segments.m3u8" --offline --format json --fail-on never)"
+done
 
 parse_line=$("$SEAMCHECK" inspect --bench-parse "$((RUNS * 4))" "$playlist" 2>&1 >/dev/null)
 parse_ms=$(echo "$parse_line" | sed -E 's/^parse: best ([0-9.]+) ms.*/\1/')
@@ -111,9 +122,11 @@ parse_ms=$(echo "$parse_line" | sed -E 's/^parse: best ([0-9.]+) ms.*/\1/')
 echo "in-process:    m3u8 $m3u8_version m3u8.load ${python_ms} ms   seamcheck parser ${parse_ms} ms"
 echo "whole process: python + m3u8.load ${python_process_ms} ms   seamcheck inspect --format json ${run_ms} ms (of which start-up ~${startup_ms} ms)"
 echo "               seamcheck lint --offline --format json ${lint_ms} ms"
-python3 - "$python_ms" "$parse_ms" "$python_process_ms" "$run_ms" "$lint_ms" "$(cut -d' ' -f1 /proc/loadavg)" <<'PY'
+python3 - "$python_ms" "$parse_ms" "$python_process_ms" "$run_ms" "$lint_ms" "$(cut -d' ' -f1 /proc/loadavg)" "$startup_ms" $scaling <<'PY'
 import sys
-py, parse, py_process, run, lint, load = map(float, sys.argv[1:])
+py, parse, py_process, run, lint, load, startup = map(float, sys.argv[1:8])
+sizes = [(50000, lint)] + [(int(n), float(ms)) for n, ms in (item.split(":") for item in sys.argv[8:])]
+print("scaling lint:  " + "   ".join(f"{n:,} segments {ms:.1f} ms ({(ms - startup) / n * 10000:.1f} ms per 10,000 after start-up)" for n, ms in sizes))
 print(f"ratio in-process (parsing):  {py / parse:.1f}x   goal >= 20x: {'met' if py / parse >= 20 else 'NOT met'}")
 print(f"ratio whole process inspect: {py_process / run:.1f}x")
 print(f"ratio whole process lint:    {py_process / lint:.1f}x   goal >= 20x: {'met' if py_process / lint >= 20 else 'NOT met'}   (load average {load:.2f})")

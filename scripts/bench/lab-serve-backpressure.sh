@@ -11,8 +11,7 @@ cd "$(dirname "${BASH_SOURCE[0]}")/../.."
 
 SEAMCHECK="${SEAMCHECK:-}"
 if [ -z "$SEAMCHECK" ]; then
-  swift build -c release --scratch-path .build-release --product seamcheck >&2
-  SEAMCHECK="$(swift build -c release --scratch-path .build-release --show-bin-path)/seamcheck"
+  SEAMCHECK="$(scripts/release-build.sh)"
 fi
 work="$(realpath -m "${BENCH_DIR:-.build/bench}/lab-serve-backpressure")"
 rounds="${LAB_BP_ROUNDS:-4}"

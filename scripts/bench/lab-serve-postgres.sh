@@ -19,8 +19,7 @@ command -v wrk >/dev/null || {
 }
 SEAMCHECK="${SEAMCHECK:-}"
 if [ -z "$SEAMCHECK" ]; then
-  swift build -c release --scratch-path .build-release --product seamcheck >&2
-  SEAMCHECK="$(swift build -c release --scratch-path .build-release --show-bin-path)/seamcheck"
+  SEAMCHECK="$(scripts/release-build.sh)"
 fi
 work="$(realpath -m "${BENCH_DIR:-.build/bench}/lab-serve-postgres")"
 mkdir -p "$work"

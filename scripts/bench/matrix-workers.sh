@@ -12,8 +12,7 @@ cd "$(dirname "${BASH_SOURCE[0]}")/../.."
 
 SEAMCHECK_BIN="${SEAMCHECK_BIN:-${SEAMCHECK:-}}"
 if [ -z "$SEAMCHECK_BIN" ]; then
-  swift build -c release --scratch-path .build-release --product seamcheck >&2
-  SEAMCHECK_BIN="$(swift build -c release --scratch-path .build-release --show-bin-path)/seamcheck"
+  SEAMCHECK_BIN="$(scripts/release-build.sh)"
 fi
 work="${BENCH_DIR:-$PWD/.build/bench}/matrix-workers"
 cases="${BENCH_WORKER_CASES:-400}"

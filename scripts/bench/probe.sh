@@ -13,8 +13,7 @@ scripts/setup-deps.sh
 command -v strace >/dev/null || { echo "probe-bench: strace is missing (scripts/setup-deps.sh installs it)" >&2; exit 1; }
 SEAMCHECK_BIN="${SEAMCHECK_BIN:-${SEAMCHECK:-}}"
 if [ -z "$SEAMCHECK_BIN" ]; then
-  swift build -c release --scratch-path .build-release >&2
-  SEAMCHECK_BIN="$(swift build -c release --scratch-path .build-release --show-bin-path)/seamcheck"
+  SEAMCHECK_BIN="$(scripts/release-build.sh)"
 fi
 work="${BENCH_DIR:-.build/bench}/probe"
 mkdir -p "$work/small"

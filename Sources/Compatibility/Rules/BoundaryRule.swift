@@ -74,8 +74,9 @@ public enum BoundaryRule {
 
     /// One finding per mid-roll of `schedule` off its primary's segment boundaries (no device class:
     /// the profiles grade it like the spec rules).
-    public static func findings(_ schedule: InterstitialSchedule, primary: MediaPlaylist, uri: String) -> [Finding] {
-        let boundaries = primary.segmentBoundaries
+    public static func findings(_ schedule: InterstitialSchedule, primary: MediaPlaylist, uri: String,
+                                boundaries: [Double]? = nil) -> [Finding] {
+        let boundaries = boundaries ?? primary.segmentBoundaries
         let ascending = isAscending(boundaries)
         return schedule.entries.compactMap { entry in
             guard entry.onSegmentBoundary == false, let offset = entry.offset,
@@ -91,7 +92,14 @@ public enum BoundaryRule {
     /// The findings of `presentation`'s primary timeline, as `lint` reports them: the break's place
     /// needs only the playlist, so lint and audit raise the same finding.
     public static func findings(in presentation: Presentation) -> [Finding] {
-        guard let timeline = presentation.primary else { return [] }
-        return findings(InterstitialSchedule(primary: timeline.playlist), primary: timeline.playlist, uri: timeline.location.description)
+        findings(in: SpecContext(presentation))
+    }
+
+    /// The same, with the primary's schedule the spec rules of `context` made (or make) too.
+    public static func findings(in context: SpecContext) -> [Finding] {
+        guard let index = context.primaryIndex else { return [] }
+        let timeline = context.mediaPlaylists[index]
+        let (schedule, boundaries) = context.schedule(ofPlaylistAt: index)
+        return findings(schedule, primary: timeline.playlist, uri: timeline.location.description, boundaries: boundaries)
     }
 }

@@ -61,10 +61,16 @@ public enum LocalizationRules {
     /// `lint`: every rendition of the primary against every rendition of each interstitial
     /// asset's playlist (no device class; profiles grade it in `audit`).
     public static func findings(in presentation: Presentation) -> [Finding] {
+        findings(in: SpecContext(presentation))
+    }
+
+    /// The same, on the interstitials `context` has read for the spec rules.
+    public static func findings(in context: SpecContext) -> [Finding] {
+        let presentation = context.presentation
         guard let primaryLadder = presentation.root.playlist.multivariant else { return [] }
         let primaryOffer = LocalizationOffer(primaryLadder)
         var findings: [Finding] = [], seen: Set<String> = []
-        for (interstitial, range, media) in SpecContext(presentation).interstitials {
+        for (interstitial, range, media) in context.interstitials {
             var uris = interstitial.assetURI.map { [$0] } ?? []
             if case .loaded(let list, _, _)? = presentation.assetList(for: interstitial, in: media) { uris += list.assets.map(\.uri) }
             for uri in uris {

@@ -70,13 +70,14 @@ enum DateRangeSpecRules {
             SpecExample("DURATION and END-DATE agree, negative X-RESUME-OFFSET is allowed", triggers: false, playlist: P.media(
                 P.interstitial("ad1", "DURATION=16,END-DATE=\"2020-01-02T21:56:00.000Z\",X-RESUME-OFFSET=-2.5,X-ASSET-URI=\"\(P.ad1)\""))),
         ]) { context in
-        context.mediaPlaylists.flatMap { media in
-            media.playlist.dateRanges.flatMap { range -> [SpecViolation] in
+        context.mediaPlaylists.indices.flatMap { index in
+            let media = context.mediaPlaylists[index]
+            return context.dateRanges(ofPlaylistAt: index, merged: false).flatMap { range, interstitial -> [SpecViolation] in
                 var found: [SpecViolation] = []
                 func add(_ expected: String, _ actual: String, _ message: String) {
                     found.append(SpecViolation(tag: range.label, line: range.line, playlist: media.reference, expected: expected, actual: actual, message: message))
                 }
-                let problems = range.typeProblems + (range.interstitial?.problems ?? [])
+                let problems = range.typeProblems + (interstitial?.problems ?? [])
                 for problem in problems where timeAttributes.contains(problem.attribute) {
                     add(expectedText(problem), range.attributes[problem.attribute]?.text ?? "", problem.description)
                 }

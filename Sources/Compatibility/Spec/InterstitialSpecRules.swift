@@ -96,14 +96,15 @@ enum InterstitialSpecRules {
             SpecExample("the WWDC24 timeline attributes", triggers: false, playlist: P.media(P.interstitial("ad1",
                 "X-ASSET-URI=\"\(P.ad1)\",X-RESTRICT=\"SKIP,JUMP\",X-SNAP=\"OUT,IN\",CUE=\"ONCE\",X-TIMELINE-OCCUPIES=\"RANGE\",X-TIMELINE-STYLE=\"PRIMARY\",X-CONTENT-MAY-VARY=\"NO\""))),
         ]) { context in
-        context.mediaPlaylists.flatMap { media in
-            media.mergedDateRanges.flatMap { range -> [SpecViolation] in
+        context.mediaPlaylists.indices.flatMap { index in
+            let media = context.mediaPlaylists[index]
+            return context.dateRanges(ofPlaylistAt: index, merged: true).flatMap { range, interstitial -> [SpecViolation] in
                 var problems = range.typeProblems.filter { $0.attribute == "CUE" }
                 if let cue = range.cue, !cue.unknown.isEmpty {
                     problems.append(AttributeProblem(attribute: "CUE", kind: .unknownTokens(cue.unknown, allowed: EnumeratedList<CueToken>.allowed)))
                 }
                 if let cue = range.cue, !cue.repeated.isEmpty { problems.append(AttributeProblem(attribute: "CUE", kind: .repeatedTokens(cue.repeated))) }
-                problems += (range.interstitial?.problems ?? []).filter { $0.attribute != "CUE" && enumeratedAttributes.contains($0.attribute) }
+                problems += (interstitial?.problems ?? []).filter { $0.attribute != "CUE" && enumeratedAttributes.contains($0.attribute) }
                 return problems.map { problem in
                     SpecViolation(tag: range.label, line: range.line, playlist: media.reference, expected: DateRangeSpecRules.expectedText(problem) == "a valid value" ? allowedText(problem) : DateRangeSpecRules.expectedText(problem),
                                   actual: range.attributes[problem.attribute].map { "\(problem.attribute)=\($0.text)" },

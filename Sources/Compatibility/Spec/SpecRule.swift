@@ -1,5 +1,6 @@
 import Foundation
 import HLS
+import Synchronization
 
 /// What a spec rule saw at one tag.
 public struct SpecViolation: Sendable, Equatable {
@@ -46,15 +47,19 @@ public struct SpecExample: Sendable {
     }
 }
 
-/// The loaded presentation a spec rule looks at.
+/// The loaded presentation a spec rule looks at, with what several rules derive from it read
+/// once: the interstitials, and each media playlist's schedule.
 public struct SpecContext: Sendable {
     public var presentation: Presentation {
-        didSet { interstitials = Self.interstitials(of: presentation) }
+        didSet { read() }
     }
 
     public init(_ presentation: Presentation) {
         self.presentation = presentation
-        interstitials = Self.interstitials(of: presentation)
+        interstitials = []
+        readRanges = []
+        schedules = ScheduleCache()
+        read()
     }
 
     public var mediaPlaylists: [LoadedMediaPlaylist] { presentation.mediaPlaylists }
@@ -63,11 +68,62 @@ public struct SpecContext: Sendable {
     /// (a later tag may add attributes), named by the first tag's line. Read once: every rule
     /// walks them (1,000 date ranges, each read from its attributes, per rule, was most of lint).
     public private(set) var interstitials: [(Interstitial, DateRange, LoadedMediaPlaylist)]
+    /// Per media playlist (`mediaPlaylists`' indices), each of its `mergedDateRanges` read as
+    /// an interstitial (nil for other date ranges).
+    private var readRanges: [[Interstitial?]]
+    private var schedules: ScheduleCache
 
-    static func interstitials(of presentation: Presentation) -> [(Interstitial, DateRange, LoadedMediaPlaylist)] {
-        presentation.mediaPlaylists.flatMap { media in
-            media.mergedDateRanges.compactMap { range in range.interstitial.map { ($0, range, media) } }
+    private mutating func read() {
+        var all: [(Interstitial, DateRange, LoadedMediaPlaylist)] = []
+        readRanges = presentation.mediaPlaylists.map { media in
+            media.mergedDateRanges.map { range in
+                let item = range.interstitial
+                if let item { all.append((item, range, media)) }
+                return item
+            }
         }
+        interstitials = all
+        schedules = ScheduleCache()
+    }
+
+    /// The schedule (no asset lists: the playlist alone) of the media playlist at `index` of
+    /// `mediaPlaylists`, and its segment boundaries; made the first time a rule asks for it.
+    public func schedule(ofPlaylistAt index: Int) -> (schedule: InterstitialSchedule, boundaries: [Double]) {
+        schedules.value(index) {
+            let playlist = mediaPlaylists[index].playlist
+            let boundaries = playlist.segmentBoundaries
+            let interstitials = readRanges[index].compactMap { $0 }
+            return (InterstitialSchedule(primary: playlist, interstitials: interstitials, boundaries: boundaries), boundaries)
+        }
+    }
+
+    /// The date ranges of the media playlist at `index` of `mediaPlaylists`, each with its
+    /// interstitial as read once here; `merged`: tags of one ID merged (`mergedDateRanges`), else
+    /// every tag as written (`playlist.dateRanges`; a tag that shares its ID is read again).
+    public func dateRanges(ofPlaylistAt index: Int, merged: Bool) -> [(range: DateRange, interstitial: Interstitial?)] {
+        let media = mediaPlaylists[index]
+        if merged || media.mergedDateRanges.count == media.playlist.dateRanges.count {
+            // Merging only removes tags; with as many left, every tag is its own merged range.
+            let ranges = merged ? media.mergedDateRanges : media.playlist.dateRanges
+            return Array(zip(ranges, readRanges[index]))
+        }
+        return media.playlist.dateRanges.map { ($0, $0.interstitial) }
+    }
+
+    /// The primary timeline's index in `mediaPlaylists` (`Presentation.primary`).
+    public var primaryIndex: Int? { mediaPlaylists.firstIndex { $0.role != .iFrame } }
+}
+
+/// Schedules by media playlist, shared by the copies of one `SpecContext`.
+private final class ScheduleCache: Sendable {
+    private let cache = Mutex<[Int: (schedule: InterstitialSchedule, boundaries: [Double])]>([:])
+
+    func value(_ index: Int, make: () -> (schedule: InterstitialSchedule, boundaries: [Double]))
+        -> (schedule: InterstitialSchedule, boundaries: [Double]) {
+        if let made = cache.withLock({ $0[index] }) { return made }
+        let made = make()
+        cache.withLock { $0[index] = made }
+        return made
     }
 }
 
@@ -110,7 +166,13 @@ public enum SpecLinter {
     /// Absurd inputs are cut to `limits`, with a `report-truncated` finding saying what was cut.
     public static func lint(_ presentation: Presentation, rules: [SpecRule] = SpecCatalog.rules,
                             limits: ReportLimits = ReportLimits()) -> [Finding] {
-        let context = SpecContext(presentation)
+        lint(SpecContext(presentation), rules: rules, limits: limits)
+    }
+
+    /// The same on a context the caller shares with other rules (`BoundaryRule`, `LocalizationRules`).
+    public static func lint(_ context: SpecContext, rules: [SpecRule] = SpecCatalog.rules,
+                            limits: ReportLimits = ReportLimits()) -> [Finding] {
+        let presentation = context.presentation
         let named = presentation.root.playlist.multivariant != nil
         var findings: [Finding] = []
         for rule in rules {

@@ -85,8 +85,9 @@ enum TimelineSpecRules {
             SpecExample("at the very end of the playlist", triggers: false, playlist: P.media(
                 P.interstitial("ad1", "X-ASSET-URI=\"\(P.ad1)\"", start: "2020-01-02T21:56:10.000Z"))),
         ]) { context in
-        context.mediaPlaylists.filter { $0.playlist.isVOD }.flatMap { media -> [SpecViolation] in
-            let schedule = InterstitialSchedule(primary: media.playlist)
+        context.mediaPlaylists.indices.filter { context.mediaPlaylists[$0].playlist.isVOD }.flatMap { index -> [SpecViolation] in
+            let media = context.mediaPlaylists[index]
+            let schedule = context.schedule(ofPlaylistAt: index).schedule
             let end = schedule.primaryDuration
             return schedule.entries.compactMap { entry -> SpecViolation? in
                 guard entry.placement == .midRoll, let offset = entry.offset else { return nil }

@@ -104,13 +104,10 @@ public struct ResourceFetcher: ResourceFetching {
         }
         guard (info.st_mode & S_IFMT) == S_IFREG else { throw .notARegularFile(path) }
         guard Int(info.st_size) <= limits.maxBytes else { throw .tooLarge(path, limit: limits.maxBytes) }
-        guard let handle = FileHandle(forReadingAtPath: path) else {
-            throw .unreadable(path, reason: String(cString: strerror(errno)))
-        }
-        defer { try? handle.close() }
         let data: Data
-        do { data = try handle.read(upToCount: limits.maxBytes + 1) ?? Data() } catch {
-            throw .unreadable(path, reason: error.localizedDescription)
+        switch FileBytes.read(path, expected: Int(info.st_size), limit: limits.maxBytes) {
+        case .success(let bytes): data = bytes
+        case .failure(let failure): throw .unreadable(path, reason: failure.reason)
         }
         guard data.count <= limits.maxBytes else { throw .tooLarge(path, limit: limits.maxBytes) }
         return FetchedResource(location: .file(path: path), data: data, contentType: nil, elapsed: Date().timeIntervalSince(start))

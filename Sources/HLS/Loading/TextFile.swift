@@ -34,13 +34,10 @@ public enum TextFile {
         }
         // Refused before reading: a sparse 2 GB file costs nothing to stat and everything to read.
         guard Int(info.st_size) <= limit else { throw TextFileError(path: path, problem: .tooLarge(size: Int(info.st_size), limit: limit)) }
-        guard let handle = FileHandle(forReadingAtPath: path) else {
-            throw TextFileError(path: path, problem: .unreadable(String(cString: strerror(errno))))
-        }
-        defer { try? handle.close() }
         let data: Data
-        do { data = try handle.read(upToCount: limit + 1) ?? Data() } catch {
-            throw TextFileError(path: path, problem: .unreadable((error as NSError).localizedDescription))
+        switch FileBytes.read(path, expected: Int(info.st_size), limit: limit) {
+        case .success(let bytes): data = bytes
+        case .failure(let failure): throw TextFileError(path: path, problem: .unreadable(failure.reason))
         }
         // A file that grew after the stat (or a /proc file that says 0 bytes).
         guard data.count <= limit else { throw TextFileError(path: path, problem: .tooLarge(size: nil, limit: limit)) }

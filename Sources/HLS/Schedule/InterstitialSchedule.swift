@@ -71,11 +71,19 @@ public struct InterstitialSchedule: Sendable, Equatable, Codable {
     ///   - assetDuration: the duration of an asset playlist, when it was loaded.
     public init(primary: MediaPlaylist, assetList: (Interstitial) -> AssetList? = { _ in nil },
                 assetDuration: (String) -> Double? = { _ in nil }) {
-        primaryStartDate = primary.startDate
-        primaryDuration = primary.totalDuration
-        let boundaries = primary.segmentBoundaries
         // Merge tags of one ID first: later tags usually repeat no CLASS, but add DURATION or END-DATE.
-        let interstitials = Self.merged(primary.dateRanges).filter(\.isInterstitial).compactMap(\.interstitial)
+        self.init(primary: primary, interstitials: Self.merged(primary.dateRanges).filter(\.isInterstitial).compactMap(\.interstitial),
+                  assetList: assetList, assetDuration: assetDuration)
+    }
+
+    /// - Parameter interstitials: `primary`'s interstitials as already read from its merged date
+    ///   ranges (`SpecContext` reads them once for every rule), in tag order.
+    public init(primary: MediaPlaylist, interstitials: [Interstitial], boundaries: [Double]? = nil,
+                assetList: (Interstitial) -> AssetList? = { _ in nil }, assetDuration: (String) -> Double? = { _ in nil }) {
+        primaryStartDate = primary.startDate
+        let boundaries = boundaries ?? primary.segmentBoundaries
+        // The last boundary is the sum of the EXTINFs, added in the same order as totalDuration does.
+        primaryDuration = boundaries.last ?? primary.totalDuration
 
         // Pods: same placement and, for mid-rolls, the same START-DATE; in first-tag order.
         var groups: [(Placement, Date?, [Interstitial])] = []
