@@ -17,8 +17,7 @@ cd "$(dirname "${BASH_SOURCE[0]}")/../.."
 
 SEAMCHECK_BIN="${SEAMCHECK_BIN:-${SEAMCHECK:-}}"
 if [ -z "$SEAMCHECK_BIN" ]; then
-  swift build -c release --scratch-path .build-release --product seamcheck >&2
-  SEAMCHECK_BIN="$(swift build -c release --scratch-path .build-release --show-bin-path)/seamcheck"
+  SEAMCHECK_BIN="$(scripts/release-build.sh)"
 fi
 DELAY="${BENCH_DELAY:-0.05}"
 work="${BENCH_DIR:-.build/bench}/interstitials"

@@ -25,8 +25,7 @@ if [ "${#missing[@]}" -gt 0 ]; then
 fi
 SEAMCHECK="${SEAMCHECK:-}"
 if [ -z "$SEAMCHECK" ]; then
-  swift build -c release --scratch-path .build-release --product seamcheck >&2
-  SEAMCHECK="$(swift build -c release --scratch-path .build-release --show-bin-path)/seamcheck"
+  SEAMCHECK="$(scripts/release-build.sh)"
 fi
 work="$(realpath -m "${BENCH_DIR:-.build/bench}/lab-serve")"
 mkdir -p "$work"
