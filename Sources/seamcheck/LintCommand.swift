@@ -51,7 +51,7 @@ struct LintCommand: AsyncParsableCommand {
         document.notChecked = PlaylistInput.notChecked(presentation, offline: offline)
         ExitSoon.keep((context, document))
         switch format ?? (Terminal.stdoutIsTerminal && findingsOutput.output == nil ? .table : .json) {
-        case .json: try Output.write(try PlaylistInput.json(document), to: findingsOutput.output)
+        case .json: try Output.write(LintJSON.render(document), to: findingsOutput.output)
         case .table: try Output.write(LintTable.render(document), to: findingsOutput.output)
         case .sarif: try Output.write(SARIFReporter().render(findings.map { SARIFItem(finding: $0, input: presentation.location.description) }), to: findingsOutput.output)
         }

@@ -97,12 +97,82 @@ public struct Segment: Sendable, Equatable, Codable {
     public var discontinuity: Bool
     /// EXT-X-PROGRAM-DATE-TIME written for this segment (not interpolated).
     public var programDateTime: Date?
-    public var key: EncryptionKey?
-    public var map: MediaInitialization?
+    /// The EXT-X-KEY in effect, kept once for the run of segments it applies to (`sharedKey`).
+    public var key: EncryptionKey? {
+        get { sharedKey?.value }
+        set { sharedKey = newValue.map(SharedValue.init) }
+    }
+    /// The EXT-X-MAP in effect, kept once for the run of segments it applies to (`sharedMap`).
+    public var map: MediaInitialization? {
+        get { sharedMap?.value }
+        set { sharedMap = newValue.map(SharedValue.init) }
+    }
     public var gap: Bool
     public var bitrate: Int?
     /// The line of the URI.
     public var line: Int
+    /// The key and map repeat on every segment: held by reference, a 50,000-segment playlist's
+    /// array is under half the size (fewer page faults) and a segment copies with two retains
+    /// instead of one per string of its key and map (issue 36).
+    var sharedKey: SharedValue<EncryptionKey>?
+    var sharedMap: SharedValue<MediaInitialization>?
+
+    init(uri: String, duration: Double, title: String?, byteRange: ByteRange?, discontinuity: Bool, programDateTime: Date?,
+         sharedKey: SharedValue<EncryptionKey>?, sharedMap: SharedValue<MediaInitialization>?, gap: Bool, bitrate: Int?, line: Int) {
+        self.uri = uri
+        self.duration = duration
+        self.title = title
+        self.byteRange = byteRange
+        self.discontinuity = discontinuity
+        self.programDateTime = programDateTime
+        self.sharedKey = sharedKey
+        self.sharedMap = sharedMap
+        self.gap = gap
+        self.bitrate = bitrate
+        self.line = line
+    }
+
+    private enum CodingKeys: String, CodingKey {
+        case uri, duration, title, byteRange, discontinuity, programDateTime, key, map, gap, bitrate, line
+    }
+
+    public init(from decoder: any Decoder) throws {
+        let c = try decoder.container(keyedBy: CodingKeys.self)
+        self.init(uri: try c.decode(String.self, forKey: .uri), duration: try c.decode(Double.self, forKey: .duration),
+                  title: try c.decodeIfPresent(String.self, forKey: .title),
+                  byteRange: try c.decodeIfPresent(ByteRange.self, forKey: .byteRange),
+                  discontinuity: try c.decode(Bool.self, forKey: .discontinuity),
+                  programDateTime: try c.decodeIfPresent(Date.self, forKey: .programDateTime),
+                  sharedKey: try c.decodeIfPresent(EncryptionKey.self, forKey: .key).map(SharedValue.init),
+                  sharedMap: try c.decodeIfPresent(MediaInitialization.self, forKey: .map).map(SharedValue.init),
+                  gap: try c.decode(Bool.self, forKey: .gap), bitrate: try c.decodeIfPresent(Int.self, forKey: .bitrate),
+                  line: try c.decode(Int.self, forKey: .line))
+    }
+
+    /// As the synthesised conformance wrote it (absent optionals left out).
+    public func encode(to encoder: any Encoder) throws {
+        var c = encoder.container(keyedBy: CodingKeys.self)
+        try c.encode(uri, forKey: .uri)
+        try c.encode(duration, forKey: .duration)
+        try c.encodeIfPresent(title, forKey: .title)
+        try c.encodeIfPresent(byteRange, forKey: .byteRange)
+        try c.encode(discontinuity, forKey: .discontinuity)
+        try c.encodeIfPresent(programDateTime, forKey: .programDateTime)
+        try c.encodeIfPresent(key, forKey: .key)
+        try c.encodeIfPresent(map, forKey: .map)
+        try c.encode(gap, forKey: .gap)
+        try c.encodeIfPresent(bitrate, forKey: .bitrate)
+        try c.encode(line, forKey: .line)
+    }
+}
+
+/// One immutable value many model values point to; equal when the values are.
+final class SharedValue<Value: Sendable & Equatable>: Sendable, Equatable {
+    let value: Value
+
+    init(_ value: Value) { self.value = value }
+
+    static func == (lhs: SharedValue, rhs: SharedValue) -> Bool { lhs === rhs || lhs.value == rhs.value }
 }
 
 /// EXT-X-MAP: the media initialization section.

@@ -110,6 +110,9 @@ struct ParserState {
     var currentKey: EncryptionKey?
     var currentMap: MediaInitialization?
     var currentBitrate: Int?
+    /// `currentKey` and `currentMap` as the segments share them (one box for a run of segments).
+    var keyInEffect: SharedValue<EncryptionKey>?
+    var mapInEffect: SharedValue<MediaInitialization>?
 
     /// A segment takes at least ~30 bytes (EXTINF line and URI line): reserving from the body
     /// size avoids regrowing (and copying) a 50,000-segment array a dozen times.
@@ -164,6 +167,14 @@ struct ParserState {
         pendingInfLine = number
     }
 
+    /// The box of `value`: the one in effect while `value` has not changed.
+    private static func shared<Value: Sendable & Equatable>(_ value: Value?, in box: inout SharedValue<Value>?) -> SharedValue<Value>? {
+        guard let value else { box = nil; return nil }
+        if let known = box, known.value == value { return known }
+        box = SharedValue(value)
+        return box
+    }
+
     private mutating func uriLine(_ b: UnsafeBufferPointer<UInt8>, number: Int) {
         var uri = String(decoding: b, as: UTF8.self)
         if variables.mayReference(b) { uri = variables.substitute(uri, line: number, tag: nil, diagnostics: &diagnostics) }
@@ -188,9 +199,12 @@ struct ParserState {
                 range = ByteRange(length: open.length, offset: 0)
             }
         }
+        let sharedKey = Self.shared(currentKey, in: &keyInEffect)
+        let sharedMap = Self.shared(currentMap, in: &mapInEffect)
         media.segments.append(Segment(
             uri: uri, duration: pendingDuration ?? 0, title: pendingTitle, byteRange: range,
-            discontinuity: pendingDiscontinuity, programDateTime: pendingDate, key: currentKey, map: currentMap,
+            discontinuity: pendingDiscontinuity, programDateTime: pendingDate, sharedKey: sharedKey,
+            sharedMap: sharedMap,
             gap: pendingGap, bitrate: currentBitrate, line: number))
         pendingDuration = nil
         pendingTitle = nil
