@@ -49,7 +49,8 @@ public struct MediaPlaylist: Sendable, Equatable, Codable {
     /// The sum of EXTINF durations.
     public var totalDuration: Double {
         var total = 0.0
-        for segment in segments { total += segment.duration }
+        // By index: `for segment in` copies each segment (retains its strings) to read a number.
+        for index in segments.indices { total += segments[index].duration }
         return total
     }
 
@@ -57,9 +58,9 @@ public struct MediaPlaylist: Sendable, Equatable, Codable {
     /// durations of the segments before it. nil without any EXT-X-PROGRAM-DATE-TIME.
     public var startDate: Date? {
         var elapsed = 0.0
-        for segment in segments {
-            if let date = segment.programDateTime { return date.addingTimeInterval(-elapsed) }
-            elapsed += segment.duration
+        for index in segments.indices {
+            if let date = segments[index].programDateTime { return date.addingTimeInterval(-elapsed) }
+            elapsed += segments[index].duration
         }
         return nil
     }
@@ -79,8 +80,8 @@ public struct MediaPlaylist: Sendable, Equatable, Codable {
         var result = [0.0]
         result.reserveCapacity(segments.count + 1)
         var t = 0.0
-        for segment in segments {
-            t += segment.duration
+        for index in segments.indices {
+            t += segments[index].duration
             result.append(t)
         }
         return result
@@ -194,12 +195,13 @@ public struct ProgramDateTimeIndex: Sendable {
 
     public init(_ playlist: MediaPlaylist) {
         var elapsed = 0.0
-        for segment in playlist.segments {
-            if let stamp = segment.programDateTime?.timeIntervalSince1970 {
+        let segments = playlist.segments
+        for index in segments.indices {
+            if let stamp = segments[index].programDateTime?.timeIntervalSince1970 {
                 if let last = anchors.last, stamp < last.stamp { ascending = false }
                 anchors.append((stamp, elapsed))
             }
-            elapsed += segment.duration
+            elapsed += segments[index].duration
         }
     }
 

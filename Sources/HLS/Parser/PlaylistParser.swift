@@ -242,9 +242,9 @@ struct ParserState {
             if media.targetDuration == nil {
                 diagnose(1, "EXT-X-TARGETDURATION", "missing: every media playlist must have EXT-X-TARGETDURATION")
             } else if let target = media.targetDuration {
-                for segment in media.segments where (segment.duration).rounded() > Double(target) {
+                if let over = media.segments.indices.first(where: { media.segments[$0].duration.rounded() > Double(target) }) {
+                    let segment = media.segments[over]
                     diagnose(segment.line, "EXTINF", "duration \(HLSNumber.format(segment.duration)) s rounds above EXT-X-TARGETDURATION \(target)")
-                    break
                 }
             }
             playlist = .media(media)
