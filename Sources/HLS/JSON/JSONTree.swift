@@ -106,9 +106,17 @@ struct JSONTreeSerializer {
         text.withUTF8 { bytes.append(contentsOf: $0) }
     }
 
+    private mutating func writeString(_ text: String) {
+        JSONString.appendQuoted(text, to: &bytes)
+    }
+}
+
+/// A JSON string in Foundation's spelling (`"`, `\` and control characters escaped, `/` and
+/// everything past ASCII as is): the one escaping the Codable path and `LintJSON` share.
+public enum JSONString {
     private static let hex: [UInt8] = Array("0123456789abcdef".utf8)
 
-    private mutating func writeString(_ text: String) {
+    public static func appendQuoted(_ text: String, to bytes: inout [UInt8]) {
         bytes.append(UInt8(ascii: "\""))
         var text = text
         text.withUTF8 { utf8 in
@@ -125,7 +133,7 @@ struct JSONTreeSerializer {
                 case 0x0D: bytes.append(UInt8(ascii: "r"))
                 case 0x09: bytes.append(UInt8(ascii: "t"))
                 default:
-                    bytes.append(contentsOf: [UInt8(ascii: "u"), 0x30, 0x30, Self.hex[Int(byte >> 4)], Self.hex[Int(byte & 0xF)]])
+                    bytes.append(contentsOf: [UInt8(ascii: "u"), 0x30, 0x30, hex[Int(byte >> 4)], hex[Int(byte & 0xF)]])
                 }
             }
             if utf8.count > mark { bytes.append(contentsOf: UnsafeBufferPointer(rebasing: utf8[mark..<utf8.count])) }

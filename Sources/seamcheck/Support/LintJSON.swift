@@ -1,4 +1,5 @@
 import Compatibility
+import HLS
 
 /// The lint JSON written straight into one byte buffer, in the bytes `PlaylistInput.json` (the
 /// Codable path through `JSONDocumentWriter`) gives: pretty, keys in UTF-8 byte order, nulls of
@@ -133,30 +134,7 @@ struct PrettyJSONBytes {
         for _ in 0..<indent { bytes.append(0x20); bytes.append(0x20) }
     }
 
-    private static let hex: [UInt8] = Array("0123456789abcdef".utf8)
-
     mutating func string(_ value: String) {
-        bytes.append(UInt8(ascii: "\""))
-        var text = value
-        text.withUTF8 { utf8 in
-            var mark = 0
-            for (index, byte) in utf8.enumerated() where byte < 0x20 || byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\") {
-                if index > mark { bytes.append(contentsOf: UnsafeBufferPointer(rebasing: utf8[mark..<index])) }
-                mark = index + 1
-                bytes.append(UInt8(ascii: "\\"))
-                switch byte {
-                case UInt8(ascii: "\""), UInt8(ascii: "\\"): bytes.append(byte)
-                case 0x08: bytes.append(UInt8(ascii: "b"))
-                case 0x0C: bytes.append(UInt8(ascii: "f"))
-                case 0x0A: bytes.append(UInt8(ascii: "n"))
-                case 0x0D: bytes.append(UInt8(ascii: "r"))
-                case 0x09: bytes.append(UInt8(ascii: "t"))
-                default:
-                    bytes.append(contentsOf: [UInt8(ascii: "u"), 0x30, 0x30, Self.hex[Int(byte >> 4)], Self.hex[Int(byte & 0xF)]])
-                }
-            }
-            if utf8.count > mark { bytes.append(contentsOf: UnsafeBufferPointer(rebasing: utf8[mark..<utf8.count])) }
-        }
-        bytes.append(UInt8(ascii: "\""))
+        JSONString.appendQuoted(value, to: &bytes)
     }
 }
