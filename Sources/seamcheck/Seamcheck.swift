@@ -29,6 +29,10 @@ struct Seamcheck: AsyncParsableCommand {
         // However the command ends (a return, an exit code, a signal it traps): what it wrote is in the .sqlite, not its -wal.
         atexit { SQLiteExecutor.checkpointAllOpen() }
         do {
+            if let quick = ExitSoon.quick(Array(CommandLine.arguments.dropFirst())) {
+                ExitSoon.tuneAllocator()
+                return try await quick.run()
+            }
             var command: ParsableCommand
             if let parsed = ExitSoon.parse(Array(CommandLine.arguments.dropFirst())) { command = parsed } else { command = try parseAsRoot() }
             if var asyncCommand = command as? AsyncParsableCommand {

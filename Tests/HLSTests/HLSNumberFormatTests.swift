@@ -33,6 +33,9 @@ final class HLSNumberFormatTests: XCTestCase {
             values.append(Double.random(in: -1e6...1e6, using: &generator))
             values.append(Double(Int.random(in: -100_000...100_000, using: &generator)) / 1000 + 0.0005)
             values.append(Double(bitPattern: UInt64.random(in: 0...UInt64.max, using: &generator)))
+            // Up to and past 1e12, where format stops working in integers, and halves of a thousandth there.
+            values.append(Double.random(in: -2e12...2e12, using: &generator))
+            values.append(Double(Int.random(in: 0...2_000_000_000_000, using: &generator)) / 1000 + 0.0005)
         }
         for value in values {
             XCTAssertEqual(HLSNumber.format(value), formerNumber(value), "\(value)")

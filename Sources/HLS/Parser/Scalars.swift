@@ -78,6 +78,7 @@ public enum HLSNumber {
     public static func format(_ value: Double) -> String {
         if value == value.rounded(), abs(value) < 1e15 { return String(Int(value)) }
         guard value.isFinite else { return trimmed(String(format: "%.3f", value)) }
+        if let text = thousandths(value) { return text }
         // `%.3f` from the C library, as String(format:) gives it (exact decimal rounding), without
         // Foundation's format parser; HLSNumberFormatTests compares the two.
         return withUnsafeTemporaryAllocation(of: CChar.self, capacity: 352) { buffer in
@@ -87,6 +88,37 @@ public enum HLSNumber {
             if end > 0, buffer[end - 1] == 0x2E { end -= 1 }
             return String(decoding: UnsafeRawBufferPointer(start: buffer.baseAddress, count: end), as: UTF8.self)
         }
+    }
+
+    /// `%.3f` trimmed, worked out in integers when the product by 1,000 cannot round to the
+    /// other side of a half (what the C library's exact rounding would decide); nil otherwise.
+    /// The C call cost a microsecond a number, and its first `CVarArg` lookup a scan of the
+    /// binary's conformances (issue 36).
+    private static func thousandths(_ value: Double) -> String? {
+        let magnitude = abs(value)
+        guard magnitude < 1e12 else { return nil }
+        let scaled = magnitude * 1000
+        let whole = scaled.rounded(.down)
+        // The exact product is within half an ulp of `scaled`: more than an ulp from the half, it rounds the same way.
+        guard abs(scaled - whole - 0.5) > 2 * scaled.ulp else { return nil }
+        var units = UInt64(whole) + (scaled - whole > 0.5 ? 1 : 0)
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(24)
+        if value < 0 { bytes.append(0x2D) }
+        var fraction = Int(units % 1000)
+        units /= 1000
+        var digits: [UInt8] = []
+        repeat { digits.append(UInt8(48 + units % 10)); units /= 10 } while units > 0
+        bytes.append(contentsOf: digits.reversed())
+        if fraction > 0 {
+            bytes.append(0x2E)
+            var width = 3
+            while fraction % 10 == 0 { fraction /= 10; width -= 1 }
+            var divisor = 1
+            for _ in 1..<width { divisor *= 10 }
+            while divisor > 0 { bytes.append(UInt8(48 + fraction / divisor % 10)); divisor /= 10 }
+        }
+        return String(decoding: bytes, as: UTF8.self)
     }
 
     private static func trimmed(_ formatted: String) -> String {
