@@ -153,7 +153,7 @@ enum PlaylistInput {
             guard case .offline = failure.error else { return nil }
             return "\(failure.role.rawValue) \(failure.location ?? failure.reference): not fetched"
         }
-        let interstitials = Set(presentation.mediaPlaylists.flatMap { $0.playlist.dateRanges.filter(\.isInterstitial).compactMap(\.id) })
+        let interstitials = Set(presentation.mediaPlaylists.flatMap { $0.playlist.dateRanges.compactMap { $0.isInterstitial ? $0.id : nil } })
         if !interstitials.isEmpty {
             lines.append("asset lists and assets of \(interstitials.count) interstitial(s): not fetched (reachability, VOD, durations not checked)")
         }

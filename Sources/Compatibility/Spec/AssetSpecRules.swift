@@ -49,7 +49,8 @@ enum AssetSpecRules {
                         resources: [list: "{\"ASSETS\": [{\"URI\": \"\(P.ad1)\", \"DURATION\": 15}, {\"URI\": \"https://ads.example/ad2.m3u8\", \"DURATION\": 10.5}], \"SKIP-CONTROL\": {\"OFFSET\": 5, \"DURATION\": 10, \"LABEL-ID\": \"SKIP\"}}",
                                     P.ad1: P.asset(), "https://ads.example/ad2.m3u8": P.asset(seconds: 10.5)]),
         ]) { context in
-        context.interstitials.flatMap { interstitial, range, media -> [SpecViolation] in
+        // Only a fetched asset list is invalid or has problems: none fetched (--offline), nothing to read.
+        context.presentation.assetLists.isEmpty ? [] : context.interstitials.flatMap { interstitial, range, media -> [SpecViolation] in
             switch context.presentation.assetList(for: interstitial, in: media) {
             case .invalid(let error, let location)?:
                 return [SpecViolation(tag: range.label, line: range.line, playlist: media.reference, expected: "{\"ASSETS\": [{\"URI\": ..., \"DURATION\": ...}]}",
@@ -162,7 +163,8 @@ enum AssetSpecRules {
             SpecExample("asset without ENDLIST", triggers: true, playlist: P.media(P.interstitial()), resources: [P.ad1: P.asset(vod: false)]),
             SpecExample("VOD asset", triggers: false, playlist: P.media(P.interstitial()), resources: [P.ad1: P.asset()]),
         ]) { context in
-        context.interstitials.flatMap { interstitial, range, media -> [SpecViolation] in
+        // Only a fetched asset is live: none fetched (--offline), nothing to read.
+        context.presentation.assets.isEmpty ? [] : context.interstitials.flatMap { interstitial, range, media -> [SpecViolation] in
             var uris: [(String, InputLocation)] = interstitial.assetURI.map { [($0, media.location)] } ?? []
             if case .loaded(let list, let location, _)? = context.presentation.assetList(for: interstitial, in: media) {
                 uris += list.assets.map { ($0.uri, location) }
@@ -187,7 +189,8 @@ enum AssetSpecRules {
             SpecExample("the spec's ad1: DURATION=15.0, asset 15 s", triggers: false, playlist: P.media(P.interstitial("ad1", "DURATION=15.0,X-ASSET-URI=\"\(P.ad1)\"")), resources: [P.ad1: P.asset()]),
             SpecExample("30 s asset cut by X-PLAYOUT-LIMIT=15", triggers: false, playlist: P.media(P.interstitial("ad1", "DURATION=15,X-PLAYOUT-LIMIT=15,X-ASSET-URI=\"\(P.ad1)\"")), resources: [P.ad1: P.asset(seconds: 30)]),
         ]) { context in
-        context.interstitials.compactMap { interstitial, range, media -> SpecViolation? in
+        // Only fetched asset lists and assets have a length: none fetched (--offline), nothing to compare.
+        context.presentation.assetLists.isEmpty && context.presentation.assets.isEmpty ? [] : context.interstitials.compactMap { interstitial, range, media -> SpecViolation? in
             guard let declared = interstitial.duration else { return nil }
             var measured: Double?
             var source = ""

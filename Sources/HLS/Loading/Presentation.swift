@@ -11,27 +11,82 @@ public enum MediaPlaylistRole: String, Sendable, Codable {
 }
 
 /// A media playlist as loaded: where from, how it was referenced, what it says.
+///
+/// Held in one shared box, copied when changed: every rule walks the interstitials with the
+/// playlist each is in, and a copy was ~18 retains (a 1,000-ad lint made 8,000 of them).
 public struct LoadedMediaPlaylist: Sendable, Equatable {
-    public var location: InputLocation
-    /// The URI as the multivariant playlist writes it; the input itself for a media playlist input.
-    public var reference: String
-    public var role: MediaPlaylistRole
-    public var playlist: MediaPlaylist {
-        didSet { mergedDateRanges = InterstitialSchedule.merged(playlist.dateRanges) }
+    public var location: InputLocation {
+        get { storage.location }
+        set { unique().location = newValue }
     }
-    public var diagnostics: [PlaylistDiagnostic]
+    /// The URI as the multivariant playlist writes it; the input itself for a media playlist input.
+    public var reference: String {
+        get { storage.reference }
+        set { unique().reference = newValue }
+    }
+    public var role: MediaPlaylistRole {
+        get { storage.role }
+        set { unique().role = newValue }
+    }
+    public var playlist: MediaPlaylist {
+        get { storage.playlist }
+        _modify {
+            let box = unique()
+            yield &box.playlist
+            box.mergedDateRanges = InterstitialSchedule.merged(box.playlist.dateRanges)
+        }
+    }
+    public var diagnostics: [PlaylistDiagnostic] {
+        get { storage.diagnostics }
+        set { unique().diagnostics = newValue }
+    }
     /// The date ranges with tags of one ID merged (`InterstitialSchedule.merged`), once per load
     /// rather than once per rule.
-    public private(set) var mergedDateRanges: [DateRange]
+    public var mergedDateRanges: [DateRange] { storage.mergedDateRanges }
+
+    private var storage: Storage
 
     public init(location: InputLocation, reference: String, playlist: MediaPlaylist, diagnostics: [PlaylistDiagnostic],
                 role: MediaPlaylistRole = .variant) {
-        self.location = location
-        self.reference = reference
-        self.role = role
-        self.playlist = playlist
-        self.diagnostics = diagnostics
-        mergedDateRanges = InterstitialSchedule.merged(playlist.dateRanges)
+        storage = Storage(location: location, reference: reference, role: role, playlist: playlist, diagnostics: diagnostics,
+                          mergedDateRanges: InterstitialSchedule.merged(playlist.dateRanges))
+    }
+
+    public static func == (lhs: LoadedMediaPlaylist, rhs: LoadedMediaPlaylist) -> Bool {
+        let a = lhs.storage, b = rhs.storage
+        return a.location == b.location && a.reference == b.reference && a.role == b.role && a.playlist == b.playlist
+            && a.diagnostics == b.diagnostics && a.mergedDateRanges == b.mergedDateRanges
+    }
+
+    /// The box, copied first when another value shares it.
+    private mutating func unique() -> Storage {
+        if !isKnownUniquelyReferenced(&storage) { storage = storage.copy() }
+        return storage
+    }
+
+    /// Mutable only through `unique()`, which no other value shares.
+    private final class Storage: @unchecked Sendable {
+        var location: InputLocation
+        var reference: String
+        var role: MediaPlaylistRole
+        var playlist: MediaPlaylist
+        var diagnostics: [PlaylistDiagnostic]
+        var mergedDateRanges: [DateRange]
+
+        init(location: InputLocation, reference: String, role: MediaPlaylistRole, playlist: MediaPlaylist, diagnostics: [PlaylistDiagnostic],
+             mergedDateRanges: [DateRange]) {
+            self.location = location
+            self.reference = reference
+            self.role = role
+            self.playlist = playlist
+            self.diagnostics = diagnostics
+            self.mergedDateRanges = mergedDateRanges
+        }
+
+        func copy() -> Storage {
+            Storage(location: location, reference: reference, role: role, playlist: playlist, diagnostics: diagnostics,
+                    mergedDateRanges: mergedDateRanges)
+        }
     }
 }
 
@@ -159,6 +214,9 @@ public struct Presentation: Sendable {
     public mutating func rememberAssetReferences() -> [InputLocation] {
         var targets: [InputLocation] = []
         var seen: Set<String> = []
+        let ranges = mediaPlaylists.reduce(0) { $0 + $1.playlist.dateRanges.count }
+        resolutions.reserveCapacity(resolutions.count + ranges)
+        seen.reserveCapacity(ranges)
         func add(_ uri: String, _ base: InputLocation) {
             let resolved = resolutions.remember(uri, from: base)
             guard InputLocation.isAbsoluteURI(uri), case .success(let location) = resolved,
@@ -200,6 +258,9 @@ public struct ReferenceResolutions: Sendable {
     public init() {}
 
     public var count: Int { results.count }
+
+    /// Room for `count` results without growing the table.
+    public mutating func reserveCapacity(_ count: Int) { results.reserveCapacity(count) }
 
     /// The remembered result, else `base.resolving(reference)` (not remembered: the value is not mutated).
     public func resolve(_ reference: String, from base: InputLocation) -> Result<InputLocation, LoadError> {

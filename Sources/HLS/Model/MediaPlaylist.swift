@@ -90,7 +90,11 @@ public struct MediaPlaylist: Sendable, Equatable, Codable {
 
 /// A media segment: its URI line and the tags before it.
 public struct Segment: Sendable, Equatable, Codable {
-    public var uri: String
+    /// The URI line (after variable substitution).
+    public var uri: String {
+        get { uriText.string }
+        set { uriText = PlaylistText.Slice(newValue) }
+    }
     public var duration: Double
     public var title: String?
     public var byteRange: ByteRange?
@@ -117,10 +121,18 @@ public struct Segment: Sendable, Equatable, Codable {
     /// instead of one per string of its key and map (issue 36).
     var sharedKey: SharedValue<EncryptionKey>?
     var sharedMap: SharedValue<MediaInitialization>?
+    /// `uri` as the playlist's bytes: made a `String` when read (issue 36).
+    var uriText: PlaylistText.Slice
 
     init(uri: String, duration: Double, title: String?, byteRange: ByteRange?, discontinuity: Bool, programDateTime: Date?,
          sharedKey: SharedValue<EncryptionKey>?, sharedMap: SharedValue<MediaInitialization>?, gap: Bool, bitrate: Int?, line: Int) {
-        self.uri = uri
+        self.init(uriText: PlaylistText.Slice(uri), duration: duration, title: title, byteRange: byteRange, discontinuity: discontinuity,
+                  programDateTime: programDateTime, sharedKey: sharedKey, sharedMap: sharedMap, gap: gap, bitrate: bitrate, line: line)
+    }
+
+    init(uriText: PlaylistText.Slice, duration: Double, title: String?, byteRange: ByteRange?, discontinuity: Bool, programDateTime: Date?,
+         sharedKey: SharedValue<EncryptionKey>?, sharedMap: SharedValue<MediaInitialization>?, gap: Bool, bitrate: Int?, line: Int) {
+        self.uriText = uriText
         self.duration = duration
         self.title = title
         self.byteRange = byteRange

@@ -20,9 +20,10 @@ public struct PlaylistParsingContext: Sendable, Equatable {
 /// other problem becomes a diagnostic with its line number and parsing goes on.
 public enum PlaylistParser {
     public static func parse(_ data: Data, context: PlaylistParsingContext = .init()) throws(PlaylistParseError) -> ParsedPlaylist {
+        let text = PlaylistText(data)
         let result: Result<ParsedPlaylist, PlaylistParseError> = data.withUnsafeBytes { raw in
             let bytes = raw.bindMemory(to: UInt8.self)
-            do throws(PlaylistParseError) { return .success(try parse(bytes, context: context)) } catch { return .failure(error) }
+            do throws(PlaylistParseError) { return .success(try parse(bytes, context: context, text: text)) } catch { return .failure(error) }
         }
         return try result.get()
     }
@@ -31,11 +32,14 @@ public enum PlaylistParser {
         try parse(Data(text.utf8), context: context)
     }
 
-    static func parse(_ all: UnsafeBufferPointer<UInt8>, context: PlaylistParsingContext) throws(PlaylistParseError) -> ParsedPlaylist {
+    /// `text`: `all`'s bytes kept, for URIs read from them later (nil: each URI made a string now).
+    static func parse(_ all: UnsafeBufferPointer<UInt8>, context: PlaylistParsingContext,
+                      text: PlaylistText? = nil) throws(PlaylistParseError) -> ParsedPlaylist {
         var start = 0
         if all.count >= 3, all[0] == 0xEF, all[1] == 0xBB, all[2] == 0xBF { start = 3 }
         try checkHeader(UnsafeBufferPointer(rebasing: all[start...]))
         var state = ParserState(context: context, byteCount: all.count)
+        if let text, let base = all.baseAddress { state.source = (text, base) }
         var lineNumber = 0
         var i = start
         let n = all.count
@@ -119,6 +123,8 @@ struct ParserState {
     /// (comparing the map's strings on each of 50,000 URI lines was 2 % of a lint).
     var keyInEffect: SharedValue<EncryptionKey>?
     var mapInEffect: SharedValue<MediaInitialization>?
+    /// The body being parsed and where its bytes start: a segment's URI is kept as a range of it.
+    var source: (text: PlaylistText, base: UnsafePointer<UInt8>)?
 
     /// A segment takes at least ~30 bytes (EXTINF line and URI line): reserving from the body
     /// size avoids regrowing (and copying) a 50,000-segment array a dozen times.
@@ -182,6 +188,12 @@ struct ParserState {
     }
 
     private mutating func uriLine(_ b: UnsafeBufferPointer<UInt8>, number: Int) {
+        // A segment's URI stays a range of the body (no variable in it): most are never read.
+        if pendingStreamInf == nil, pendingDuration != nil, pendingByteRange == nil, let (text, base) = source, let start = b.baseAddress,
+           !variables.mayReference(b), let slice = PlaylistText.Slice(text, start: start - base, count: b.count) {
+            noteMediaTag(number)
+            return appendSegment(slice, number: number, range: nil)
+        }
         var uri = String(decoding: b, as: UTF8.self)
         if variables.mayReference(b) { uri = variables.substitute(uri, line: number, tag: nil, diagnostics: &diagnostics) }
         if let (attributes, line) = pendingStreamInf {
@@ -205,10 +217,15 @@ struct ParserState {
                 range = ByteRange(length: open.length, offset: 0)
             }
         }
+        appendSegment(PlaylistText.Slice(uri), number: number, range: range)
+    }
+
+    /// The segment of the URI line at `number`, with the tags before it.
+    private mutating func appendSegment(_ uri: PlaylistText.Slice, number: Int, range: ByteRange?) {
         let sharedKey = Self.shared(currentKey, in: &keyInEffect)
         let sharedMap = Self.shared(currentMap, in: &mapInEffect)
         media.segments.append(Segment(
-            uri: uri, duration: pendingDuration ?? 0, title: pendingTitle, byteRange: range,
+            uriText: uri, duration: pendingDuration ?? 0, title: pendingTitle, byteRange: range,
             discontinuity: pendingDiscontinuity, programDateTime: pendingDate, sharedKey: sharedKey,
             sharedMap: sharedMap,
             gap: pendingGap, bitrate: currentBitrate, line: number))
