@@ -2,8 +2,8 @@ import Foundation
 @testable import HLS
 import XCTest
 
-/// A segment's URI is kept as a range of the playlist's bytes until read (issue 36): read, it is
-/// what a `String` made at parse time was, and segments compare and encode as before.
+/// A segment's URI is kept as a range of the playlist's bytes until read, and its rare tags in one
+/// box (issue 36): read, they are what the parser read, and segments compare and encode as before.
 final class SegmentURITests: XCTestCase {
     /// The URI lines' bytes as the parser trims them, decoded as the parser used to.
     private func formerURIs(_ body: [UInt8]) -> [String] {
@@ -50,5 +50,36 @@ final class SegmentURITests: XCTestCase {
         copy.uri = "cafe\u{301}/\u{1F600}.ts"
         XCTAssertEqual(copy, media.segments[3])
         XCTAssertEqual(try PlaylistParser.parse(Data(body)), parsed, "two parses of one body are equal")
+    }
+
+    func testRareTagsAreReadSetAndComparedAsStoredOnes() throws {
+        let body = "#EXTM3U\n#EXT-X-TARGETDURATION:6\n#EXTINF:6,plain\na.ts\n#EXT-X-DISCONTINUITY\n#EXT-X-GAP\n#EXT-X-BITRATE:800\n"
+            + "#EXT-X-PROGRAM-DATE-TIME:2024-01-01T00:00:00Z\n#EXT-X-BYTERANGE:10@5\n#EXTINF:6,title\nb.ts\n#EXTINF:6,\nc.ts\n"
+        let segments = try XCTUnwrap(PlaylistParser.parse(body).playlist.media).segments
+        XCTAssertEqual(segments.map(\.title), ["plain", "title", nil])
+        XCTAssertEqual(segments.map(\.discontinuity), [false, true, false])
+        XCTAssertEqual(segments.map(\.gap), [false, true, false])
+        XCTAssertEqual(segments.map(\.bitrate), [nil, 800, 800])
+        XCTAssertEqual(segments.map(\.byteRange), [nil, ByteRange(length: 10, offset: 5), nil])
+        XCTAssertEqual(segments.map { $0.programDateTime?.timeIntervalSince1970 }, [nil, 1_704_067_200, nil])
+        XCTAssertNotNil(segments[2].extras, "EXT-X-BITRATE applies on to c.ts")
+        var changed = segments[1]
+        changed.title = nil
+        changed.discontinuity = false
+        changed.gap = false
+        changed.bitrate = nil
+        changed.byteRange = nil
+        changed.programDateTime = nil
+        XCTAssertNil(changed.extras, "a segment whose rare tags are all unset holds no box")
+        var plain = segments[1]
+        plain.uri = changed.uri
+        XCTAssertNotEqual(plain, changed)
+        changed.title = "title"
+        changed.discontinuity = true
+        changed.gap = true
+        changed.bitrate = 800
+        changed.byteRange = ByteRange(length: 10, offset: 5)
+        changed.programDateTime = segments[1].programDateTime
+        XCTAssertEqual(changed, segments[1])
     }
 }

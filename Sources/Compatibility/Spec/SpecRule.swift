@@ -62,24 +62,28 @@ public struct SpecContext: Sendable {
         read()
     }
 
+    /// A merged date range and its interstitial as read once (nil for other date ranges).
+    public typealias ReadRange = (range: DateRange, interstitial: Interstitial?)
+
     public var mediaPlaylists: [LoadedMediaPlaylist] { presentation.mediaPlaylists }
 
     /// Every interstitial with the playlist it is in; tags sharing an ID are merged into one
     /// (a later tag may add attributes), named by the first tag's line. Read once: every rule
     /// walks them (1,000 date ranges, each read from its attributes, per rule, was most of lint).
     public private(set) var interstitials: [(Interstitial, DateRange, LoadedMediaPlaylist)]
-    /// Per media playlist (`mediaPlaylists`' indices), each of its `mergedDateRanges` read as
-    /// an interstitial (nil for other date ranges).
-    private var readRanges: [[Interstitial?]]
+    /// Per media playlist (`mediaPlaylists`' indices), each of its `mergedDateRanges` with its
+    /// interstitial: made once, so that each rule asking for them gets this array, not a copy of
+    /// every date range (~12 retains each).
+    private var readRanges: [[ReadRange]]
     private var schedules: ScheduleCache
 
     private mutating func read() {
         var all: [(Interstitial, DateRange, LoadedMediaPlaylist)] = []
         readRanges = presentation.mediaPlaylists.map { media in
-            media.mergedDateRanges.map { range in
+            media.mergedDateRanges.map { range -> ReadRange in
                 let item = range.interstitial
                 if let item { all.append((item, range, media)) }
-                return item
+                return (range: range, interstitial: item)
             }
         }
         interstitials = all
@@ -92,7 +96,7 @@ public struct SpecContext: Sendable {
         schedules.value(index) {
             let playlist = mediaPlaylists[index].playlist
             let boundaries = playlist.segmentBoundaries
-            let interstitials = readRanges[index].compactMap { $0 }
+            let interstitials = readRanges[index].compactMap(\.interstitial)
             return (InterstitialSchedule(primary: playlist, interstitials: interstitials, boundaries: boundaries), boundaries)
         }
     }
@@ -100,14 +104,10 @@ public struct SpecContext: Sendable {
     /// The date ranges of the media playlist at `index` of `mediaPlaylists`, each with its
     /// interstitial as read once here; `merged`: tags of one ID merged (`mergedDateRanges`), else
     /// every tag as written (`playlist.dateRanges`; a tag that shares its ID is read again).
-    public func dateRanges(ofPlaylistAt index: Int, merged: Bool) -> [(range: DateRange, interstitial: Interstitial?)] {
+    public func dateRanges(ofPlaylistAt index: Int, merged: Bool) -> [ReadRange] {
         let media = mediaPlaylists[index]
-        if merged || media.mergedDateRanges.count == media.playlist.dateRanges.count {
-            // Merging only removes tags; with as many left, every tag is its own merged range.
-            let ranges = merged ? media.mergedDateRanges : media.playlist.dateRanges
-            // Labelled as they are made: `Array(zip(...))` was cast to the labelled tuple element by element.
-            return zip(ranges, readRanges[index]).map { (range: $0, interstitial: $1) }
-        }
+        // Merging only removes tags; with as many left, every tag is its own merged range.
+        if merged || media.mergedDateRanges.count == media.playlist.dateRanges.count { return readRanges[index] }
         return media.playlist.dateRanges.map { ($0, $0.interstitial) }
     }
 

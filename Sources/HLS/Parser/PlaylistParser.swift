@@ -224,17 +224,15 @@ struct ParserState {
     private mutating func appendSegment(_ uri: PlaylistText.Slice, number: Int, range: ByteRange?) {
         let sharedKey = Self.shared(currentKey, in: &keyInEffect)
         let sharedMap = Self.shared(currentMap, in: &mapInEffect)
-        media.segments.append(Segment(
-            uriText: uri, duration: pendingDuration ?? 0, title: pendingTitle, byteRange: range,
-            discontinuity: pendingDiscontinuity, programDateTime: pendingDate, sharedKey: sharedKey,
-            sharedMap: sharedMap,
-            gap: pendingGap, bitrate: currentBitrate, line: number))
-        pendingDuration = nil
-        pendingTitle = nil
+        // The pending tags moved out (`take`), not copied and released.
+        let segment = Segment(
+            uriText: uri, duration: pendingDuration.take() ?? 0, title: pendingTitle.take(), byteRange: range,
+            discontinuity: pendingDiscontinuity, programDateTime: pendingDate.take(), sharedKey: sharedKey,
+            sharedMap: sharedMap, gap: pendingGap, bitrate: currentBitrate, line: number)
         pendingByteRange = nil
         pendingDiscontinuity = false
-        pendingDate = nil
         pendingGap = false
+        media.segments.append(segment)
     }
 
     mutating func noteMediaTag(_ line: Int) {
