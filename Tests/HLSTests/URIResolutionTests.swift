@@ -61,4 +61,34 @@ final class URIResolutionTests: XCTestCase {
         XCTAssertTrue(InputLocation.isAbsoluteURI("https://ads.example/ad.m3u8"))
         XCTAssertFalse(InputLocation.isAbsoluteURI("ads/ad.m3u8"))
     }
+
+    /// Plain absolute http(s) references skip the general resolution (issue 36): they must
+    /// resolve to what it gives, and every other reference must still take it.
+    func testPlainHTTPReferencesResolveAsTheGeneralPathDoes() throws {
+        let plain = ["https://ads.example/1.m3u8?_HLS_interstitial_id=ad1", "http://127.0.0.1:8080/a/b.m3u8", "https://ads.example/pod/2.m3u8",
+                     "https://user@ads.example:443/x;p=1/y.m3u8?a=b&c=%20d", "https://ads.example", "https://ads.example/a.b/c/d.",
+                     "https:///nohost.m3u8"]
+        let other = ["HTTPS://ads.example/1.m3u8", "https://ads.example/a/./b.m3u8", "https://ads.example/a/../b.m3u8", "https://ads.example/.x",
+                     "https://ads.example/1.m3u8#t=5", "https://ads.example/a b.m3u8", "https://ads.example/caf\u{E9}.m3u8", "https://ads.example/{x}",
+                     "ftp://ads.example/1.m3u8", "ads/1.m3u8", "//ads.example/1.m3u8", "https:relative",
+                     "https://ads.example/a.b/..c/d"]  // no dot segment, but any "/." takes the general path
+        for base in [InputLocation.remote(URL(string: "https://cdn.example/show/main.m3u8")!), InputLocation.file(path: "/tmp/show/main.m3u8")] {
+            for reference in plain + other {
+                XCTAssertEqual(URIReference.isPlainHTTP(reference), plain.contains(reference), reference)
+                // The general path, as `resolving` took it for every reference before.
+                var general = URIReference(parsing: URIReference.encodingInvalidCharacters(reference))
+                general = general.resolved(against: general.scheme == nil ? URIReference(parsing: base.uriText) : general)
+                general.fragment = nil
+                let expected = ["http", "https"].contains(general.scheme?.lowercased() ?? "")
+                    ? URL(string: general.description).flatMap { url in url.host.map { $0.isEmpty ? nil : url } ?? nil } : nil
+                switch (Result { () throws(LoadError) in try base.resolving(reference) }, expected) {
+                case (.success(.remote(let url)), let expected?): XCTAssertEqual(url, expected, reference)
+                case (.success(let location), let expected):
+                    XCTAssertNil(expected, "\(reference): \(location)")
+                    if case .remote = location { XCTFail("\(reference) resolved to \(location); the general path refuses it") }
+                case (.failure, let expected): XCTAssertNil(expected, reference)
+                }
+            }
+        }
+    }
 }

@@ -20,6 +20,13 @@ extension InputLocation {
     public func resolving(_ reference: String) throws(LoadError) -> InputLocation {
         let trimmed = reference.trimmingSpaces()
         guard !trimmed.isEmpty else { throw .invalidReference(reference: reference, playlist: description) }
+        if URIReference.isPlainHTTP(trimmed) {
+            // Its own resolution (nothing to encode, no fragment, no dot segment): the 1,000 ads' X-ASSET-URIs.
+            guard let url = URL(string: trimmed), let host = url.host, !host.isEmpty else {
+                throw .invalidReference(reference: reference, playlist: description)
+            }
+            return .remote(url)
+        }
         let ref = URIReference(parsing: URIReference.encodingInvalidCharacters(trimmed))
         // An absolute reference (every X-ASSET-URI) does not read its base: the base's URI
         // (percent-encoding a path) is made only for relative ones.

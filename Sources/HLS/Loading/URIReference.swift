@@ -155,6 +155,19 @@ public struct URIReference: Sendable, Equatable, CustomStringConvertible {
         return String(decoding: out, as: UTF8.self)
     }
 
+    /// An absolute http(s) reference that resolves to itself: a lowercase scheme, no byte that
+    /// `encodingInvalidCharacters` would encode, no fragment, no dot segment to remove.
+    static func isPlainHTTP(_ text: String) -> Bool {
+        let utf8 = text.utf8
+        guard utf8.starts(with: "https://".utf8) || utf8.starts(with: "http://".utf8) else { return false }
+        var previous: UInt8 = 0
+        for byte in utf8 {
+            guard isAllowed(byte), byte != UInt8(ascii: "#"), !(byte == UInt8(ascii: ".") && previous == UInt8(ascii: "/")) else { return false }
+            previous = byte
+        }
+        return true
+    }
+
     private static func isAllowed(_ byte: UInt8) -> Bool {
         switch byte {
         case 0...0x20, 0x7F...: return false
