@@ -94,10 +94,19 @@ final class LabServeBackpressureTests: HandMadeSuiteTestCase {
         let (early, late, sent, after) = try LabServerProcess.with(streams: folder, database: database, arguments: ["--no-browse"]) { server in
             let client = try StalledClient(port: server.port, receiveBuffer: 64 << 10, request: "")
             let sender = PipelinedSender(fd: client.fd, bytes: requests)
+            // Until the log has not grown for a second (it is committed in batches; up to 20 s),
+            // then 2 s more: a server still reading would log more.
+            func logged() throws -> Int { try LabStore(path: database, create: false).requests().count }
+            var early = try logged()
+            var steady = 0
+            for _ in 0..<80 where steady < 4 {
+                Thread.sleep(forTimeInterval: 0.25)
+                let now = try logged()
+                steady = now == early ? steady + 1 : 0
+                early = now
+            }
             Thread.sleep(forTimeInterval: 2)
-            let early = try LabStore(path: database, create: false).requests().count
-            Thread.sleep(forTimeInterval: 2)
-            let late = try LabStore(path: database, create: false).requests().count
+            let late = try logged()
             let sent = sender.sent
             shutdown(client.fd, Int32(SHUT_WR))  // fails the blocked send
             sender.join()
