@@ -10,7 +10,9 @@ import XCTest
 /// or stalled. The clients only fetch; nothing decodes the padding.
 final class LabFaultScenario {
     static let dropper = "127.0.0.23", afterDrop = "127.0.0.24", staller = "127.0.0.25", beside = "127.0.0.26"
-    static let stallSeconds = 3.0
+    /// Long enough that the client beside it (a Python start, then 32 MiB from a debug server, on a
+    /// loaded CI machine: over 3 s there) ends first; the point is only that it does not wait for this.
+    static let stallSeconds = 10.0
     static let padding = 32 << 20
 
     var runs: [String: EmulatorRun] = [:]
