@@ -54,6 +54,11 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 LOG = []
 LOG_LOCK = threading.Lock()
+# Requests being handled (not /__ ones). A handler records its request after writing the answer,
+# so a client can read the answer and ask /__log before it is recorded: /__log waits (up to 2 s)
+# until no other request is in flight.
+IN_FLIGHT = 0
+IDLE = threading.Condition(LOG_LOCK)
 # path -> {"status"|"delay"|"redirect"|"html": value, "times": remaining or None}
 FAULTS = {}
 # path -> requests served, for /tick and /flip
@@ -80,12 +85,26 @@ class Handler(BaseHTTPRequestHandler):
         self.handle_request(head=False)
 
     def handle_request(self, head):
+        global IN_FLIGHT
+        if self.path.startswith("/__"):
+            return self.handle_one(head)
+        with IDLE:
+            IN_FLIGHT += 1
+        try:
+            return self.handle_one(head)
+        finally:
+            with IDLE:
+                IN_FLIGHT -= 1
+                IDLE.notify_all()
+
+    def handle_one(self, head):
         path = self.path.split("?", 1)[0]
         if self.delay > 0 and not path.startswith("/__"):
             time.sleep(self.delay)
         try:
             if path == "/__log":
-                with LOG_LOCK:
+                with IDLE:
+                    IDLE.wait_for(lambda: IN_FLIGHT == 0, timeout=2)
                     body = json.dumps(LOG).encode()
                 return self.send_body(200, body, "application/json", log=False)
             if path == "/__reset":
