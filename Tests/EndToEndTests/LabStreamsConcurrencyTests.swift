@@ -6,7 +6,8 @@ import XCTest
 /// scripts/test-shards.sh do with `.build/test-media/lab-small-e2e` on a cold cache: both succeed,
 /// and a folder one of them published stays (another process may be serving it already).
 final class LabStreamsConcurrencyTests: XCTestCase {
-    static let cases = ["control", "control-stitched"]
+    /// A case, its stitched twin (links) and the encrypted one (a second ffmpeg job over the first's output).
+    static let cases = ["control", "encryption-aes-128", "control-stitched"]
 
     func testTwoRunsIntoOneFolderAtOnceBothSucceedAndKeepTheFirstPublishedFolder() throws {
         _ = try TestEnvironment.require("ffmpeg")
@@ -23,7 +24,7 @@ final class LabStreamsConcurrencyTests: XCTestCase {
         for result in results {
             let run = try result.get()
             XCTAssertEqual(run.status, 0, run.stderr)
-            XCTAssertTrue(run.stdout.contains("2 cases in"), run.stdout)
+            XCTAssertTrue(run.stdout.contains("3 cases in"), run.stdout)
         }
         XCTAssertEqual(watcher.inodes.count, 1, "the primary's folder was replaced after it was published: \(watcher.inodes)")
         XCTAssertEqual(watcher.inodes.first, FolderWatcher.inode(folder + "/primary"))
@@ -31,7 +32,7 @@ final class LabStreamsConcurrencyTests: XCTestCase {
         // Every encode complete, every playlist's segments there, no scratch left behind.
         let manifest = try LabSuiteFixture.manifest(folder)
         XCTAssertEqual(((manifest["cases"] as? [[String: Any]]) ?? []).compactMap { $0["id"] as? String }, Self.cases)
-        for encode in ["primary", "cases/control/ad"] {
+        for encode in ["primary", "cases/control/ad", "cases/encryption-aes-128/ad-clear", "cases/encryption-aes-128/ad"] {
             let playlist = try String(contentsOfFile: folder + "/" + encode + "/encoded.m3u8", encoding: .utf8)
             XCTAssertTrue(FileManager.default.fileExists(atPath: folder + "/" + encode + "/recipe.txt"), encode)
             let segments = playlist.split(separator: "\n").filter { !$0.hasPrefix("#") }
@@ -44,12 +45,17 @@ final class LabStreamsConcurrencyTests: XCTestCase {
             .filter { $0.contains(".partial-") || $0.contains(".stale-") || $0.contains(".link-") }
         XCTAssertEqual(left, [], "scratch left in the suite")
         XCTAssertEqual((try? FileManager.default.destinationOfSymbolicLink(atPath: folder + "/cases/control-stitched/ad")), "../control/ad")
+        for playlist in ["cases/encryption-aes-128/ad/ad.m3u8", "cases/encryption-aes-128/ad/key.bin", "cases/control/master.m3u8"] {
+            XCTAssertTrue(FileManager.default.fileExists(atPath: folder + "/" + playlist), playlist)
+        }
+        let encrypted = FolderWatcher.inode(folder + "/cases/encryption-aes-128/ad")
 
         // A third run finds it all cached and replaces nothing.
         let again = try SeamcheckBinary.run(arguments)
         XCTAssertEqual(again.status, 0, again.stderr)
         XCTAssertTrue(again.stdout.contains("(0 encoded"), again.stdout)
         XCTAssertEqual(FolderWatcher.inode(folder + "/primary"), watcher.inodes.first)
+        XCTAssertEqual(FolderWatcher.inode(folder + "/cases/encryption-aes-128/ad"), encrypted, "the encryption was made again")
     }
 }
 

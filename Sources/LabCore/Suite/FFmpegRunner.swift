@@ -32,7 +32,7 @@ struct FFmpegRunner: Sendable {
     }
 
     func recipe(_ job: EncodeJob) -> String {
-        ([version, "ffmpeg -nostdin -y"] + job.arguments).joined(separator: "\n") + "\n"
+        ([version, "ffmpeg -nostdin -y"] + job.arguments).joined(separator: "\n") + "\n" + job.inputs
     }
 
     /// True when the job's folder already holds what its recipe makes.
