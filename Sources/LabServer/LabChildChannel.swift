@@ -10,6 +10,9 @@ import NIOHTTPTypesHTTP1
 /// codec, the conversion to HTTP types, its connection state handler, the async channel its request
 /// loop reads), with the lab's own handlers where they must sit, in this order from the socket:
 ///
+/// 0. NIO's `BackPressureHandler`: no read from the socket while the channel cannot write, so a
+///    client that pipelines requests without reading their answers leaves them in the kernel's
+///    buffers instead of making the server queue an answer for each.
 /// 1. `IdleStateHandler(writeTimeout:)` and `StalledWriteCloser`: a connection none of whose writes
 ///    completed for the idle timeout is closed (a client that stopped reading mid-segment, or an
 ///    idle one). First, so it sees the fast path's writes as well as Hummingbird's. It is the
@@ -32,6 +35,7 @@ struct LabChildChannel: ServerChildChannel, HTTPChannelHandler {
         channel.eventLoop.makeCompletedFuture {
             let pipeline = channel.pipeline.syncOperations
             let ledger = ConnectionLedger()
+            try pipeline.addHandler(BackPressureHandler())
             try pipeline.addHandler(IdleStateHandler(writeTimeout: idleTimeout))
             try pipeline.addHandler(StalledWriteCloser())
             if let fastPath {

@@ -123,8 +123,9 @@ final class KodiSenderTests: XCTestCase {
         let (endpoint, media) = try receiver()
         let session = try await AirPlaySender.session(endpoint)
         let start = Date()
-        try await session.play(url: media, startPosition: 0)
-        // Until the item is gone after it played (a 20 s stream), not a fixed 35 s.
+        // From 12 s of the 20 s stream (Start-Position 0.6, a segment boundary): the end comes
+        // 8 s in. Until the item is gone after it played, not a fixed 35 s.
+        try await session.play(url: media, startPosition: 12, duration: 20)
         var played = false
         let samples = await poll(session, from: start, seconds: 35, interval: 0.5, until: { info in
             if info.duration != nil { played = true }
@@ -202,7 +203,7 @@ final class KodiSenderTests: XCTestCase {
                 var before = rusage()
                 getrusage(RUSAGE_SELF.rawValue, &before)
                 let polled = Date()
-                let series = await poll(session, from: polled, seconds: 10, interval: 0.25)
+                let series = await poll(session, from: polled, seconds: 5, interval: 0.25)
                 var after = rusage()
                 getrusage(RUSAGE_SELF.rawValue, &after)
                 func seconds(_ time: timeval) -> Double { Double(time.tv_sec) + Double(time.tv_usec) / 1e6 }

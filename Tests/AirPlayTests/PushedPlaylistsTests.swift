@@ -141,7 +141,8 @@ final class PushedPlaylistsTests: XCTestCase {
         guard case .event(.urlRequest(let request)) = items[1] else { return XCTFail("\(items)") }
         XCTAssertEqual(request.requestId, 7)
         XCTAssertEqual(request.url, "mlhls://127.0.0.1:9/cases/c/master.m3u8")
-        let upgrade = try XCTUnwrap(server.requests("reverse-fcup").first)
+        // Read once its line has arrived (the server's output reaches us asynchronously).
+        let upgrade = try XCTUnwrap(server.requests("reverse-fcup", expecting: 1).first)
         XCTAssertEqual(upgrade.path, "/reverse")
         XCTAssertEqual(upgrade.header("Upgrade"), "PTTH/1.0")
         XCTAssertEqual(upgrade.header("X-Apple-Session-ID"), "S")

@@ -43,6 +43,15 @@ final class ReceiverServer: @unchecked Sendable {
             .filter { $0.mode == mode }
     }
 
+    /// `mode`'s requests once `count` of them have been read (up to 5 s) and a tenth of a second
+    /// more has passed for any extra one. The server logs each request before answering it, but its
+    /// output reaches us asynchronously: an answer can arrive before the line that logged it.
+    func requests(_ mode: String, expecting count: Int) -> [Request] {
+        _ = wait { requests(mode).count >= count }
+        Thread.sleep(forTimeInterval: 0.1)
+        return requests(mode)
+    }
+
     /// The server's lines starting with `prefix` (the reverse modes' REVERSE-... lines).
     func output(_ prefix: String) -> [String] { lines(prefix).map(String.init) }
 

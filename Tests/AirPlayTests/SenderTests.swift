@@ -102,6 +102,9 @@ final class SenderTests: XCTestCase {
             XCTAssertNotNil(info.position, mode)
             try await session.stop()
             await session.close()
+            // The server's lines reach us asynchronously: once its /stop line is read, so is every
+            // CONNECT before it.
+            XCTAssertTrue(server.wait { server.requests(mode).contains { $0.path == "/stop" } }, mode)
             XCTAssertEqual(server.connections(mode), 1, mode)
         }
         let failing = try await AirPlaySender.open(server.endpoint("error-dict"))
@@ -230,8 +233,8 @@ final class SenderTests: XCTestCase {
         let elapsed = Date().timeIntervalSince(start)
         XCTAssertEqual(error, .timeout(endpoint: server.endpoint("silent").description, path: "/play", seconds: 0.5))
         XCTAssertGreaterThanOrEqual(elapsed, 0.45)
-        XCTAssertLessThan(elapsed, 1.5)
-        XCTAssertEqual(server.requests("silent").count, 1, "a timed-out /play is not sent again")
+        XCTAssertLessThan(elapsed, 3, "the 0.5 s timeout, and 2.5 s for a loaded CI machine")
+        XCTAssertEqual(server.requests("silent", expecting: 1).count, 1, "a timed-out /play is not sent again")
         await session.close()
     }
 
@@ -241,7 +244,7 @@ final class SenderTests: XCTestCase {
         try await session.play(url: Self.media, startPosition: 0)
         let error = await failure { () async throws(AirPlayError) in try await session.playbackInfo() }
         XCTAssertEqual(error, .connectionClosed(endpoint: server.endpoint("close-mid").description, path: "/playback-info"))
-        XCTAssertEqual(server.requests("close-mid").filter { $0.path == "/playback-info" }.count, 1,
+        XCTAssertEqual(server.requests("close-mid", expecting: 2).filter { $0.path == "/playback-info" }.count, 1,
                        "an answer that had started is not asked again")
         await session.close()
     }
@@ -252,7 +255,7 @@ final class SenderTests: XCTestCase {
         for _ in 0..<3 { _ = try await stale.serverInfo() }
         let staleOpened = await stale.connectionsOpened
         XCTAssertEqual(staleOpened, 3, "each request after the first met a dropped connection and went once more")
-        XCTAssertEqual(server.requests("stale").count, 5)
+        XCTAssertEqual(server.requests("stale", expecting: 5).count, 5)
         let idle = try await AirPlaySender.session(server.endpoint("idle-close"))
         for _ in 0..<3 {
             _ = try await idle.serverInfo()
@@ -260,7 +263,7 @@ final class SenderTests: XCTestCase {
         }
         let idleOpened = await idle.connectionsOpened
         XCTAssertEqual(idleOpened, 3)
-        XCTAssertEqual(server.requests("idle-close").count, 3, "no request sent twice")
+        XCTAssertEqual(server.requests("idle-close", expecting: 3).count, 3, "no request sent twice")
         await stale.close()
         await idle.close()
     }
@@ -278,7 +281,7 @@ final class SenderTests: XCTestCase {
             try await AirPlaySender.open(AirPlayEndpoint(host: "127.0.0.1", port: hole.port), configuration: .init(connectTimeout: 0.5))
         }
         XCTAssertEqual(hung, .connect(endpoint: "127.0.0.1:\(hole.port)", reason: "no answer within 0.5 s"))
-        XCTAssertLessThan(Date().timeIntervalSince(start), 2)
+        XCTAssertLessThan(Date().timeIntervalSince(start), 3, "the 0.5 s connect timeout, and 2.5 s for a loaded CI machine")
     }
 
     func testCloseIsIdempotentAndEndsTheSession() async throws {
@@ -310,7 +313,7 @@ final class SenderTests: XCTestCase {
         task.cancel()
         let error = await task.value
         XCTAssertEqual(error, .connectionClosed(endpoint: server.endpoint("silent").description, path: "/playback-info"))
-        XCTAssertLessThan(Date().timeIntervalSince(start), 2, "cancelled, not waiting for the 30 s timeout")
+        XCTAssertLessThan(Date().timeIntervalSince(start), 10, "cancelled, not waiting for the 30 s timeout")
         XCTAssertTrue(server.wait { server.requests("silent").count == 1 })
         XCTAssertEqual(server.requests("silent").count, 1)
         let opened = await session.connectionsOpened
@@ -354,9 +357,12 @@ final class SenderTests: XCTestCase {
         await session.close()
         let error = await waiting.value
         XCTAssertEqual(error, .connectionClosed(endpoint: server.endpoint("silent").description, path: "/playback-info"))
-        XCTAssertLessThan(Date().timeIntervalSince(start), 2)
+        XCTAssertLessThan(Date().timeIntervalSince(start), 10, "closed, not waiting for the 30 s timeout")
         let opened = await session.connectionsOpened
         XCTAssertEqual(opened, 1, "closed for good: no new connection")
+        // The CONNECT line reaches us asynchronously; a second one would follow it.
+        XCTAssertTrue(server.wait { server.connections("silent") >= 1 })
+        try await Task.sleep(nanoseconds: 300_000_000)
         XCTAssertEqual(server.connections("silent"), 1)
     }
 }

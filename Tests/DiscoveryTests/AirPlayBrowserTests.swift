@@ -97,7 +97,8 @@ final class AirPlayBrowserTests: XCTestCase {
         try await Task.sleep(for: .milliseconds(100))
         task.cancel()
         _ = try await task.value
-        XCTAssertLessThan(Date().timeIntervalSince(started), 0.8)
+        // Only "cancelled, not the 30 s timeout": room for a loaded CI machine.
+        XCTAssertLessThan(Date().timeIntervalSince(started), 5)
     }
 
     func testUnknownInterfaceIsBadUsage() async {

@@ -82,7 +82,8 @@ final class InfoFallbackTests: XCTestCase {
         let outcomes = await withTaskGroup(of: (String, InfoOutcome, Duration).self) { group in
             for (mode, receiver) in receivers {
                 group.addTask {
-                    let outcome = await AirPlayInfoClient.fetch(receiver, timeout: .seconds(2))
+                    // 4 s, so that "not held up" and "within the timeout" have room on a loaded CI machine.
+                    let outcome = await AirPlayInfoClient.fetch(receiver, timeout: .seconds(4))
                     return (mode, outcome, ContinuousClock.now - started)
                 }
             }
@@ -92,16 +93,16 @@ final class InfoFallbackTests: XCTestCase {
         }
         let sdr = try XCTUnwrap(outcomes["sdr"])
         XCTAssertNotNil(sdr.0.info, "the well-behaved receiver answers")
-        XCTAssertLessThan(sdr.1, .seconds(1), "and is not held up by the others")
+        XCTAssertLessThan(sdr.1, .seconds(2), "and is not held up by the others (the silent one holds 4 s)")
         let expected = ["garbage": "the body is not a property list", "truncated-plist": "the body is not a property list",
                         "short-body": "a truncated body", "huge": "a body of 10485760 bytes, more than 4194304",
-                        "silent": "gave no answer within 2 s"]
+                        "silent": "gave no answer within 4 s"]
         for (mode, text) in expected {
             let (outcome, took) = try XCTUnwrap(outcomes[mode])
             XCTAssertNil(outcome.info, mode)
             XCTAssertEqual(outcome.kind, .failed, mode)
             XCTAssertTrue(outcome.warning?.contains(text) ?? false, "\(mode): \(outcome.warning ?? "no warning")")
-            XCTAssertLessThan(took, .milliseconds(2600), "\(mode): within the timeout")
+            XCTAssertLessThan(took, .seconds(6), "\(mode): within the timeout (4 s, and 2 s for a loaded machine)")
         }
     }
 }

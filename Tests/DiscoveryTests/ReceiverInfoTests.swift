@@ -165,7 +165,7 @@ final class AirPlayInfoClientTests: XCTestCase {
         let started = Date()
         let result = await AirPlayInfoClient.fetch(addresses: ["127.0.0.1"], port: try port("silent"), timeout: .milliseconds(500))
         XCTAssertEqual(result.failure, .timedOut(address: "127.0.0.1:\(try port("silent"))", seconds: 0.5))
-        XCTAssertLessThan(Date().timeIntervalSince(started), 1.5)
+        XCTAssertLessThan(Date().timeIntervalSince(started), 3, "the 0.5 s timeout, and 2.5 s for a loaded CI machine")
     }
 
     func testClosedPortIsUnreachableAndTheNextAddressIsTried() async throws {

@@ -255,7 +255,8 @@ final class DiscoverWithoutDaemonTests: XCTestCase {
             XCTAssertEqual(result.stdout, "", "\(arguments)")
             XCTAssertTrue(result.stderr.contains("avahi-daemon is not running ("), result.stderr)
             XCTAssertTrue(result.stderr.contains("scripts/services.sh start"), result.stderr)
-            XCTAssertLessThan(Date().timeIntervalSince(started), 3, "a missing daemon fails at once")
+            // At once, not after the 10 s browse: a debug binary's start on a loaded CI machine has room.
+            XCTAssertLessThan(Date().timeIntervalSince(started), 6, "a missing daemon fails at once")
         }
     }
 }

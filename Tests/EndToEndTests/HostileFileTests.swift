@@ -51,7 +51,8 @@ final class HostileFileTests: XCTestCase {
         let run = try SeamcheckBinary.run(arguments)
         let seconds = Date().timeIntervalSince(started)
         XCTAssertEqual(run.status, 2, "\(label): \(run.stderr.prefix(500))")
-        XCTAssertLessThan(seconds, 5, "\(label): linear, refused early")
+        // A hostile file parsed in full takes minutes; 10 s leaves a loaded CI machine room.
+        XCTAssertLessThan(seconds, 10, "\(label): linear, refused early")
         XCTAssertLessThan(run.stderr.utf8.count, 3_000, "\(label): the message is bounded: \(run.stderr.prefix(500))")
         XCTAssertTrue(words.isEmpty || run.stderr.contains(words), "\(label): \(run.stderr.prefix(500))")
         XCTAssertTrue(run.stderr.contains(file), "\(label): names the file: \(run.stderr.prefix(500))")

@@ -18,6 +18,9 @@ final class LabRunTests: XCTestCase {
     override func setUpWithError() throws {
         folder = try LabEnvironment.temporaryFolder("labrun")
         database = folder + "/lab.sqlite"
+        // Built (or found) here, not in run(): some tests time the run, and the first user in a
+        // process runs `lab streams` (minutes on a cold cache).
+        _ = try LabSuiteFixture.small()
     }
 
     override func tearDown() {

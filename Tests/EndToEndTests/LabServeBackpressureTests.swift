@@ -81,7 +81,75 @@ final class LabServeBackpressureTests: HandMadeSuiteTestCase {
             XCTAssertLessThanOrEqual(record.bytes, most, "\(record.range ?? "whole"): logged \(record.bytes), clients got \(received)")
         }
     }
+    func testAClientThatPipelinesWithoutReadingStopsTheServerReadingItsRequests() throws {
+        // A playlist of 20 KB: a few hundred answers fill every buffer on the way to a client that
+        // does not read. HEADs between the GETs are logged as they are answered, so the log counts
+        // the requests the server read.
+        let line = "#EXTINF:2,\nprimary/seg_000.m4s\n"
+        let playlist = "#EXTM3U\n#EXT-X-TARGETDURATION:2\n" + String(repeating: line, count: 20_000 / line.utf8.count)
+        try playlist.write(toFile: folder + "/cases/mid/pipelined.m3u8", atomically: true, encoding: .utf8)
+        let pair = "GET /cases/mid/pipelined.m3u8 HTTP/1.1\r\nHost: lab\r\n\r\nHEAD /cases/mid/master.m3u8 HTTP/1.1\r\nHost: lab\r\n\r\n"
+        let pairs = 120_000  // 12 MB of requests: more than the kernel holds between the two ends
+        let requests = Array(String(repeating: pair, count: pairs).utf8)
+        let (early, late, sent, after) = try LabServerProcess.with(streams: folder, database: database, arguments: ["--no-browse"]) { server in
+            let client = try StalledClient(port: server.port, receiveBuffer: 64 << 10, request: "")
+            let sender = PipelinedSender(fd: client.fd, bytes: requests)
+            // Until the log has not grown for a second (it is committed in batches; up to 20 s),
+            // then 2 s more: a server still reading would log more.
+            func logged() throws -> Int { try LabStore(path: database, create: false).requests().count }
+            var early = try logged()
+            var steady = 0
+            for _ in 0..<80 where steady < 4 {
+                Thread.sleep(forTimeInterval: 0.25)
+                let now = try logged()
+                steady = now == early ? steady + 1 : 0
+                early = now
+            }
+            Thread.sleep(forTimeInterval: 2)
+            let late = try logged()
+            let sent = sender.sent
+            shutdown(client.fd, Int32(SHUT_WR))  // fails the blocked send
+            sender.join()
+            client.reset()
+            let after = try RawClient.exchange(port: server.port, Array("GET /cases/mid/master.m3u8 HTTP/1.1\r\nHost: lab\r\nConnection: close\r\n\r\n".utf8))
+            XCTAssertEqual(server.stop(), 0)
+            return (early, late, sent, after)
+        }
+        print("pipelined without reading: \(early) of \(2 * pairs) requests read, \(sent) of \(requests.count) bytes taken by the kernel")
+        XCTAssertLessThan(sent, requests.count, "the requests the server did not read stay with the client")
+        XCTAssertEqual(late, early, "the server stopped reading while its answers could not be written (\(early) then \(late) requests logged)")
+        XCTAssertLessThan(early, pairs / 10, "the server read \(early) of \(2 * pairs) requests for a client that read nothing")
+        XCTAssertTrue(after.hasPrefix("HTTP/1.1 200"), "the server goes on for the next client: \(after)")
+    }
 }
+
+/// Sends `bytes` on `fd` from a thread of its own, blocking as the socket does; counts what the
+/// kernel took. `join` waits for it once the socket is shut for writing (that fails the send).
+final class PipelinedSender: @unchecked Sendable {
+    private let lock = NSLock()
+    private var taken = 0
+    private let done = DispatchSemaphore(value: 0)
+
+    init(fd: Int32, bytes: [UInt8]) {
+        Thread.detachNewThread { [self] in
+            bytes.withUnsafeBytes { buffer in
+                var offset = 0
+                while offset < buffer.count {
+                    // In 64 KB sends: a blocking send returns only once it queued all it was given.
+                    let count = send(fd, buffer.baseAddress! + offset, min(64 << 10, buffer.count - offset), Int32(MSG_NOSIGNAL))
+                    guard count > 0 else { break }
+                    offset += count
+                    lock.withLock { taken = offset }
+                }
+            }
+            done.signal()
+        }
+    }
+
+    var sent: Int { lock.withLock { taken } }
+    func join() { done.wait() }
+}
+
 
 /// The server's read size (SuiteFileProvider.chunkLength): the log counts a chunk once the socket took all of it.
 enum SuiteFileChunk {

@@ -108,7 +108,14 @@ final class MatrixFaultTests: XCTestCase {
         try yaml.write(toFile: path, atomically: true, encoding: .utf8)
         let child = try RunningProcess(SeamcheckBinary.path, ["matrix", "run", path, "--db", db, "--output", dir.appendingPathComponent("reports").path,
                                                               "--format", "json", "--profiles-dir", MediaFixture.packageRoot + "/DeviceProfiles"])
-        Thread.sleep(forTimeInterval: 1.5)
+        // The run's row first (a starved binary may take more than a fixed wait to write it), then
+        // a moment for the fetches (30 s each) to be in flight.
+        defer { if child.exitCode == nil { kill(child.pid, SIGKILL) } }
+        let deadline = Date().addingTimeInterval(30)
+        while Date() < deadline, child.exitCode == nil, (try? query("SELECT status FROM run")) != "running" {
+            Thread.sleep(forTimeInterval: 0.1)
+        }
+        Thread.sleep(forTimeInterval: 0.5)
         kill(child.pid, SIGINT)
         XCTAssertEqual(child.wait(timeout: 30), 130, child.output)
         XCTAssertEqual(try query("SELECT status FROM run"), "interrupted")

@@ -74,8 +74,9 @@ final class CaptureAnalyzerTests: XCTestCase {
         let blank = MediaFixture.clip("capture-no-codes-30s", duration: 30, audio: nil)
         var analyzer = CaptureAnalyzer(streams: CaptureStreams())
         analyzer.noCodeLimit = 2
+        let path = try blank.path()  // encoded first (30 s of video on a cold cache), outside the timed window
         let started = Date()
-        let analysis = try analyzer.analyze(CaptureInput(target: try blank.path()))
+        let analysis = try analyzer.analyze(CaptureInput(target: path))
         XCTAssertEqual(analysis.result, .noFrameCodes)
         XCTAssertEqual(analysis.capture.seconds, 2, accuracy: 0.1, "stopped at the limit, not at the end of 30 s")
         XCTAssertLessThan(Date().timeIntervalSince(started), 10)

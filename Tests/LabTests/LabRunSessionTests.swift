@@ -25,12 +25,12 @@ final class LabRunSessionTests: XCTestCase {
         for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: path + suffix) }
     }
 
-    func plan(resuming: LabRunSummary? = nil) -> LabRunSession.Plan {
+    func plan(resuming: LabRunSummary? = nil, lease: Double = 0.6) -> LabRunSession.Plan {
         var options = LabRunner<ContinuousClock>.Options()
         options.pollInterval = .milliseconds(20)
         options.requestSettle = .zero
         return LabRunSession.Plan(targets: [target], cases: cases, resuming: resuming, origin: .server("http://192.0.2.100:8080/"),
-                                  options: options, lease: RunLease(seconds: 0.6))
+                                  options: options, lease: RunLease(seconds: lease))
     }
 
     func open(_ plan: LabRunSession.Plan, played: Log) async throws -> LabRunSession {
@@ -79,11 +79,13 @@ final class LabRunSessionTests: XCTestCase {
     }
 
     func testARunStillHeldByItsHeartbeatCannotBeResumedByAnother() async throws {
-        let session = try await open(plan(), played: Log())
-        try await Task.sleep(for: .milliseconds(700))  // longer than the 0.6 s lease: only the heartbeat keeps it
+        // A 3 s lease (a beat every 0.5 s): a heartbeat thread starved on a loaded CI machine still
+        // beats within it. Slept past it, so that only the heartbeat keeps the run.
+        let session = try await open(plan(lease: 3), played: Log())
+        try await Task.sleep(for: .milliseconds(3500))
         let run = try XCTUnwrap(store.run(session.summary.id))
         do {
-            _ = try await open(plan(resuming: run), played: Log())
+            _ = try await open(plan(resuming: run, lease: 3), played: Log())
             XCTFail("a running run was taken over")
         } catch {
             XCTAssertTrue("\(error)".contains("still running"), "\(error)")

@@ -38,7 +38,8 @@ final class ReceiverFaultTests: XCTestCase {
     /// counted, and `/stop` and `close` end the session (TEARDOWN best effort, bounded).
     func testALegacyReceiverThatStopsAskingForTimingOrFeedbackChangesNothingTheRunWaitsOn() async throws {
         try start(["legacy-no-feedback"])
-        let configuration = AirPlayConfiguration(requestTimeout: 0.5, feedbackInterval: 0.1)
+        // 2 s: every poll must be answered, and a loaded CI machine can take longer than 0.5 s to.
+        let configuration = AirPlayConfiguration(requestTimeout: 2, feedbackInterval: 0.1)
         let session = LegacyVideoSession(endpoint: endpoint("legacy-no-feedback"), configuration: configuration)
         try await session.play(url: URL(string: "http://127.0.0.1:9/cases/control/master.m3u8")!, startPosition: 0)
         var positions: [Double] = []
@@ -54,6 +55,8 @@ final class ReceiverFaultTests: XCTestCase {
         XCTAssertTrue(positions.allSatisfy { $0 >= 0 }, "every poll answered: \(positions)")
         try await session.stop()
         await session.close()
+        // The stand-in's lines reach us asynchronously: the last one (/stop) is waited for.
+        _ = wait { lines("REQUEST ").contains { $0.contains("\"/stop\"") } }
         let requests = lines("REQUEST ").joined(separator: "\n")
         for step in ["\"SETUP\"", "\"RECORD\"", "\"/feedback\"", "\"/play\"", "\"/stop\""] {
             XCTAssertTrue(requests.contains(step), "\(step) in \(requests.prefix(2000))")

@@ -7,14 +7,19 @@ import Glibc
 /// refused at once) and one whose accept queue is full (SYNs are dropped: connects hang until
 /// the client's own timeout, like a firewalled host).
 public enum LoopbackPorts {
-    /// A port on 127.0.0.1 that was free a moment ago and has no listener now.
+    /// A port on 127.0.0.1 with no listener: connections to it are refused. Its socket stays bound,
+    /// not listening, until the process ends (a few descriptors), so that no other test process
+    /// (scripts/test-shards.sh runs three) can take the port and answer on it.
     public static func closed() throws -> Int {
-        let fd = try listener(backlog: 1)
-        defer { close(fd) }
-        return try port(of: fd)
+        try port(of: bound(listening: nil))
     }
 
     static func listener(backlog: Int32) throws -> Int32 {
+        try bound(listening: backlog)
+    }
+
+    /// A TCP socket bound to 127.0.0.1 on a port the kernel picks, listening when `backlog` is given.
+    private static func bound(listening backlog: Int32?) throws -> Int32 {
         let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         guard fd >= 0 else { throw POSIXError(.EMFILE) }
         var address = sockaddr_in()
@@ -23,7 +28,7 @@ public enum LoopbackPorts {
         let bound = withUnsafePointer(to: &address) {
             $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
         }
-        guard bound == 0, listen(fd, backlog) == 0 else {
+        guard bound == 0, backlog.map({ listen(fd, $0) == 0 }) ?? true else {
             close(fd)
             throw POSIXError(.EADDRINUSE)
         }

@@ -103,7 +103,10 @@ class Receiver:
             raise Dropped()
         if fault and self.o.stall_seconds:
             head = response.read(4096)
-            time.sleep(self.o.stall_seconds)
+            print("STALLED", file=sys.stderr, flush=True)
+            deadline = time.time() + self.o.stall_seconds
+            while time.time() < deadline and not (self.o.stall_until and os.path.exists(self.o.stall_until)):
+                time.sleep(0.05)
             return head + response.read()
         return response.read()
 
@@ -256,6 +259,7 @@ def main():
                         help="close the connection after part of the Nth segment's body, and stop")
     parser.add_argument("--stall-seconds", type=float, default=0, help="stop reading mid-body of a segment this long")
     parser.add_argument("--stall-segment", type=int, default=1, metavar="N", help="the segment --stall-seconds stalls in")
+    parser.add_argument("--stall-until", metavar="FILE", help="end the stall early once FILE exists (STALLED on stderr when it begins)")
     options = parser.parse_args()
     options.fault_segment = options.drop_mid_segment or options.stall_segment
     summary = Receiver(options).run(options.url)

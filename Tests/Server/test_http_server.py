@@ -54,6 +54,13 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 LOG = []
 LOG_LOCK = threading.Lock()
+# Requests being handled (not /__ ones). A handler records its request after writing the answer,
+# so a client can read the answer and ask /__log before it is recorded: /__log waits (up to 2 s)
+# until no other request is in flight, and lists them in the order they arrived (ARRIVED numbers
+# them), not the order their handlers recorded them.
+IN_FLIGHT = 0
+ARRIVED = 0
+IDLE = threading.Condition(LOG_LOCK)
 # path -> {"status"|"delay"|"redirect"|"html": value, "times": remaining or None}
 FAULTS = {}
 # path -> requests served, for /tick and /flip
@@ -71,7 +78,7 @@ class Handler(BaseHTTPRequestHandler):
 
     def record(self, status, sent):
         with LOG_LOCK:
-            LOG.append({"path": self.path, "range": self.headers.get("Range"), "status": status, "bytes": sent})
+            LOG.append((getattr(self, "arrival", 0), {"path": self.path, "range": self.headers.get("Range"), "status": status, "bytes": sent}))
 
     def do_HEAD(self):
         self.handle_request(head=True)
@@ -80,13 +87,29 @@ class Handler(BaseHTTPRequestHandler):
         self.handle_request(head=False)
 
     def handle_request(self, head):
+        global IN_FLIGHT, ARRIVED
+        if self.path.startswith("/__"):
+            return self.handle_one(head)
+        with IDLE:
+            IN_FLIGHT += 1
+            ARRIVED += 1
+            self.arrival = ARRIVED
+        try:
+            return self.handle_one(head)
+        finally:
+            with IDLE:
+                IN_FLIGHT -= 1
+                IDLE.notify_all()
+
+    def handle_one(self, head):
         path = self.path.split("?", 1)[0]
         if self.delay > 0 and not path.startswith("/__"):
             time.sleep(self.delay)
         try:
             if path == "/__log":
-                with LOG_LOCK:
-                    body = json.dumps(LOG).encode()
+                with IDLE:
+                    IDLE.wait_for(lambda: IN_FLIGHT == 0, timeout=2)
+                    body = json.dumps([entry for _, entry in sorted(LOG, key=lambda item: item[0])]).encode()
                 return self.send_body(200, body, "application/json", log=False)
             if path == "/__reset":
                 with LOG_LOCK:

@@ -32,7 +32,7 @@ struct FFmpegRunner: Sendable {
     }
 
     func recipe(_ job: EncodeJob) -> String {
-        ([version, "ffmpeg -nostdin -y"] + job.arguments).joined(separator: "\n") + "\n"
+        ([version, "ffmpeg -nostdin -y"] + job.arguments).joined(separator: "\n") + "\n" + job.inputs
     }
 
     /// True when the job's folder already holds what its recipe makes.
@@ -42,7 +42,7 @@ struct FFmpegRunner: Sendable {
         return text == recipe(job) && FileManager.default.fileExists(atPath: folder + "/" + EncodeJob.playlist)
     }
 
-    /// Encodes into a scratch folder next to the target, then swaps it in: a failed or
+    /// Encodes into a scratch folder next to the target, then publishes it (`publish`): a failed or
     /// interrupted run never leaves a half-made folder that looks cached.
     /// Returns false when the folder was cached and nothing ran.
     @discardableResult
@@ -68,16 +68,39 @@ struct FFmpegRunner: Sendable {
             throw .generationFailed(caseId: job.caseId, step: job.step,
                                     reason: "ffmpeg exited with \(result.status)\(killed): \(Self.lastLines(result.stderr))")
         }
-        do {
-            try recipe(job).write(toFile: scratch + "/" + Self.recipeFile, atomically: true, encoding: .utf8)
-            try? fm.removeItem(atPath: target)
-            try fm.moveItem(atPath: scratch, toPath: target)
-        } catch {
-            throw .cannotWrite(path: target, reason: error.localizedDescription)
+        do { try recipe(job).write(toFile: scratch + "/" + Self.recipeFile, atomically: true, encoding: .utf8) } catch {
+            throw .cannotWrite(path: scratch, reason: error.localizedDescription)
         }
+        try publish(scratch, as: target, job: job, root: root)
         logger.info("encoded", metadata: ["case": "\(job.caseId)", "step": "\(job.step)",
                                           "seconds": "\(String(format: "%.1f", Date().timeIntervalSince(started)))"])
         return true
+    }
+
+    /// Puts the finished `scratch` folder in place with rename(2), so that another process serving
+    /// or reading `target` sees the old folder or the new one, never a half or a missing one. When
+    /// another process (a second `lab streams` into the same suite) published a complete folder
+    /// first, that one stays and `scratch` is dropped; a stale one (another recipe) is renamed
+    /// aside and removed.
+    private func publish(_ scratch: String, as target: String, job: EncodeJob, root: String) throws(LabSuiteError) {
+        let fm = FileManager.default
+        for attempt in 1...5 {
+            if rename(scratch, target) == 0 { return }
+            let code = errno
+            guard code == EEXIST || code == ENOTEMPTY || code == EISDIR || code == ENOTDIR else {
+                try? fm.removeItem(atPath: scratch)
+                throw .cannotWrite(path: target, reason: String(cString: strerror(code)))
+            }
+            if isCached(job, root: root) {
+                logger.debug("published by another run", metadata: ["case": "\(job.caseId)", "folder": "\(job.folder)"])
+                try? fm.removeItem(atPath: scratch)
+                return
+            }
+            let aside = target + ".stale-\(ProcessInfo.processInfo.processIdentifier)-\(attempt)"
+            if rename(target, aside) == 0 { try? fm.removeItem(atPath: aside) }
+        }
+        try? fm.removeItem(atPath: scratch)
+        throw .cannotWrite(path: target, reason: "another process kept replacing it; run 'lab streams' again")
     }
 
     /// Runs `jobs` with at most `width` ffmpeg processes at once; the first failure ends the run.

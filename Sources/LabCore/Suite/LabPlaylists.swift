@@ -223,13 +223,23 @@ enum SuiteWriter {
         }
     }
 
-    /// `path` as a symbolic link to `destination` (relative), replacing whatever is there.
+    /// `path` as a symbolic link to `destination` (relative), replacing whatever is there. The link
+    /// is made beside it and renamed over it: two runs into one suite never meet a missing link or
+    /// fail on the other's (a folder in its place is removed first: rename(2) cannot replace it).
     static func link(_ path: String, to destination: String) throws(LabSuiteError) {
         let fm = FileManager.default
         if (try? fm.destinationOfSymbolicLink(atPath: path)) == destination { return }
-        try? fm.removeItem(atPath: path)
-        do { try fm.createSymbolicLink(atPath: path, withDestinationPath: destination) } catch {
+        let temporary = path + ".link-\(ProcessInfo.processInfo.processIdentifier)"
+        try? fm.removeItem(atPath: temporary)
+        do { try fm.createSymbolicLink(atPath: temporary, withDestinationPath: destination) } catch {
             throw .cannotWrite(path: path, reason: error.localizedDescription)
+        }
+        if rename(temporary, path) == 0 { return }
+        try? fm.removeItem(atPath: path)
+        guard rename(temporary, path) == 0 else {
+            let reason = String(cString: strerror(errno))
+            try? fm.removeItem(atPath: temporary)
+            throw .cannotWrite(path: path, reason: reason)
         }
     }
 }

@@ -36,6 +36,9 @@ struct EncodeJob: Sendable, Hashable {
     /// Folder relative to the suite root; ffmpeg writes `encoded.m3u8`, `init.mp4` and `seg_NNN.m4s` there.
     var folder: String
     var arguments: [String]
+    /// The recipes of the encodes it reads (an encryption: its clear encode's), part of its own
+    /// recipe: a changed input is made again without touching the folder first.
+    var inputs: String = ""
 
     static let playlist = "encoded.m3u8"
 }

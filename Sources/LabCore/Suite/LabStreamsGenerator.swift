@@ -58,10 +58,9 @@ public struct LabStreamsGenerator: Sendable {
         let cached = encodes.filter { ffmpeg.isCached($0, root: root) }.count
         logger.info("generating lab streams", metadata: ["scale": "\(scale.rawValue)", "cases": "\(selected.count)",
                                                          "encodes": "\(encodes.count)", "cached": "\(cached)"])
-        let fresh = Set(encodes.filter { !ffmpeg.isCached($0, root: root) }.map(\.folder))
         var encoded = try await ffmpeg.runAll(encodes, root: root, width: jobs)
         // Encrypted ads: their clear encode's segments, encrypted (its file list is known only now).
-        let encryptions = try encryptionJobs(selected, root: root, fresh: fresh)
+        let encryptions = try encryptionJobs(selected, root: root)
         encoded += try await ffmpeg.runAll(encryptions, root: root, width: jobs)
         let total = encodes.count + encryptions.count
 
@@ -114,9 +113,11 @@ public struct LabStreamsGenerator: Sendable {
         return plans.filter { $0.stream.caseId == owner }.map { $0.job(scale: scale) }
     }
 
-    /// The encryption of every selected encrypted ad, each once. One whose clear encode ran this
-    /// time is encrypted again, even if its file list (its recipe) is unchanged.
-    private func encryptionJobs(_ selected: [CaseDefinition], root: String, fresh: Set<String>) throws(LabSuiteError) -> [EncodeJob] {
+    /// The encryption of every selected encrypted ad, each once. Its recipe holds its clear
+    /// encode's, so a clear encode made with other arguments is encrypted again even when its file
+    /// list is unchanged (the folder is replaced whole, never emptied first: another run may be
+    /// serving it).
+    private func encryptionJobs(_ selected: [CaseDefinition], root: String) throws(LabSuiteError) -> [EncodeJob] {
         var result: [EncodeJob] = []
         for definition in selected {
             let source = definition.stitchedFrom.flatMap(LabCatalog.definition) ?? definition
@@ -124,8 +125,10 @@ public struct LabStreamsGenerator: Sendable {
             let folder = "cases/\(source.id)/ad"
             guard !result.contains(where: { $0.folder == folder }) else { continue }
             let clear = try EncodedRendition.read(folder: LabEncryption.clearFolder(of: folder), root: root, caseId: source.id)
-            if fresh.contains(clear.folder) { try? FileManager.default.removeItem(atPath: root + "/" + folder + "/" + FFmpegRunner.recipeFile) }
-            result.append(LabEncryption.job(caseId: source.id, clear: clear, folder: folder))
+            var job = LabEncryption.job(caseId: source.id, clear: clear, folder: folder)
+            let clearRecipe = root + "/" + clear.folder + "/" + FFmpegRunner.recipeFile
+            job.inputs = "input \(clear.folder):\n" + ((try? String(contentsOfFile: clearRecipe, encoding: .utf8)) ?? "")
+            result.append(job)
         }
         return result
     }
